@@ -1,0 +1,50 @@
+"""The games the platform knows, found by id or by model-file path.
+
+Built-in games are registered in ``_BUILTIN`` as ``id -> "module:factory"`` and imported on first
+use, so that loading one game never compiles another's kernels. Every model file in
+``games/lines/models/`` is a data-only line game whose id is its file name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import Path
+
+from slotlab.rounds import Game
+
+LINE_MODELS = Path(__file__).parent / "lines" / "models"
+
+_BUILTIN: dict[str, str] = {
+    "crystal-star-deluxe": "slotlab.games.crystal_star_deluxe.game:load",
+}
+
+
+class UnknownGameError(LookupError):
+    """No game has this id and no model file has this path."""
+
+
+def game_ids() -> list[str]:
+    """Every known game id: built-in games first, then the shipped line models."""
+    lines = sorted(p.stem for p in LINE_MODELS.glob("*.json"))
+    return [*_BUILTIN, *(i for i in lines if i not in _BUILTIN)]
+
+
+@cache
+def find_game(ref: str) -> Game:
+    """The game with id ``ref``, or the line game defined by the model file at path ``ref``."""
+    if ref in _BUILTIN:
+        module, factory = _BUILTIN[ref].split(":")
+        return getattr(importlib.import_module(module), factory)()  # type: ignore[no-any-return]
+    path = LINE_MODELS / f"{ref}.json"
+    if not path.exists():
+        path = Path(ref)
+    if path.is_file():
+        from slotlab.games.lines.game import LineGame
+
+        return LineGame.from_file(path)
+    raise UnknownGameError(f"unknown game {ref!r}; known games: {', '.join(game_ids())}")
+
+
+def all_games() -> list[Game]:
+    return [find_game(i) for i in game_ids()]

@@ -1,0 +1,126 @@
+"""The round contract: a round is a pure function of (game, bet, seeds, choices).
+
+``play(game, bet, seeds, choices)`` re-runs a round from its beginning: ``seeds[0]`` drives
+everything up to the first player choice, ``seeds[k]`` everything after choice ``k``. So a live
+round draws a fresh seed when it starts and one more with each choice, and no outcome exists
+before the choice that precedes it. The server stores the seeds, the choices and the events;
+:func:`replay` re-runs them and says whether the events are identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from slotlab.rng import Seed
+
+Event = dict[str, Any]  # JSON-able; always has "type", a past-tense snake_case name
+
+
+class IllegalBetError(ValueError):
+    """The bet is not one the game allows."""
+
+
+class IllegalChoiceError(ValueError):
+    """A choice was given that the round does not accept at this point."""
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """What a round waits for: the kind of choice and the options the player may send."""
+
+    kind: str
+    options: tuple[str, ...]
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "options": list(self.options), **self.info}
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """The outcome of a round so far.
+
+    ``win`` is in credits (the game's bet unit), already capped by the model's max win. When
+    ``awaiting`` is set the round is not finished: the next call to ``play`` must bring one more
+    choice and one more seed. ``jackpots`` lists tiers won (``"top"``, ``"bottom"``); their money
+    comes from pools outside the round, so it is not part of ``win``.
+    """
+
+    game_id: str
+    model_hash: str
+    bet: int
+    events: tuple[Event, ...]
+    win: int
+    awaiting: Awaiting | None = None
+    jackpots: tuple[str, ...] = ()
+
+    @property
+    def is_complete(self) -> bool:
+        return self.awaiting is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game_id,
+            "model_hash": self.model_hash,
+            "bet": self.bet,
+            "win": self.win,
+            "awaiting": None if self.awaiting is None else self.awaiting.to_json(),
+            "jackpots": list(self.jackpots),
+            "events": list(self.events),
+        }
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What every game offers the rest of the platform (server, CLI, simulator)."""
+
+    id: str
+    name: str
+    model_hash: str
+
+    def bets(self) -> list[int]:
+        """Allowed total bets, in credits, ascending."""
+        ...
+
+    def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
+        """Play (or re-play) a round; ``len(seeds) == len(choices) + 1``."""
+        ...
+
+    def auto_choice(self, result: RoundResult, seed: Seed) -> str:
+        """The choice the platform makes for a player who never came back."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What a client needs to draw the game and its PAYS/HELP pages (JSON-able)."""
+        ...
+
+    def max_win_x(self) -> int:
+        """The model's max win per round in multiples of the total bet."""
+        ...
+
+    def theoretical_rtp(self) -> float:
+        """Theoretical RTP of the game as offered (at the reference bet)."""
+        ...
+
+
+def check_inputs(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str]) -> None:
+    """Validate the shape of a ``play`` call; games call this first."""
+    if bet not in game.bets():
+        raise IllegalBetError(f"bet {bet} is not allowed; allowed total bets: {game.bets()}")
+    if len(seeds) != len(choices) + 1:
+        raise ValueError(f"{len(choices)} choices need {len(choices) + 1} seeds, got {len(seeds)}")
+
+
+def play(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
+    """Play a round of ``game``; see the module docstring."""
+    return game.play(bet, seeds, choices)
+
+
+def replay(
+    game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str], events: Sequence[Event]
+) -> tuple[bool, RoundResult]:
+    """Re-run a recorded round; ``True`` when it reproduces the recorded events exactly."""
+    result = game.play(bet, seeds, choices)
+    return list(result.events) == list(events), result

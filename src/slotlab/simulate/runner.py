@@ -1,0 +1,147 @@
+"""Monte Carlo runner: splits a simulation into fixed chunks and merges their sums.
+
+Chunk ``i`` always covers the same spins and draws from ``chunk_stream(seed, i)``, so the result
+for a seed is identical whatever the number of workers, processes or machines. Chunks run in
+this process (``workers=1``), in a process pool, or on a Ray cluster (``ray_address``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from slotlab.rng import chunk_stream
+from slotlab.simulate.stats import (
+    ACC_COMPONENTS,
+    ACC_FEATURES,
+    ACC_HITS,
+    ACC_MAX,
+    ACC_MAX_COUNT,
+    ACC_SPINS,
+    ACC_WIN,
+    ACC_BANDS,
+    N_BANDS,
+    SimulationResult,
+    merge,
+)
+
+CHUNK_SPINS = 1 << 20
+
+Chunk = tuple[np.ndarray, np.ndarray]
+
+
+@runtime_checkable
+class Simulatable(Protocol):
+    id: str
+    model_hash: str
+
+    def simulate_chunk(self, bet: int, spins: int, stream: np.ndarray) -> Chunk:
+        """Play ``spins`` rounds (collecting at every choice) and return their running sums."""
+        ...
+
+    def component_names(self) -> list[str]:
+        """Names of the win components the kernel accumulates, in slot order."""
+        ...
+
+
+def chunk_plan(spins: int, chunk_spins: int = CHUNK_SPINS) -> list[tuple[int, int]]:
+    """``(chunk index, spins in it)`` for every chunk of a run."""
+    if spins <= 0:
+        raise ValueError("the number of spins must be positive")
+    full, rest = divmod(spins, chunk_spins)
+    plan = [(i, chunk_spins) for i in range(full)]
+    if rest:
+        plan.append((full, rest))
+    return plan
+
+
+def _run_chunk(game_ref: str, bet: int, seed: int, index: int, spins: int) -> Chunk:
+    from slotlab.games import find_game  # imported here so workers load the game themselves
+
+    game = find_game(game_ref)
+    return game.simulate_chunk(bet, spins, chunk_stream(seed, index))
+
+
+def _local_chunks(
+    game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]], workers: int
+) -> Iterator[Chunk]:
+    if workers <= 1:
+        for index, n in plan:
+            yield _run_chunk(game_ref, bet, seed, index, n)
+        return
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_run_chunk, game_ref, bet, seed, i, n) for i, n in plan]
+        for future in futures:
+            yield future.result()
+
+
+def _ray_chunks(
+    game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]], address: str
+) -> Iterator[Chunk]:
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 log_to_driver=False)
+    remote = ray.remote(_run_chunk)
+    refs = [remote.remote(game_ref, bet, seed, i, n) for i, n in plan]
+    for ref in refs:
+        yield ray.get(ref)
+
+
+def simulate(
+    game: Simulatable,
+    game_ref: str,
+    bet: int,
+    spins: int,
+    seed: int = 0,
+    workers: int = 1,
+    ray_address: str | None = None,
+    chunk_spins: int = CHUNK_SPINS,
+    on_progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Simulate ``spins`` rounds of ``game`` at total bet ``bet`` (credits).
+
+    ``game_ref`` is what workers pass to ``find_game`` (a game id or a model path).
+    """
+    plan = chunk_plan(spins, chunk_spins)
+    started = time.perf_counter()
+    if ray_address:
+        chunks = _ray_chunks(game_ref, bet, seed, plan, ray_address)
+    else:
+        chunks = _local_chunks(game_ref, bet, seed, plan, workers)
+    total: Chunk | None = None
+    for chunk in chunks:
+        if total is None:
+            total = (chunk[0].copy(), chunk[1].copy())
+        else:
+            merge(total, chunk)
+        if on_progress is not None:
+            on_progress(int(chunk[0][ACC_SPINS]))
+    assert total is not None
+    seconds = time.perf_counter() - started
+    acc, sq = total
+    names = game.component_names()
+    return SimulationResult(
+        model_hash=game.model_hash,
+        game=game.id,
+        bet=bet,
+        seed=seed,
+        spins=int(acc[ACC_SPINS]),
+        seconds=seconds,
+        total_win=int(acc[ACC_WIN]),
+        sum_sq=float(sq[0]),
+        hits=int(acc[ACC_HITS]),
+        max_win=int(acc[ACC_MAX]),
+        max_win_count=int(acc[ACC_MAX_COUNT]),
+        features=int(acc[ACC_FEATURES]),
+        components={name: int(acc[ACC_COMPONENTS + i]) for i, name in enumerate(names)},
+        bands=[int(x) for x in acc[ACC_BANDS : ACC_BANDS + N_BANDS]],
+        workers=1 if ray_address else workers,
+    )
