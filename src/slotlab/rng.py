@@ -30,15 +30,19 @@ SEED_BYTES = 32  # 256 bits, above the 128 the standards ask for
 CHACHA20 = 0
 XOSHIRO = 1
 
-# Offsets in a stream array.
+# Offsets in a stream array. Both generators write a buffer of BUF_WORDS outputs at a time, so
+# the hot path of a draw is one load and one index update.
 _KIND = 0  # which generator
-_INDEX = 1  # next unread word of the ChaCha buffer (8 = empty)
+_INDEX = 1  # next unread word of the buffer (BUF_WORDS = empty)
 _KEY = 2  # 4 words: ChaCha key, or xoshiro state s0..s3
 _COUNTER = 6  # ChaCha block counter
-_BUF = 8  # 8 words of ChaCha output
-STREAM_WORDS = 16
+_BUF = 8
+BUF_WORDS = 64
+STREAM_WORDS = _BUF + BUF_WORDS
 
 _M32 = np.uint64(0xFFFFFFFF)
+# uint64 constants: comparing a uint64 with a plain int makes numba go through float64.
+_U_XOSHIRO = np.uint64(XOSHIRO)
 
 
 def fresh_seed() -> Seed:
@@ -70,11 +74,17 @@ def parse_seed(text: str | int | bytes) -> Seed:
     raise ValueError(f"seed {text!r} is neither a decimal integer nor 64 hex digits")
 
 
+def derived_seed(seed: Seed, k: int) -> Seed:
+    """The k-th seed derived from ``seed`` (SHA-256 of the seed and ``k``): lets a CLI user give
+    one seed for a round with several choices."""
+    return hashlib.sha256(seed + k.to_bytes(8, "little")).digest()
+
+
 def chacha_stream(seed: Seed) -> np.ndarray:
     """A ChaCha20 stream keyed by SHA-256 of ``seed`` (live play and replay)."""
     state = np.zeros(STREAM_WORDS, dtype=np.uint64)
     state[_KIND] = CHACHA20
-    state[_INDEX] = 8
+    state[_INDEX] = BUF_WORDS
     key = hashlib.sha256(seed).digest()
     state[_KEY : _KEY + 4] = np.frombuffer(key, dtype="<u8")
     return state
@@ -85,6 +95,7 @@ def xoshiro_stream(words: np.ndarray) -> np.ndarray:
     state = np.zeros(STREAM_WORDS, dtype=np.uint64)
     state[_KIND] = XOSHIRO
     state[_KEY : _KEY + 4] = words
+    state[_INDEX] = BUF_WORDS
     if not state[_KEY : _KEY + 4].any():  # the all-zero state is a fixed point
         state[_KEY] = 1
     return state
@@ -107,8 +118,8 @@ def _rotl64(x: np.uint64, n: int) -> np.uint64:
 
 
 @njit(cache=True)
-def _chacha_refill(state: np.ndarray) -> None:
-    """Compute one ChaCha20 block into the buffer (counter and nonce from the state)."""
+def _chacha_block(state: np.ndarray, offset: int) -> None:
+    """Write one ChaCha20 block (8 words) at buffer word ``offset``; the nonce is zero."""
     x = np.empty(16, dtype=np.uint64)
     x[0] = 0x61707865
     x[1] = 0x3320646E
@@ -138,40 +149,49 @@ def _chacha_refill(state: np.ndarray) -> None:
     for i in range(8):
         lo = (w[2 * i] + x[2 * i]) & _M32
         hi = (w[2 * i + 1] + x[2 * i + 1]) & _M32
-        state[_BUF + i] = lo | (hi << np.uint64(32))
+        state[_BUF + offset + i] = lo | (hi << np.uint64(32))
     state[_COUNTER] = c + np.uint64(1)
-    state[_INDEX] = 0
 
 
 @njit(cache=True)
-def next_u64(state: np.ndarray) -> np.uint64:
-    """The next 64 random bits of a stream."""
-    if state[_KIND] == XOSHIRO:
+def _refill(state: np.ndarray) -> None:
+    """Fill the whole buffer with fresh output of the stream's generator."""
+    if state[_KIND] == _U_XOSHIRO:
         s0 = state[_KEY]
         s1 = state[_KEY + 1]
         s2 = state[_KEY + 2]
         s3 = state[_KEY + 3]
-        result = _rotl64(s1 * np.uint64(5), 7) * np.uint64(9)
-        t = s1 << np.uint64(17)
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = _rotl64(s3, 45)
+        for i in range(BUF_WORDS):
+            state[_BUF + i] = _rotl64(s1 * np.uint64(5), 7) * np.uint64(9)
+            t = s1 << np.uint64(17)
+            s2 ^= s0
+            s3 ^= s1
+            s1 ^= s2
+            s0 ^= s3
+            s2 ^= t
+            s3 = _rotl64(s3, 45)
         state[_KEY] = s0
         state[_KEY + 1] = s1
         state[_KEY + 2] = s2
         state[_KEY + 3] = s3
-        return result
-    if state[_INDEX] >= 8:
-        _chacha_refill(state)
-    i = state[_INDEX]
-    state[_INDEX] = i + np.uint64(1)
+    else:
+        for block in range(BUF_WORDS // 8):
+            _chacha_block(state, 8 * block)
+    state[_INDEX] = 0
+
+
+@njit(cache=True, inline="always")
+def next_u64(state: np.ndarray) -> np.uint64:
+    """The next 64 random bits of a stream."""
+    i = np.int64(state[_INDEX])  # as int64: uint64 + int64 arithmetic would go via float64
+    if i >= BUF_WORDS:
+        _refill(state)
+        i = 0
+    state[_INDEX] = i + 1
     return state[_BUF + i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randbelow(state: np.ndarray, n: int) -> int:
     """A uniform integer in ``range(n)``, ``1 <= n < 2**32``, without bias (Lemire 2019)."""
     un = np.uint64(n)
@@ -183,6 +203,29 @@ def randbelow(state: np.ndarray, n: int) -> int:
             m = (next_u64(state) >> np.uint64(32)) * un
             low = m & _M32
     return int(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def fill_randbelow(state: np.ndarray, bounds: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = randbelow(state, bounds[i])`` for every ``i``, in one call.
+
+    The same draws as calling :func:`randbelow` in turn, but the buffer index stays in a
+    register: a kernel calling a function per draw pays array reference counting each time.
+    """
+    i = np.int64(state[_INDEX])
+    for k in range(bounds.shape[0]):
+        un = np.uint64(bounds[k])
+        while True:
+            if i >= BUF_WORDS:
+                _refill(state)
+                i = 0
+            m = (state[_BUF + i] >> np.uint64(32)) * un
+            i += 1
+            low = m & _M32
+            if low >= un or low >= (np.uint64(0x100000000) - un) % un:
+                break
+        out[k] = np.int64(m >> np.uint64(32))
+    state[_INDEX] = i
 
 
 @njit(cache=True)

@@ -17,6 +17,7 @@ import numpy as np
 
 from slotlab.rng import chunk_stream
 from slotlab.simulate.stats import (
+    ACC_BANDS,
     ACC_COMPONENTS,
     ACC_FEATURES,
     ACC_HITS,
@@ -24,7 +25,6 @@ from slotlab.simulate.stats import (
     ACC_MAX_COUNT,
     ACC_SPINS,
     ACC_WIN,
-    ACC_BANDS,
     N_BANDS,
     SimulationResult,
     merge,

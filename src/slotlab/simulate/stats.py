@@ -12,6 +12,7 @@ Wins are in the game's *units*: integer credits, and ``bet`` is the total bet in
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,7 +91,7 @@ def merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) ->
 
 def band_labels() -> list[str]:
     labels = ["0", f"under {BAND_EDGES[0]}x"]
-    labels += [f"{lo}-{hi}x" for lo, hi in zip(BAND_EDGES, BAND_EDGES[1:], strict=False)]
+    labels += [f"{lo}-{hi}x" for lo, hi in itertools.pairwise(BAND_EDGES)]
     labels.append(f"{BAND_EDGES[-1]}x and over")
     return labels
 

@@ -1,0 +1,268 @@
+"""The ``slotlab`` command: games, play, rtp, simulate, rng dump, serve."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from slotlab.games import UnknownGameError, find_game, game_ids
+from slotlab.model import ModelError
+from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="slotlab: slot games, their exact math and simulation, and a game server.")
+rng_app = typer.Typer(no_args_is_help=True, help="The random number generator.")
+app.add_typer(rng_app, name="rng")
+console = Console()
+
+ModelArg = Annotated[str, typer.Argument(help="A game id (see `slotlab games`) or a model file.")]
+BetOpt = Annotated[int | None, typer.Option(
+    "--bet", help="Total bet in credits, one of the game's bets (default: the smallest).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _load(ref: str) -> Game:
+    try:
+        return find_game(ref)
+    except (UnknownGameError, ModelError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _bet(game: Game, bet: int | None) -> int:
+    if bet is None:
+        return game.bets()[0]
+    if bet not in game.bets():
+        console.print(f"[red]error:[/red] bet {bet} is not allowed; allowed total bets (credits): "
+                      f"{game.bets()}")
+        raise typer.Exit(2)
+    return bet
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def _table(title: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    if not rows:
+        return table
+    for key in rows[0]:
+        table.add_column(key.replace("_", " "), justify="left" if key == "combination" else "right")
+    for row in rows:
+        table.add_row(*(_fmt(v) for v in row.values()))
+    return table
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+@app.command()
+def games(json_out: JsonOpt = False) -> None:
+    """List the games the platform knows."""
+    rows = []
+    for gid in game_ids():
+        g = find_game(gid)
+        d = g.describe()
+        rows.append({"id": gid, "name": g.name, "grid": f"{d['reels']}x{d['rows']}",
+                     "lines": len(d["lines"]), "bets": g.bets(), "rtp": g.theoretical_rtp(),
+                     "max_win_x": g.max_win_x(), "model_hash": g.model_hash})
+    if json_out:
+        _print_json(rows)
+        return
+    table = Table(title="slotlab games", title_justify="left")
+    for col in ("id", "name", "grid", "lines", "rtp", "max win", "model version"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["id"], r["name"], r["grid"], str(r["lines"]), f"{r['rtp']:.4%}",
+                      f"{r['max_win_x']:,}x", r["model_hash"][:12])
+    console.print(table)
+
+
+@app.command()
+def play(
+    model: ModelArg,
+    seed: Annotated[str, typer.Option(help="Round seed: a decimal integer or 64 hex digits.")],
+    bet: BetOpt = None,
+    choice: Annotated[list[str] | None, typer.Option(
+        help="A player choice (repeat for several, e.g. --choice red --choice collect). "
+             "Choice k draws from the seed SHA-256(seed || k).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Play one round and print its events. Same inputs, same output."""
+    from slotlab.rng import derived_seed, parse_seed
+
+    game = _load(model)
+    total_bet = _bet(game, bet)
+    choices = choice or []
+    try:
+        root = parse_seed(seed)
+        seeds = [root] + [derived_seed(root, k) for k in range(1, len(choices) + 1)]
+        result = game.play(total_bet, seeds, choices)
+    except (ValueError, IllegalBetError, IllegalChoiceError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if json_out:
+        _print_json(result.to_json())
+        return
+    console.print(f"[bold]{game.name}[/bold]  bet {total_bet}  model {game.model_hash[:12]}")
+    for event in result.events:
+        console.print(_describe_event(event))
+    if result.awaiting is not None:
+        console.print(f"[yellow]waiting for a choice:[/yellow] {result.awaiting.to_json()}")
+    console.print(f"[bold]win {result.win}[/bold]"
+                  + (f"  jackpots {', '.join(result.jackpots)}" if result.jackpots else ""))
+
+
+def _describe_event(event: dict[str, Any]) -> str:
+    kind = event["type"]
+    if "window" in event:
+        rows = len(event["window"][0])
+        grid = "\n".join("  " + " ".join(f"{reel[r]:>7}" for reel in event["window"])
+                         for r in range(rows))
+        return f"{kind} {event.get('stage', event.get('step', ''))} stops {event['stops']}\n{grid}"
+    details = ", ".join(f"{k}={v}" for k, v in event.items() if k != "type")
+    return f"{kind}: {details}"
+
+
+@app.command()
+def rtp(model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False) -> None:
+    """Exact theoretical figures: RTP as a fraction, its split, hit frequency, PAR tables."""
+    game = _load(model)
+    exact = getattr(game, "exact", None)
+    if exact is None:
+        console.print(f"[red]error:[/red] {game.id} has no exact calculator; use simulate")
+        raise typer.Exit(2)
+    report = exact(_bet(game, bet))
+    if json_out:
+        _print_json(report)
+        return
+    summary = Table(title=f"{game.name}: exact figures", title_justify="left", show_header=False)
+    for key, value in report.items():
+        if not isinstance(value, dict | list):
+            summary.add_row(key.replace("_", " "), _fmt(value))
+    console.print(summary)
+    components = [{"component": k, **v} for k, v in report.get("components", {}).items()]
+    console.print(_table("RTP split", components))
+    for name, rows in report.get("tables", {}).items():
+        console.print(_table(name, rows))
+    for note in report.get("notes", []):
+        console.print(f"[dim]note: {note}[/dim]")
+
+
+@app.command()
+def simulate(
+    model: ModelArg,
+    spins: Annotated[int, typer.Option(help="Number of rounds to simulate.", min=1)],
+    seed: Annotated[int, typer.Option(help="Root seed; chunk i draws from SeedSequence(seed, "
+                                           "spawn_key=(i,)).", min=0)] = 0,
+    workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
+    ray: Annotated[str | None, typer.Option(
+        help="Run on a Ray cluster at this address ('local' starts one here).")] = None,
+    bet: BetOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
+    from slotlab.simulate.runner import Simulatable
+    from slotlab.simulate.runner import simulate as run
+
+    game = _load(model)
+    if not isinstance(game, Simulatable):
+        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
+        raise typer.Exit(2)
+    total_bet = _bet(game, bet)
+    columns = (TextColumn("{task.description}"), BarColumn(),
+               TextColumn("{task.percentage:>5.1f}%"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True,
+                  disable=json_out) as progress:
+        task = progress.add_task(f"simulating {game.id}", total=spins)
+        result = run(game, model, total_bet, spins, seed=seed, workers=workers, ray_address=ray,
+                     on_progress=lambda n: progress.advance(task, n))
+    data = result.to_json()
+    exact = getattr(game, "exact", None)
+    if exact is not None:
+        data["exact_rtp"] = exact(total_bet)["rtp"]
+    if json_out:
+        _print_json(data)
+        return
+    table = Table(title=f"{game.name}: {spins:,} simulated rounds", title_justify="left",
+                  show_header=False)
+    low, high = data["ci99"]
+    table.add_row("rtp", f"{data['rtp']:.6%}  (99% CI {low:.4%} .. {high:.4%})")
+    if "exact_rtp" in data:
+        inside = low <= data["exact_rtp"] <= high
+        table.add_row("exact rtp", f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
+                                   " the interval)")
+    for key in ("hit_rate", "sd", "volatility_index_90", "max_win", "max_win_x", "max_win_count",
+                "feature_rate", "feature_one_in", "spins", "seconds", "spins_per_second",
+                "workers", "model_hash"):
+        table.add_row(key.replace("_", " "), _fmt(data[key]))
+    console.print(table)
+    console.print(_table("RTP split", [{"component": k, "rtp": v}
+                                       for k, v in data["rtp_components"].items()]))
+    console.print(_table("win distribution", [{"band": k, "rounds": v}
+                                              for k, v in data["win_bands"].items()]))
+
+
+@rng_app.command("dump")
+def rng_dump(
+    n_bytes: Annotated[int, typer.Option("--bytes", help="How many bytes to write.", min=1)],
+    seed: Annotated[str, typer.Option(help="Seed (decimal or 64 hex digits).")] = "0",
+    kind: Annotated[str, typer.Option(help="chacha20 (live play) or xoshiro (simulation).")] = (
+        "chacha20"),
+    out: Annotated[Path | None, typer.Option(help="Output file (default: stdout).")] = None,
+) -> None:
+    """Write raw generator output for external test batteries (dieharder, PractRand...)."""
+    import numpy as np
+
+    from slotlab.rng import CHACHA20, XOSHIRO, fill_u64, parse_seed, stream_from_seed
+
+    kinds = {"chacha20": CHACHA20, "xoshiro": XOSHIRO}
+    if kind not in kinds:
+        console.print(f"[red]error:[/red] kind must be one of {sorted(kinds)}")
+        raise typer.Exit(2)
+    stream = stream_from_seed(parse_seed(seed), kinds[kind])
+    sink = out.open("wb") if out else sys.stdout.buffer
+    remaining = n_bytes
+    block = np.empty(1 << 16, dtype=np.uint64)
+    try:
+        while remaining > 0:
+            fill_u64(stream, block)
+            data = block.astype("<u8").tobytes()[:remaining]
+            sink.write(data)
+            remaining -= len(data)
+    finally:
+        if out:
+            sink.close()
+        else:
+            sink.flush()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Annotated[str | None, typer.Option(
+        help="Database URL (default: SQLite file var/slotlab.db; postgresql+psycopg://... for "
+             "PostgreSQL).")] = None,
+) -> None:
+    """Start the game server with the browser client (SQLite by default)."""
+    from slotlab.server.main import run
+
+    run(host=host, port=port, db_url=db)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,50 @@
+"""Loading model files: JSON in, validated data out, and the content hash that versions it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ModelError(ValueError):
+    """A model file is malformed; the message names the problem and where it is."""
+
+
+def canonical_json(data: Any) -> bytes:
+    """The bytes the model hash is taken over: sorted keys, no insignificant whitespace."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def content_hash(data: Any) -> str:
+    """SHA-256 of the canonical JSON of a model: its version, stamped on every round."""
+    return hashlib.sha256(canonical_json(data)).hexdigest()
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ModelError(f"{path}: no such model file") from exc
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: a model file must hold a JSON object")
+    return data
+
+
+def validate(schema: type[M], data: dict[str, Any], source: str) -> M:
+    """Validate ``data`` against ``schema``; errors become one :class:`ModelError` per file."""
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            problems.append(f"  {where}: {err['msg']}")
+        raise ModelError(f"{source}: invalid model\n" + "\n".join(problems)) from exc
