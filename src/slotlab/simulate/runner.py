@@ -68,11 +68,12 @@ def _run_chunk(game_ref: str, bet: int, seed: int, index: int, spins: int) -> Ch
 
 
 def _local_chunks(
-    game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]], workers: int
+    game: Simulatable, game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]],
+    workers: int,
 ) -> Iterator[Chunk]:
     if workers <= 1:
         for index, n in plan:
-            yield _run_chunk(game_ref, bet, seed, index, n)
+            yield game.simulate_chunk(bet, n, chunk_stream(seed, index))
         return
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
@@ -108,14 +109,15 @@ def simulate(
 ) -> SimulationResult:
     """Simulate ``spins`` rounds of ``game`` at total bet ``bet`` (credits).
 
-    ``game_ref`` is what workers pass to ``find_game`` (a game id or a model path).
+    ``game_ref`` is what other processes pass to ``find_game`` (a game id or a model path);
+    with one local worker the chunks run here on ``game`` itself.
     """
     plan = chunk_plan(spins, chunk_spins)
     started = time.perf_counter()
     if ray_address:
         chunks = _ray_chunks(game_ref, bet, seed, plan, ray_address)
     else:
-        chunks = _local_chunks(game_ref, bet, seed, plan, workers)
+        chunks = _local_chunks(game, game_ref, bet, seed, plan, workers)
     total: Chunk | None = None
     for chunk in chunks:
         if total is None:

@@ -168,6 +168,26 @@ class LineGame:
         out.append("Misuse or malfunction voids all pays and plays.")
         return out + list(spec.rules)
 
+    def evaluate_window(self, window: list[list[str]]) -> tuple[int, int, int, list[Event]]:
+        """Pay a given window (``window[reel][row]`` symbol ids) with the kernel's rules:
+        ``(line units, scatter units, scatter count, line_won events in units)``.
+
+        For tests and tools: it reaches any combination without searching for a seed.
+        """
+        a = self.model.arrays
+        grid = np.array([[self.model.index[s] for s in reel] for reel in window], dtype=np.int64)
+        wins = np.empty((len(a.lines), 5), dtype=np.int64)
+        m = self._packed
+        units, n = kernel.line_pays(grid, a.lines, a.paytab, m[6], a.wild, a.wild_mult,
+                                    a.wild_each, m[10], m[11], wins)
+        count = int(np.count_nonzero(grid == a.scatter)) if a.scatter >= 0 else 0
+        events: list[Event] = []
+        for li, units_i, sym, run, mult in wins[:n].tolist():
+            events.append({"type": "line_won", "line": li + 1,
+                           "symbol": self.model.symbol_ids[sym], "count": run,
+                           "multiplier": mult, "win": units_i})
+        return int(units), int(a.scatter_pays[count]), count, events
+
     # -- internals ---------------------------------------------------------------------------
 
     def _spin_events(self, stream: np.ndarray, level: int) -> tuple[list[Event], int]:
