@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from slotlab.rounds import IllegalBetError, IllegalChoiceError
@@ -142,7 +144,7 @@ def test_a_bet_not_on_the_ladder_is_refused(toy):
 
 
 class TestGamble:
-    WIN_EVERY_TIME = {"base": [["A"] * 3] * 5}  # 4 lines x A x5 = 1200 every round
+    WIN_EVERY_TIME: ClassVar[dict] = {"base": [["A"] * 3] * 5}  # 4 lines x A x5 = 1200 always
     WIN = 1200
 
     def game(self):
@@ -163,8 +165,8 @@ class TestGamble:
         outcomes = set()
         for k in range(40):
             seed = k.to_bytes(4, "little")
-            card = [e for e in game.play(4, [b"s", seed], ["red"]).events
-                    if e["type"] == "gamble_resolved"][0]["card"]
+            card = next(e for e in game.play(4, [b"s", seed], ["red"]).events
+                        if e["type"] == "gamble_resolved")["card"]
             for colour in ("red", "black"):
                 r = game.play(4, [b"s", seed], [colour])
                 assert r.win == (2 * self.WIN if colour == card else 0)
