@@ -1,0 +1,32 @@
+# The two quick-start commands: `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SLOTLAB_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+export SLOTLAB_TEST_DATABASE_URL
+
+.PHONY: install install-test serve test lint bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+# Test dependencies, and Debian's Chromium for the browser tests (Playwright drives it).
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	@if [ ! -x /usr/bin/chromium ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+
+# The main job: the game server with the browser client, on SQLite (var/slotlab.db).
+serve: install
+	$(BIN)/slotlab serve
+
+test: install-test
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/pytest
+
+bench: install-test
+	$(BIN)/python benchmarks/run_all.py

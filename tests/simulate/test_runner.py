@@ -1,0 +1,62 @@
+"""The simulation runner: fixed chunks, so results do not depend on where chunks run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slotlab.games import find_game
+from slotlab.simulate.runner import chunk_plan, simulate
+from slotlab.simulate.stats import band_of, merge, new_accumulators, record
+
+
+def test_chunk_plan_covers_every_spin_once():
+    assert chunk_plan(10, 4) == [(0, 4), (1, 4), (2, 2)]
+    assert chunk_plan(8, 4) == [(0, 4), (1, 4)]
+    with pytest.raises(ValueError):
+        chunk_plan(0)
+
+
+def _figures(result):
+    data = result.to_json()
+    return {k: data[k] for k in ("rtp", "hit_rate", "sd", "max_win", "max_win_count",
+                                 "win_bands", "rtp_components", "feature_rate")}
+
+
+def test_result_is_identical_with_one_or_two_worker_processes():
+    game = find_game("fruit-5x3")
+    one = simulate(game, "fruit-5x3", 30, 200_000, seed=3, workers=1, chunk_spins=50_000)
+    two = simulate(game, "fruit-5x3", 30, 200_000, seed=3, workers=2, chunk_spins=50_000)
+    assert _figures(one) == _figures(two)
+    assert two.workers == 2
+
+
+@pytest.mark.slow
+def test_result_is_identical_on_a_ray_cluster():
+    ray = pytest.importorskip("ray")
+    game = find_game("classic-3x3")
+    local = simulate(game, "classic-3x3", 5, 300_000, seed=11, chunk_spins=100_000)
+    try:
+        on_ray = simulate(game, "classic-3x3", 5, 300_000, seed=11, ray_address="local",
+                          chunk_spins=100_000)
+    finally:
+        ray.shutdown()
+    assert _figures(local) == _figures(on_ray)
+
+
+def test_bands_edges():
+    assert [band_of(w, 10) for w in (0, 5, 10, 19, 20, 49, 50, 99, 100, 5000, 4999)] == [
+        0, 1, 2, 2, 3, 3, 4, 4, 5, 10, 9]
+
+
+def test_merge_keeps_the_larger_max_and_its_count():
+    a, b = new_accumulators(), new_accumulators()
+    for win in (30, 30, 5):
+        record(a[0], a[1], win, 10, False)
+    for win in (30, 7):
+        record(b[0], b[1], win, 10, True)
+    merge(a, b)
+    acc, sq = a
+    assert acc[3] == 30 and acc[4] == 3  # max win and how often
+    assert acc[0] == 5 and acc[1] == 102 and acc[5] == 2
+    assert np.isclose(sq[0], 3 * 9 + 0.25 + 0.49)
