@@ -1,4 +1,4 @@
-"""The ``slotlab`` command: games, play, rtp, simulate, rng dump, serve."""
+"""The ``slotlab`` command: games, play, rtp, simulate, par, rng dump, serve."""
 
 from __future__ import annotations
 
@@ -177,6 +177,7 @@ def simulate(
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
     from slotlab.simulate.runner import Simulatable
     from slotlab.simulate.runner import simulate as run
+    from slotlab.simulate.stats import ACC_SPINS
 
     game = _load(model)
     if not isinstance(game, Simulatable):
@@ -189,7 +190,7 @@ def simulate(
                   disable=json_out) as progress:
         task = progress.add_task(f"simulating {game.id}", total=spins)
         result = run(game, model, total_bet, spins, seed=seed, workers=workers, ray_address=ray,
-                     on_progress=lambda n: progress.advance(task, n))
+                     on_chunk=lambda c: progress.advance(task, int(c[0][ACC_SPINS])))
     data = result.to_json()
     exact = getattr(game, "exact", None)
     if exact is not None:
@@ -214,6 +215,28 @@ def simulate(
                                        for k, v in data["rtp_components"].items()]))
     console.print(_table("win distribution", [{"band": k, "rounds": v}
                                               for k, v in data["win_bands"].items()]))
+
+
+@app.command()
+def par(
+    model: ModelArg,
+    out: Annotated[Path, typer.Option(help="Folder for par.md, par.json and the plots.")],
+    spins: Annotated[int, typer.Option(help="Rounds to simulate beside the exact figures.",
+                                       min=1)] = 10_000_000,
+    seed: Annotated[int, typer.Option(help="Root seed of the simulation.", min=0)] = 0,
+    workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
+    bet: BetOpt = None,
+) -> None:
+    """Write a PAR sheet: exact figures and PAR tables beside a simulation, with plots."""
+    from slotlab.simulate.par import write_par_sheet
+    from slotlab.simulate.runner import Simulatable
+
+    game = _load(model)
+    if not isinstance(game, Simulatable):
+        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
+        raise typer.Exit(2)
+    path = write_par_sheet(game, model, _bet(game, bet), spins, out, seed=seed, workers=workers)
+    console.print(f"PAR sheet written to {path}")
 
 
 @rng_app.command("dump")

@@ -105,12 +105,13 @@ def simulate(
     workers: int = 1,
     ray_address: str | None = None,
     chunk_spins: int = CHUNK_SPINS,
-    on_progress: Callable[[int], None] | None = None,
+    on_chunk: Callable[[Chunk], None] | None = None,
 ) -> SimulationResult:
     """Simulate ``spins`` rounds of ``game`` at total bet ``bet`` (credits).
 
     ``game_ref`` is what other processes pass to ``find_game`` (a game id or a model path);
-    with one local worker the chunks run here on ``game`` itself.
+    with one local worker the chunks run here on ``game`` itself. ``on_chunk`` sees each
+    chunk's sums, in chunk order, as it is merged (for progress bars and convergence plots).
     """
     plan = chunk_plan(spins, chunk_spins)
     started = time.perf_counter()
@@ -124,8 +125,8 @@ def simulate(
             total = (chunk[0].copy(), chunk[1].copy())
         else:
             merge(total, chunk)
-        if on_progress is not None:
-            on_progress(int(chunk[0][ACC_SPINS]))
+        if on_chunk is not None:
+            on_chunk(chunk)
     assert total is not None
     seconds = time.perf_counter() - started
     acc, sq = total
