@@ -1,0 +1,640 @@
+"""A reference operator wallet: a real HTTP server speaking the seamless-wallet protocol.
+
+It is what slotlab's :class:`slotlab.server.operator_wallet.OperatorWallet` talks to in tests and
+what docs/operator-wallet.md shows operators as an example. Money is integer minor units, kept in
+one SQLite file (stdlib ``sqlite3``, WAL, ``synchronous=FULL``); every money call runs in one
+``BEGIN IMMEDIATE`` transaction under a lock, so the checks and the movement are atomic.
+
+Endpoints (all ``POST``, JSON bodies, every request signed, every response signed):
+
+- ``/wallet/authenticate`` {token} -> {player_id, balance, currency}
+- ``/wallet/balance`` {player_id} -> {player_id, balance, currency}
+- ``/wallet/debit`` {transaction_id, round_id, player_id, amount, currency}
+- ``/wallet/credit`` {transaction_id, round_id, player_id, amount (may be 0), currency}
+- ``/wallet/rollback`` {transaction_id, round_id, player_id, reference_transaction_id}
+- ``/admin/players`` (create or reset a player), ``/admin/player``, ``/admin/transactions``
+- ``/_faults`` (only with ``faults_enabled``): fault injection for tests
+
+Rules: a repeated ``transaction_id`` gets the first answer (status and body) with no second
+effect, and 409 ``transaction_mismatch`` if the request differs; a rollback refunds only what its
+debit actually took, once, and is refused once the round has been credited (settled); a rollback
+of a debit never seen is recorded, and that debit is refused (409 ``transaction_rolled_back``) if
+it arrives later; credits are never rolled back.
+
+Run it: ``python -m slotlab.operator.reference_wallet --port 9000 --db wallet.db --secret S
+--player alice:token-alice:100000:EUR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
+
+ENDPOINTS = ("authenticate", "balance", "debit", "credit", "rollback")
+_ID = Field(min_length=1, max_length=200)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    player_id TEXT PRIMARY KEY,
+    token TEXT UNIQUE,
+    balance INTEGER NOT NULL CHECK (balance >= 0),
+    currency TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS transactions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    transaction_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    player_id TEXT NOT NULL,
+    round_id TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    reference_transaction_id TEXT,
+    request_hash TEXT NOT NULL,
+    applied INTEGER NOT NULL,
+    rolled_back INTEGER NOT NULL DEFAULT 0,
+    status_code INTEGER NOT NULL,
+    response TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_transactions_round ON transactions (round_id);
+CREATE TABLE IF NOT EXISTS voided_debits (
+    transaction_id TEXT PRIMARY KEY,
+    rollback_transaction_id TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+
+
+class _Req(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AuthenticateReq(_Req):
+    token: StrictStr = _ID
+
+
+class BalanceReq(_Req):
+    player_id: StrictStr = _ID
+
+
+class DebitReq(_Req):
+    transaction_id: StrictStr = _ID
+    round_id: StrictStr = _ID
+    player_id: StrictStr = _ID
+    amount: StrictInt = Field(gt=0, le=10**15)
+    currency: StrictStr = Field(min_length=1, max_length=8)
+
+
+class CreditReq(DebitReq):
+    amount: StrictInt = Field(ge=0, le=10**15)
+
+
+class RollbackReq(_Req):
+    transaction_id: StrictStr = _ID
+    round_id: StrictStr = _ID
+    player_id: StrictStr = _ID
+    reference_transaction_id: StrictStr = _ID
+
+
+class PlayerReq(_Req):
+    player_id: StrictStr = _ID
+    token: StrictStr | None = Field(None, min_length=1, max_length=200)
+    balance: StrictInt = Field(0, ge=0, le=10**15)
+    currency: StrictStr = Field("EUR", min_length=1, max_length=8)
+
+
+class TransactionsReq(_Req):
+    round_id: StrictStr | None = None
+    player_id: StrictStr | None = None
+
+
+class FaultReq(_Req):
+    endpoint: StrictStr = "*"
+    fail: StrictInt = Field(0, ge=0)
+    delay_s: float = Field(0.0, ge=0)
+    delay_calls: StrictInt = Field(0, ge=0)
+    drop: StrictInt = Field(0, ge=0)
+    drop_as: StrictStr = Field("hold", pattern="^(hold|500)$")
+    hold_s: float = Field(5.0, ge=0)
+
+
+class WalletError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message}, **self.extra}
+
+
+def _bad_signature() -> WalletError:
+    return WalletError(401, "invalid_signature", "missing or invalid X-Signature")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fault injection
+
+
+@dataclass
+class _EndpointFaults:
+    fail: int = 0  # the next N calls answer 500 and apply nothing
+    delay_s: float = 0.0  # wait this long before processing ...
+    delay_calls: int = 0  # ... the next N calls (0 with delay_s > 0: every call)
+    drop: int = 0  # the next N calls are applied, then the response is lost
+    drop_as: str = "hold"  # "hold": kept hold_s seconds (client timeout); "500": error answer
+    hold_s: float = 5.0
+
+
+@dataclass
+class Faults:
+    """Faults per endpoint (``debit``, ``credit``, ``rollback``, ``balance``, ``authenticate``)."""
+
+    by_endpoint: dict[str, _EndpointFaults] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)  # requests received (signed correctly)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def set(self, endpoint: str = "*", *, fail: int = 0, delay_s: float = 0.0,
+            delay_calls: int = 0, drop: int = 0, drop_as: str = "hold",
+            hold_s: float = 5.0) -> None:
+        """Arm faults for ``endpoint`` (``*``: every wallet endpoint); replaces earlier ones."""
+        names = ENDPOINTS if endpoint == "*" else (endpoint,)
+        for name in names:
+            if name not in ENDPOINTS:
+                raise ValueError(f"unknown endpoint {name!r}")
+            with self._lock:
+                self.by_endpoint[name] = _EndpointFaults(fail, delay_s, delay_calls, drop,
+                                                         drop_as, hold_s)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.by_endpoint.clear()
+
+    def take(self, endpoint: str) -> tuple[bool, float, str | None, float]:
+        """Consume this call's faults: (fail, delay, drop mode or None, hold seconds)."""
+        with self._lock:
+            self.calls[endpoint] = self.calls.get(endpoint, 0) + 1
+            f = self.by_endpoint.get(endpoint)
+            if f is None:
+                return False, 0.0, None, 0.0
+            if f.fail:
+                f.fail -= 1
+                return True, 0.0, None, 0.0
+            delay = 0.0
+            if f.delay_s:
+                delay = f.delay_s
+                if f.delay_calls:
+                    f.delay_calls -= 1
+                    if not f.delay_calls:
+                        f.delay_s = 0.0
+            drop = None
+            if f.drop:
+                f.drop -= 1
+                drop = f.drop_as
+            return False, delay, drop, f.hold_s
+
+
+# ---------------------------------------------------------------------------------------------
+# The wallet
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _hash(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, separators=(",", ":")).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def _answer(status: int, body: dict[str, Any]) -> Answer:
+    return Answer(status, json.dumps(body, separators=(",", ":")).encode())
+
+
+class ReferenceWallet:
+    """The wallet's state and rules, independent of HTTP (the app below serves it)."""
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.db_path = str(db_path)
+        Path(self.db_path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.Lock()
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- transactions ------------------------------------------------------------------------
+
+    def _tx(self, fn: Any) -> Any:
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(c)
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            c.execute("COMMIT")
+            return out
+
+    def _player(self, c: sqlite3.Connection, player_id: str) -> sqlite3.Row:
+        p = c.execute("SELECT * FROM players WHERE player_id = ?", (player_id,)).fetchone()
+        if p is None:
+            raise WalletError(404, "unknown_player", f"no player {player_id!r}")
+        return p
+
+    # -- admin -------------------------------------------------------------------------------
+
+    def set_player(self, player_id: str, *, balance: int, currency: str = "EUR",
+                   token: str | None = None) -> dict[str, Any]:
+        """Create a player or reset their balance (tests and the example set-up); a token of
+        None keeps the player's current token."""
+        def do(c: sqlite3.Connection) -> None:
+            c.execute(
+                "INSERT INTO players (player_id, token, balance, currency) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (player_id) DO UPDATE SET token = COALESCE(excluded.token, token), "
+                "balance = excluded.balance, currency = excluded.currency",
+                (player_id, token, balance, currency))
+        self._tx(do)
+        return self.player(player_id)
+
+    def player(self, player_id: str) -> dict[str, Any]:
+        p = self._tx(lambda c: self._player(c, player_id))
+        return {"player_id": p["player_id"], "balance": p["balance"], "currency": p["currency"]}
+
+    def transactions(self, round_id: str | None = None, player_id: str | None = None
+                     ) -> list[dict[str, Any]]:
+        q, args = "SELECT * FROM transactions WHERE 1 = 1", []
+        if round_id is not None:
+            q, args = q + " AND round_id = ?", [*args, round_id]
+        if player_id is not None:
+            q, args = q + " AND player_id = ?", [*args, player_id]
+        rows = self._tx(lambda c: c.execute(q + " ORDER BY seq", args).fetchall())
+        return [{"seq": r["seq"], "transaction_id": r["transaction_id"], "kind": r["kind"],
+                 "player_id": r["player_id"], "round_id": r["round_id"], "amount": r["amount"],
+                 "reference_transaction_id": r["reference_transaction_id"],
+                 "applied": bool(r["applied"]), "rolled_back": bool(r["rolled_back"]),
+                 "status_code": r["status_code"], "created_at": r["created_at"]} for r in rows]
+
+    # -- wallet calls ------------------------------------------------------------------------
+
+    def authenticate(self, req: AuthenticateReq) -> Answer:
+        def do(c: sqlite3.Connection) -> Answer:
+            p = c.execute("SELECT * FROM players WHERE token = ?", (req.token,)).fetchone()
+            if p is None:
+                raise WalletError(401, "invalid_token", "unknown or expired token")
+            return _answer(200, {"player_id": p["player_id"], "balance": p["balance"],
+                                 "currency": p["currency"]})
+        return self._tx(do)
+
+    def balance(self, req: BalanceReq) -> Answer:
+        def do(c: sqlite3.Connection) -> Answer:
+            p = self._player(c, req.player_id)
+            return _answer(200, {"player_id": p["player_id"], "balance": p["balance"],
+                                 "currency": p["currency"]})
+        return self._tx(do)
+
+    def _replay(self, c: sqlite3.Connection, txid: str, req_hash: str) -> Answer | None:
+        row = c.execute("SELECT request_hash, status_code, response FROM transactions "
+                        "WHERE transaction_id = ?", (txid,)).fetchone()
+        if row is None:
+            return None
+        if row["request_hash"] != req_hash:
+            raise WalletError(409, "transaction_mismatch",
+                              f"transaction {txid!r} was already used with another request")
+        return Answer(row["status_code"], row["response"].encode())
+
+    def _record(self, c: sqlite3.Connection, kind: str, txid: str, player_id: str, round_id: str,
+                amount: int, ref: str | None, req_hash: str, applied: bool, answer: Answer
+                ) -> Answer:
+        c.execute(
+            "INSERT INTO transactions (transaction_id, kind, player_id, round_id, amount, "
+            "reference_transaction_id, request_hash, applied, status_code, response, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (txid, kind, player_id, round_id, amount, ref, req_hash, int(applied), answer.status,
+             answer.body.decode(), _now()))
+        return answer
+
+    def _move(self, kind: str, req: DebitReq) -> Answer:
+        req_hash = _hash(kind, req.player_id, req.round_id, req.amount, req.currency)
+
+        def do(c: sqlite3.Connection) -> Answer:
+            first = self._replay(c, req.transaction_id, req_hash)
+            if first is not None:
+                return first
+
+            def refuse(e: WalletError) -> Answer:
+                return self._record(c, kind, req.transaction_id, req.player_id, req.round_id,
+                                    req.amount, None, req_hash, False, _answer(e.status, e.body()))
+
+            try:
+                p = self._player(c, req.player_id)
+            except WalletError as e:
+                return refuse(e)
+            if p["currency"] != req.currency:
+                return refuse(WalletError(
+                    409, "currency_mismatch",
+                    f"the player's currency is {p['currency']}, not {req.currency}"))
+            if kind == "debit":
+                voided = c.execute("SELECT 1 FROM voided_debits WHERE transaction_id = ?",
+                                   (req.transaction_id,)).fetchone()
+                if voided is not None:
+                    return refuse(WalletError(409, "transaction_rolled_back",
+                                              "this debit was rolled back before it arrived"))
+                if p["balance"] < req.amount:
+                    return refuse(WalletError(402, "insufficient_funds",
+                                              f"balance {p['balance']} is below {req.amount}",
+                                              balance=p["balance"], currency=p["currency"]))
+                new_balance = p["balance"] - req.amount
+            else:
+                cancelled = c.execute(
+                    "SELECT 1 FROM transactions WHERE round_id = ? AND kind = 'debit' "
+                    "AND rolled_back = 1", (req.round_id,)).fetchone()
+                if cancelled is not None:
+                    return refuse(WalletError(409, "round_rolled_back",
+                                              "the round's debit was rolled back"))
+                new_balance = p["balance"] + req.amount
+            c.execute("UPDATE players SET balance = ? WHERE player_id = ?",
+                      (new_balance, req.player_id))
+            seq = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM transactions").fetchone()[0]
+            return self._record(c, kind, req.transaction_id, req.player_id, req.round_id,
+                                req.amount, None, req_hash, True, _answer(200, {
+                                    "transaction_id": req.transaction_id,
+                                    "operator_transaction_id": str(seq),
+                                    "player_id": req.player_id, "round_id": req.round_id,
+                                    "amount": req.amount, "balance": new_balance,
+                                    "currency": p["currency"]}))
+        return self._tx(do)
+
+    def debit(self, req: DebitReq) -> Answer:
+        return self._move("debit", req)
+
+    def credit(self, req: CreditReq) -> Answer:
+        return self._move("credit", req)
+
+    def rollback(self, req: RollbackReq) -> Answer:
+        req_hash = _hash("rollback", req.player_id, req.round_id, req.reference_transaction_id)
+
+        def do(c: sqlite3.Connection) -> Answer:
+            first = self._replay(c, req.transaction_id, req_hash)
+            if first is not None:
+                return first
+
+            def finish(status: int, body: dict[str, Any], refunded: int = 0) -> Answer:
+                return self._record(c, "rollback", req.transaction_id, req.player_id,
+                                    req.round_id, refunded, req.reference_transaction_id,
+                                    req_hash, refunded > 0 or status == 200,
+                                    _answer(status, body))
+
+            def refuse(status: int, code: str, message: str) -> Answer:
+                return finish(status, WalletError(status, code, message).body())
+
+            p = c.execute("SELECT * FROM players WHERE player_id = ?",
+                          (req.player_id,)).fetchone()
+            if p is None:
+                return refuse(404, "unknown_player", f"no player {req.player_id!r}")
+            ref = c.execute("SELECT * FROM transactions WHERE transaction_id = ?",
+                            (req.reference_transaction_id,)).fetchone()
+            refunded = 0
+            if ref is None:
+                # Never seen: remember it, so that the debit is refused if it arrives late.
+                c.execute("INSERT OR IGNORE INTO voided_debits VALUES (?, ?, ?)",
+                          (req.reference_transaction_id, req.transaction_id, _now()))
+            elif ref["kind"] != "debit":
+                return refuse(409, "not_reversible" if ref["kind"] == "credit"
+                              else "invalid_reference",
+                              f"a {ref['kind']} cannot be rolled back")
+            elif ref["player_id"] != req.player_id or ref["round_id"] != req.round_id:
+                return refuse(409, "reference_mismatch",
+                              "the referenced debit belongs to another player or round")
+            elif ref["applied"] and not ref["rolled_back"]:
+                settled = c.execute(
+                    "SELECT 1 FROM transactions WHERE round_id = ? AND kind = 'credit' "
+                    "AND applied = 1", (ref["round_id"],)).fetchone()
+                if settled is not None:
+                    return refuse(409, "round_settled",
+                                  "the round was credited; its debit cannot be rolled back")
+                refunded = ref["amount"]
+                c.execute("UPDATE players SET balance = balance + ? WHERE player_id = ?",
+                          (refunded, req.player_id))
+                c.execute("UPDATE transactions SET rolled_back = 1 WHERE transaction_id = ?",
+                          (req.reference_transaction_id,))
+            # else: the debit took nothing, or was already refunded: nothing more to give back.
+            balance = c.execute("SELECT balance FROM players WHERE player_id = ?",
+                                (req.player_id,)).fetchone()[0]
+            return finish(200, {"transaction_id": req.transaction_id,
+                                "reference_transaction_id": req.reference_transaction_id,
+                                "player_id": req.player_id, "round_id": req.round_id,
+                                "refunded": refunded, "balance": balance,
+                                "currency": p["currency"]}, refunded)
+        return self._tx(do)
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP
+
+
+def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False,
+               players: Iterable[tuple[str, str | None, int, str]] = ()) -> FastAPI:
+    """The reference wallet app. ``players``: (player_id, token, balance, currency) to create.
+
+    ``app.state.wallet`` is the :class:`ReferenceWallet`, ``app.state.faults`` its
+    :class:`Faults` (armed in-process, or over HTTP at ``/_faults`` when ``faults_enabled``).
+    """
+    wallet = ReferenceWallet(db_path)
+    for pid, token, balance, currency in players:
+        wallet.set_player(pid, balance=balance, currency=currency, token=token)
+    faults = Faults()
+    app = FastAPI(title="slotlab reference operator wallet", docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.wallet = wallet
+    app.state.faults = faults
+
+    def reply(status: int, body: bytes) -> Response:
+        return Response(body, status_code=status, media_type="application/json",
+                        headers={SIGNATURE_HEADER: sign(secret, body)})
+
+    def error(e: WalletError) -> Response:
+        a = _answer(e.status, e.body())
+        return reply(a.status, a.body)
+
+    async def read(request: Request, model: type[_Req]) -> Any:
+        raw = await request.body()
+        if not verify(secret, raw, request.headers.get(SIGNATURE_HEADER)):
+            raise _bad_signature()
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise WalletError(400, "malformed_json", "the body is not valid JSON") from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as e:
+            parts = [f"{'.'.join(str(x) for x in err['loc']) or 'body'}: {err['msg']}"
+                     for err in e.errors()[:5]]
+            raise WalletError(422, "invalid_request", "; ".join(parts)) from None
+
+    def endpoint(name: str, model: type[_Req]) -> None:
+        method = getattr(wallet, name)
+
+        async def handle(request: Request) -> Response:
+            try:
+                req = await read(request, model)
+            except WalletError as e:
+                return error(e)
+            fail, delay, drop, hold = faults.take(name)
+            if fail:
+                return error(WalletError(500, "internal_error", "injected failure"))
+            if delay:
+                await asyncio.sleep(delay)
+            try:
+                answer = method(req)
+            except WalletError as e:
+                answer = _answer(e.status, e.body())
+            if drop == "500":
+                return error(WalletError(500, "internal_error", "injected: applied, answer lost"))
+            if drop == "hold":
+                await asyncio.sleep(hold)
+            return reply(answer.status, answer.body)
+
+        app.post(f"/wallet/{name}")(handle)
+
+    endpoint("authenticate", AuthenticateReq)
+    endpoint("balance", BalanceReq)
+    endpoint("debit", DebitReq)
+    endpoint("credit", CreditReq)
+    endpoint("rollback", RollbackReq)
+
+    @app.post("/admin/players")
+    async def set_player(request: Request) -> Response:
+        try:
+            req = await read(request, PlayerReq)
+        except WalletError as e:
+            return error(e)
+        body = wallet.set_player(req.player_id, balance=req.balance, currency=req.currency,
+                                 token=req.token)
+        a = _answer(200, body)
+        return reply(a.status, a.body)
+
+    @app.post("/admin/player")
+    async def get_player(request: Request) -> Response:
+        try:
+            req = await read(request, BalanceReq)
+            a = _answer(200, wallet.player(req.player_id))
+        except WalletError as e:
+            return error(e)
+        return reply(a.status, a.body)
+
+    @app.post("/admin/transactions")
+    async def list_transactions(request: Request) -> Response:
+        try:
+            req = await read(request, TransactionsReq)
+        except WalletError as e:
+            return error(e)
+        a = _answer(200, {"transactions": wallet.transactions(req.round_id, req.player_id)})
+        return reply(a.status, a.body)
+
+    if faults_enabled:
+        @app.post("/_faults")
+        async def set_faults(request: Request) -> Response:
+            try:
+                req = await read(request, FaultReq)
+                try:
+                    faults.set(req.endpoint, fail=req.fail, delay_s=req.delay_s,
+                               delay_calls=req.delay_calls, drop=req.drop, drop_as=req.drop_as,
+                               hold_s=req.hold_s)
+                except ValueError as e:
+                    raise WalletError(422, "invalid_request", str(e)) from None
+            except WalletError as e:
+                return error(e)
+            a = _answer(200, {"ok": True})
+            return reply(a.status, a.body)
+
+        @app.delete("/_faults")
+        async def clear_faults(request: Request) -> Response:
+            if not verify(secret, await request.body(), request.headers.get(SIGNATURE_HEADER)):
+                return error(_bad_signature())
+            faults.clear()
+            a = _answer(200, {"ok": True})
+            return reply(a.status, a.body)
+
+    @app.exception_handler(404)
+    async def _not_found(_: Request, __: Exception) -> Response:
+        return error(WalletError(404, "not_found", "no such endpoint"))
+
+    @app.exception_handler(405)
+    async def _not_allowed(_: Request, __: Exception) -> Response:
+        return error(WalletError(405, "method_not_allowed", "use POST"))
+
+    return app
+
+
+def _parse_player(text: str) -> tuple[str, str | None, int, str]:
+    parts = text.split(":")
+    if len(parts) not in (3, 4):
+        raise argparse.ArgumentTypeError("expected PLAYER_ID:TOKEN:BALANCE[:CURRENCY]")
+    return parts[0], parts[1] or None, int(parts[2]), parts[3] if len(parts) == 4 else "EUR"
+
+
+def run(host: str, port: int, db_path: str | Path, secret: str, *, faults_enabled: bool = False,
+        players: Sequence[tuple[str, str | None, int, str]] = ()) -> None:
+    """Serve the reference wallet with uvicorn until interrupted."""
+    import uvicorn
+
+    if len(secret) < 16:
+        raise ValueError("the shared secret must be at least 16 characters")
+    app = create_app(db_path, secret, faults_enabled=faults_enabled, players=players)
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import os
+
+    p = argparse.ArgumentParser(prog="python -m slotlab.operator.reference_wallet",
+                                description="Serve the slotlab reference operator wallet.")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=9000)
+    p.add_argument("--db", default="reference-wallet.db", help="SQLite file")
+    p.add_argument("--secret", default=os.environ.get("SLOTLAB_OPERATOR_SECRET"),
+                   help="shared HMAC secret (default: $SLOTLAB_OPERATOR_SECRET)")
+    p.add_argument("--player", action="append", type=_parse_player, default=[],
+                   metavar="ID:TOKEN:BALANCE[:CURRENCY]", help="create or reset a player")
+    p.add_argument("--faults", action="store_true", help="enable fault injection at /_faults")
+    a = p.parse_args(argv)
+    if not a.secret:
+        p.error("--secret or SLOTLAB_OPERATOR_SECRET is required")
+    run(a.host, a.port, a.db, a.secret, faults_enabled=a.faults, players=a.player)
+
+
+if __name__ == "__main__":
+    main()
