@@ -8,18 +8,38 @@ The model travels as a tuple ``m`` built by :func:`pack`:
 ``(lines, base, base_len, free, free_len, paytab, substitutes, scatter_pays, fs_awards,
 scalars, masks, min_count)`` where ``scalars`` holds the ``S_*`` entries below.
 
-Speed note: a call between compiled functions that passes arrays costs reference counting on
-each array, which dominates small helpers. So each step works on whole arrays in one call
-(all lines at once, all reel stops at once) rather than calling a helper per line or per draw.
+How lines are paid fast (:func:`_masked_pays`): every line is one bit of an int64 (up to 62
+lines), and ``masks[reel, row]`` holds the lines crossing a cell. Lines are grouped by the row
+they start on, whose symbol ``t`` they share. Walking the reels left to right, two masks are
+narrowed with AND: ``p``, the lines whose cells so far are all ``t``, and ``c``, those whose
+cells are ``t`` or a wild standing in for it. The lines leaving ``c`` at reel ``k`` have a run
+of exactly ``k``; they pay ``paytab[t, k]``, times the wild multiplier for those not in ``p``
+(their run holds a wild). A popcount pays them all at once, no branch per line; a group stops as
+soon as ``c`` is empty, usually after one or two reels. Only what masks cannot settle goes to the
+reference walk :func:`_walk_lines` (the rules line by line, also used by ``exact.py`` and for
+more than 62 lines): lines starting with a wild (a wild run competes with the substituted run)
+whose cells can still reach a paying run, and wild runs in "each" multiplier mode.
+
+Speed notes: a call between compiled functions that passes an array costs an atomic increment
+and decrement of its reference count, and numba adds more of those for every array variable of
+an inlined function. So ``spin``, ``play_round`` and the line pays are inlined into the
+simulation loop, which first takes views of its arrays without a reference count
+(:func:`_unmanaged`, views that never leave that loop): a round then makes no atomic reference
+count operation. The reel stops are drawn with the inlined ``rng.randbelow``, reel by reel: the
+same draws as ``fill_randbelow`` without a call. The base spin and the free spins share one
+loop so the spin is compiled once (cold compile time), and event rows are written element by
+element (a tuple assigned to a slice costs seconds of compile time).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from slotlab.games.lines.model import LineArrays
-from slotlab.rng import fill_randbelow
+from slotlab.rng import randbelow
 from slotlab.simulate.stats import ACC_COMPONENTS, record
 
 S_REELS, S_ROWS, S_WILD, S_WILD_MULT, S_WILD_EACH = 0, 1, 2, 3, 4
@@ -59,7 +79,7 @@ MAX_MASKED_LINES = 62  # lines that fit a positive int64 bitmask
 def line_masks(lines: np.ndarray, rows: int) -> np.ndarray:
     """``masks[reel, row]``: bit ``li`` set when line ``li`` crosses that cell.
 
-    An empty array when there are too many lines for a mask (then every line is evaluated).
+    An empty array when there are too many lines for a mask (then every line is walked).
     """
     if lines.shape[0] > MAX_MASKED_LINES:
         return np.zeros((0, rows), dtype=np.int64)
@@ -71,48 +91,18 @@ def line_masks(lines: np.ndarray, rows: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _candidate_lines(window, masks, min_count, substitutes, wild):
-    """Bitmask of the lines that may pay: those starting with a wild, and those whose first
-    symbol (or a substituting wild) continues far enough to reach its shortest paying run.
-
-    Most lines of most spins are ruled out here with a few mask operations, instead of the
-    unpredictable branches of walking every line.
-    """
-    reels, rows = window.shape
-    cand = 0
-    for row0 in range(rows):
-        lines0 = masks[0, row0]
-        s = window[0, row0]
-        if lines0 == 0:
-            continue
-        if s == wild:
-            cand |= lines0
-            continue
-        need = min_count[s]
-        if need > reels:
-            continue
-        for r in range(1, need):
-            reach = 0
-            for row in range(rows):
-                x = window[r, row]
-                if x == s or (x == wild and substitutes[s]):
-                    reach |= masks[r, row]
-            lines0 &= reach
-            if lines0 == 0:
-                break
-        cand |= lines0
-    return cand
+def _popcount(x):
+    """Set bits of a non-negative int64 (LLVM turns this into one ``popcnt``)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
 
 
 @njit(cache=True)
-def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count,
-              wins):
-    """Pay every line of ``window``; returns ``(total units, number of paying lines)``.
-
-    ``window`` is ``int64[reels, rows]``, ``lines`` ``int64[n_lines, reels]`` (row per reel),
-    ``paytab[symbol, run]`` the pay of a run, ``substitutes[symbol]`` 1 where the wild stands in,
-    ``masks`` from :func:`line_masks` and ``min_count[symbol]`` the shortest paying run.
-    Paying lines are written to ``wins`` (``int64[n_lines, 5]``, columns ``W_*``).
+def _walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_each, wins, n):
+    """The reference rule, line by line: pay each line in bitmask ``sel`` (``-1``: every line),
+    appending paying lines to ``wins`` from row ``n``. Returns ``(units, n)``.
 
     Runs start on the leftmost reel. A run of wilds pays as the wild's own symbol; a run of a
     symbol may include wilds that substitute for it, and then carries the wild multiplier (once
@@ -120,21 +110,20 @@ def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, ma
     """
     reels = window.shape[0]
     n_lines = lines.shape[0]
-    cand = -1
-    if masks.shape[0] > 0:
-        cand = _candidate_lines(window, masks, min_count, substitutes, wild)
     total = 0
-    n = 0
     li = -1
-    while li + 1 < n_lines:
-        li += 1
-        if masks.shape[0] > 0:
-            if cand == 0:
+    rest = sel
+    while True:
+        if sel == -1:
+            li += 1
+            if li >= n_lines:
                 break
-            skip = (cand & 1) == 0
-            cand >>= 1
-            if skip:
-                continue
+        else:
+            if rest == 0:
+                break
+            low = rest & -rest
+            rest ^= low
+            li = _popcount(low - 1)
         w = 0
         if wild >= 0:
             while w < reels and window[w, lines[li, w]] == wild:
@@ -178,6 +167,117 @@ def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, ma
 
 
 @njit(cache=True)
+def _sort_wins(wins, n):
+    """Order the first ``n`` rows of ``wins`` by line (insertion sort: ``n`` is small)."""
+    for i in range(1, n):
+        j = i
+        while j > 0 and wins[j - 1, W_LINE] > wins[j, W_LINE]:
+            for col in range(5):
+                x = wins[j - 1, col]
+                wins[j - 1, col] = wins[j, col]
+                wins[j, col] = x
+            j -= 1
+
+
+@njit(cache=True, inline="always")
+def _masked_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
+                 min_count, wins):
+    """:func:`line_pays` with line bitmasks (see the module note); paying lines are written to
+    ``wins`` in no particular order (:func:`_sort_wins` puts them in line order)."""
+    reels, rows = masks.shape
+    # A substituted run is multiplied by wild_mult once per line; "each" mode needs the number
+    # of wilds in the run, so those lines go to the reference walk.
+    extra = wild_mult - 1 if wild_mult > 1 else 0
+    each = -1 if wild_each else 0
+    total = 0
+    n = 0
+    walk = 0  # lines left to the reference walk
+    starts_wild = 0
+    for row0 in range(rows):
+        t = window[0, row0]
+        if t == wild:
+            starts_wild |= masks[0, row0]
+            continue
+        if min_count[t] > reels:  # no run of t pays (e.g. the scatter)
+            continue
+        sub = -1 if wild >= 0 and substitutes[t] else 0
+        p = masks[0, row0]  # lines whose first k cells are all t
+        c = p  # lines whose first k cells are t or a wild standing in for t
+        for k in range(1, reels + 1):
+            mk = 0
+            c_next = 0
+            if k < reels:
+                wk = 0
+                for row in range(rows):
+                    x = window[k, row]
+                    mr = masks[k, row]
+                    mk |= mr if x == t else 0
+                    wk |= mr if x == wild else 0
+                c_next = c & (mk | (wk & sub))
+            end = c & ~c_next  # runs of exactly k cells
+            pay = paytab[t, k]
+            paying = end if pay > 0 else 0
+            to_walk = paying & ~p & each
+            walk |= to_walk
+            paying ^= to_walk
+            total += pay * (_popcount(paying) + extra * _popcount(paying & ~p))
+            while paying != 0:
+                low = paying & -paying
+                paying ^= low
+                mult = 1 if (p & low) != 0 else wild_mult
+                wins[n, W_LINE] = _popcount(low - 1)
+                wins[n, W_UNITS] = pay * mult
+                wins[n, W_SYMBOL] = t
+                wins[n, W_COUNT] = k
+                wins[n, W_MULT] = mult
+                n += 1
+            if c_next == 0:
+                break
+            p &= mk
+            c = c_next
+    if starts_wild != 0:
+        # Lines starting with a wild may pay as a run of wilds or as a run of any symbol the
+        # wild stands in for: keep those whose cells can form such a run of a paying length.
+        for t in range(paytab.shape[0]):
+            need = min_count[t]
+            if need > reels or not (t == wild or substitutes[t]):
+                continue
+            c = starts_wild
+            for k in range(1, need):
+                mk = 0
+                for row in range(rows):
+                    x = window[k, row]
+                    mk |= masks[k, row] if (x == t) | (x == wild) else 0
+                c &= mk
+            walk |= c
+    if walk != 0:
+        units, n = _walk_lines(window, lines, walk, paytab, substitutes, wild, wild_mult,
+                               wild_each, wins, n)
+        total += units
+    return total, n
+
+
+@njit(cache=True)
+def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count,
+              wins):
+    """Pay every line of ``window``; returns ``(total units, number of paying lines)``.
+
+    ``window`` is ``int64[reels, rows]``, ``lines`` ``int64[n_lines, reels]`` (row per reel),
+    ``paytab[symbol, run]`` the pay of a run, ``substitutes[symbol]`` 1 where the wild stands in,
+    ``masks`` from :func:`line_masks` and ``min_count[symbol]`` the shortest paying run.
+    Paying lines are written to ``wins`` (``int64[n_lines, 5]``, columns ``W_*``), in line order.
+    With empty ``masks`` every line is walked by the reference rule (:func:`_walk_lines`).
+    """
+    if masks.shape[0] == 0:
+        return _walk_lines(window, lines, -1, paytab, substitutes, wild, wild_mult, wild_each,
+                           wins, 0)
+    total, n = _masked_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
+                            masks, min_count, wins)
+    _sort_wins(wins, n)
+    return total, n
+
+
+@njit(cache=True, inline="always")
 def spin(m, strips, lengths, stream, mult, stops, window, wins):
     """Stop the reels and pay the window: ``(line units, scatter units, scatters, paying lines)``.
 
@@ -186,7 +286,8 @@ def spin(m, strips, lengths, stream, mult, stops, window, wins):
     """
     lines, paytab, substitutes, scatter_pays, sc = m[0], m[5], m[6], m[7], m[9]
     scatter = sc[S_SCATTER]
-    fill_randbelow(stream, lengths, stops)
+    for r in range(stops.shape[0]):
+        stops[r] = randbelow(stream, lengths[r])
     count = 0
     for r in range(window.shape[0]):
         for row in range(window.shape[1]):
@@ -194,32 +295,50 @@ def spin(m, strips, lengths, stream, mult, stops, window, wins):
             window[r, row] = s
             if s == scatter:
                 count += 1
-    line_units, n = line_pays(window, lines, paytab, substitutes, sc[S_WILD], sc[S_WILD_MULT],
-                              sc[S_WILD_EACH] == 1, m[10], m[11], wins)
+    masks = m[10]
+    if masks.shape[0] > 0:
+        line_units, n = _masked_pays(window, lines, paytab, substitutes, sc[S_WILD],
+                                     sc[S_WILD_MULT], sc[S_WILD_EACH] == 1, masks, m[11], wins)
+    else:
+        line_units, n = _walk_lines(window, lines, -1, paytab, substitutes, sc[S_WILD],
+                                    sc[S_WILD_MULT], sc[S_WILD_EACH] == 1, wins, 0)
     return line_units * mult, scatter_pays[count] * mult, count, n
+
+
+@njit(cache=True)
+def _put(ev, i, width, kind, a, b, c, d, e):
+    """Write columns ``0 .. width - 1`` of event row ``i``: the kind, then ``a, b, ...`` (the
+    others are left as they are). Element by element: assigning a tuple to a slice costs
+    seconds of compile time per site."""
+    values = (kind, a, b, c, d, e)
+    for col in range(width):
+        ev[i, col] = values[col]
 
 
 @njit(cache=True)
 def _trace_spin(ev, n_ev, stage, index, remaining, mult, stops, wins, n_wins, scatter, count,
                 scatter_units):
-    """Write the event rows of one spin; returns the new row count."""
+    """Write the event rows of one spin (paying lines in line order); returns the new row
+    count."""
+    _sort_wins(wins, n_wins)
     if n_ev < ev.shape[0]:
-        ev[n_ev, :5] = (EV_SPIN, stage, index, remaining, mult)
-        ev[n_ev, 5 : 5 + stops.shape[0]] = stops
+        _put(ev, n_ev, 5, EV_SPIN, stage, index, remaining, mult, 0)
+        for r in range(stops.shape[0]):
+            ev[n_ev, 5 + r] = stops[r]
     n_ev += 1
     for j in range(n_wins):
         if n_ev < ev.shape[0]:
-            ev[n_ev, :6] = (EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL], wins[j, W_COUNT],
-                            wins[j, W_MULT] * mult, wins[j, W_UNITS] * mult)
+            _put(ev, n_ev, 6, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL], wins[j, W_COUNT],
+                 wins[j, W_MULT] * mult, wins[j, W_UNITS] * mult)
         n_ev += 1
     if scatter_units > 0:
         if n_ev < ev.shape[0]:
-            ev[n_ev, :4] = (EV_SCATTER, scatter, count, scatter_units)
+            _put(ev, n_ev, 4, EV_SCATTER, scatter, count, scatter_units, 0, 0)
         n_ev += 1
     return n_ev
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_round(m, stream, trace, ev, stops, window, wins):
     """One round: a base spin, then any free spins. Returns, in pay units,
     ``(win, base_lines, base_scatter, free, uncapped, triggered, n_ev)``.
@@ -230,45 +349,43 @@ def play_round(m, stream, trace, ev, stops, window, wins):
     (``int64[n_lines, 5]``) are scratch space.
     """
     base, base_len, free, free_len, fs_awards, sc = m[1], m[2], m[3], m[4], m[8], m[9]
-    base_lines, base_scatter, count, n_wins = spin(m, base, base_len, stream, 1, stops, window,
-                                                   wins)
+    fs_mult, retrigger, fs_max = sc[S_FS_MULT], sc[S_FS_RETRIGGER] == 1, sc[S_FS_MAX]
+    # One loop for the base spin (stage 0) and the free spins (stage 1), so that the spin is
+    # compiled (inlined) once.
+    strips, lengths, mult, stage = base, base_len, 1, 0
+    base_lines, base_scatter, free_units = 0, 0, 0
+    total, played = 0, 0  # free spins awarded and played
+    triggered = False
     n_ev = 0
-    if trace:
-        n_ev = _trace_spin(ev, n_ev, 0, 0, 0, 1, stops, wins, n_wins, sc[S_SCATTER], count,
-                           base_scatter)
-    free_units = 0
-    awarded = fs_awards[count]
-    triggered = awarded > 0
-    if triggered:
-        fs_mult, retrigger, fs_max = sc[S_FS_MULT], sc[S_FS_RETRIGGER] == 1, sc[S_FS_MAX]
-        if fs_max > 0 and awarded > fs_max:
-            awarded = fs_max
-        total, played = awarded, 0
+    while True:
+        lu, su, count, n_wins = spin(m, strips, lengths, stream, mult, stops, window, wins)
         if trace:
-            if n_ev < ev.shape[0]:
-                ev[n_ev, :3] = (EV_TRIGGER, awarded, total)
-            n_ev += 1
-        while played < total and played < MAX_FREE_SPINS:
-            played += 1
-            lu, su, count, n_wins = spin(m, free, free_len, stream, fs_mult, stops, window, wins)
+            n_ev = _trace_spin(ev, n_ev, stage, played, total - played, mult, stops, wins,
+                               n_wins, sc[S_SCATTER], count, su)
+        if stage == 0:
+            base_lines, base_scatter = lu, su
+            more = fs_awards[count]
+            triggered = more > 0
+        else:
             free_units += lu + su
-            if trace:
-                n_ev = _trace_spin(ev, n_ev, 1, played, total - played, fs_mult, stops, wins,
-                                   n_wins, sc[S_SCATTER], count, su)
             more = fs_awards[count] if retrigger else 0
-            if fs_max > 0 and total + more > fs_max:
-                more = fs_max - total
-            if more > 0:
-                total += more
-                if trace:
-                    if n_ev < ev.shape[0]:
-                        ev[n_ev, :3] = (EV_TRIGGER, more, total)
-                    n_ev += 1
+        if fs_max > 0 and total + more > fs_max:
+            more = fs_max - total
+        if more > 0:
+            total += more
+            if trace:
+                if n_ev < ev.shape[0]:
+                    _put(ev, n_ev, 3, EV_TRIGGER, more, total, 0, 0, 0)
+                n_ev += 1
+        if played >= total or played >= MAX_FREE_SPINS:
+            break
+        played += 1
+        strips, lengths, mult, stage = free, free_len, fs_mult, 1
     uncapped = base_lines + base_scatter + free_units
     win = min(uncapped, sc[S_CAP])
     if trace and win < uncapped:
         if n_ev < ev.shape[0]:
-            ev[n_ev, :3] = (EV_CAP, sc[S_CAP], uncapped)
+            _put(ev, n_ev, 3, EV_CAP, sc[S_CAP], uncapped, 0, 0, 0)
         n_ev += 1
     return win, base_lines, base_scatter, free_units, uncapped, triggered, n_ev
 
@@ -281,6 +398,24 @@ def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.empty((m[0].shape[0], 5), dtype=np.int64))
 
 
+@intrinsic
+def _unmanaged(typingctx, arr):
+    """A view of ``arr`` without its reference count, valid while ``arr`` lives.
+
+    Passing an array to a compiled function costs an atomic increment and decrement of its
+    reference count; with many arrays per call and several calls per round that was most of a
+    round's time. Views without a count (null meminfo) skip those, so the simulation loop takes
+    such views once of arrays its caller keeps alive for the whole call.
+    """
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(arr)(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
+
+
 @njit(cache=True)
 def simulate_rounds(m, stream, spins, level, bet, acc, sq, stops, window, wins):
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
@@ -288,7 +423,11 @@ def simulate_rounds(m, stream, spins, level, bet, acc, sq, stops, window, wins):
 
     Components: base line pays, base scatter pays, free spins, and what the cap removed.
     """
-    ev = np.empty((0, EV_WIDTH), dtype=np.int64)
+    u = _unmanaged  # the caller keeps every one of these arrays alive during the call
+    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
+         u(m[9]), u(m[10]), u(m[11]))
+    stream, acc, sq, stops, window, wins = u(stream), u(acc), u(sq), u(stops), u(window), u(wins)
+    ev = wins[:0]  # no event rows: never written when not tracing
     for _ in range(spins):
         win, bl, bs, fu, uncapped, triggered, _n = play_round(m, stream, False, ev, stops,
                                                               window, wins)
