@@ -19,7 +19,8 @@ def _source_digest() -> str:
     return digest.hexdigest()
 
 
-CODE_VERSION = f"{__version__}+{_source_digest()[:16]}"
+_DIGEST = _source_digest()[:16]
+CODE_VERSION = f"slotlab {__version__}+{_DIGEST}"  # stamped on every round
 
 # Numba's disk cache is invalidated by a change to the cached function's own file only, not to
 # the functions it compiled in from other modules (rng, stats). Keying the cache folder on the
@@ -27,5 +28,5 @@ CODE_VERSION = f"{__version__}+{_source_digest()[:16]}"
 os.environ.setdefault(
     "NUMBA_CACHE_DIR",
     str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "slotlab" / "numba"
-        / CODE_VERSION),
+        / f"{__version__}+{_DIGEST}"),
 )

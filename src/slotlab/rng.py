@@ -38,7 +38,9 @@ _KEY = 2  # 4 words: ChaCha key, or xoshiro state s0..s3
 _COUNTER = 6  # ChaCha block counter
 _BUF = 8
 BUF_WORDS = 64
-STREAM_WORDS = _BUF + BUF_WORDS
+_X = _BUF + BUF_WORDS  # 16 words: ChaCha input block (scratch)
+_W = _X + 16  # 16 words: ChaCha working block (scratch)
+STREAM_WORDS = _W + 16
 
 _M32 = np.uint64(0xFFFFFFFF)
 # uint64 constants: comparing a uint64 with a plain int makes numba go through float64.
@@ -119,36 +121,42 @@ def _rotl64(x: np.uint64, n: int) -> np.uint64:
 
 @njit(cache=True)
 def _chacha_block(state: np.ndarray, offset: int) -> None:
-    """Write one ChaCha20 block (8 words) at buffer word ``offset``; the nonce is zero."""
-    x = np.empty(16, dtype=np.uint64)
-    x[0] = 0x61707865
-    x[1] = 0x3320646E
-    x[2] = 0x79622D32
-    x[3] = 0x6B206574
+    """Write one ChaCha20 block (8 words) at buffer word ``offset``; the nonce is zero.
+
+    The working words live in the stream's scratch area, not in a new array: kernels compiled
+    without numba's reference counting can then draw from a live stream too.
+    """
+    x, w = _X, _W
+    state[x + 0] = 0x61707865
+    state[x + 1] = 0x3320646E
+    state[x + 2] = 0x79622D32
+    state[x + 3] = 0x6B206574
     for i in range(4):
         k = state[_KEY + i]
-        x[4 + 2 * i] = k & _M32
-        x[5 + 2 * i] = k >> np.uint64(32)
+        state[x + 4 + 2 * i] = k & _M32
+        state[x + 5 + 2 * i] = k >> np.uint64(32)
     c = state[_COUNTER]
-    x[12] = c & _M32
-    x[13] = c >> np.uint64(32)
-    x[14] = 0
-    x[15] = 0
-    w = x.copy()
+    state[x + 12] = c & _M32
+    state[x + 13] = c >> np.uint64(32)
+    state[x + 14] = 0
+    state[x + 15] = 0
+    for i in range(16):
+        state[w + i] = state[x + i]
     for _ in range(10):  # 20 rounds = 10 double rounds
         for a, b, cc, d in ((0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15),
                             (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)):
-            w[a] = (w[a] + w[b]) & _M32
-            w[d] = _rotl32(w[d] ^ w[a], 16)
-            w[cc] = (w[cc] + w[d]) & _M32
-            w[b] = _rotl32(w[b] ^ w[cc], 12)
-            w[a] = (w[a] + w[b]) & _M32
-            w[d] = _rotl32(w[d] ^ w[a], 8)
-            w[cc] = (w[cc] + w[d]) & _M32
-            w[b] = _rotl32(w[b] ^ w[cc], 7)
+            a, b, cc, d = w + a, w + b, w + cc, w + d
+            state[a] = (state[a] + state[b]) & _M32
+            state[d] = _rotl32(state[d] ^ state[a], 16)
+            state[cc] = (state[cc] + state[d]) & _M32
+            state[b] = _rotl32(state[b] ^ state[cc], 12)
+            state[a] = (state[a] + state[b]) & _M32
+            state[d] = _rotl32(state[d] ^ state[a], 8)
+            state[cc] = (state[cc] + state[d]) & _M32
+            state[b] = _rotl32(state[b] ^ state[cc], 7)
     for i in range(8):
-        lo = (w[2 * i] + x[2 * i]) & _M32
-        hi = (w[2 * i + 1] + x[2 * i + 1]) & _M32
+        lo = (state[w + 2 * i] + state[x + 2 * i]) & _M32
+        hi = (state[w + 2 * i + 1] + state[x + 2 * i + 1]) & _M32
         state[_BUF + offset + i] = lo | (hi << np.uint64(32))
     state[_COUNTER] = c + np.uint64(1)
 

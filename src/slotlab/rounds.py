@@ -9,6 +9,7 @@ before the choice that precedes it. The server stores the seeds, the choices and
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -121,6 +122,13 @@ def play(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = (
 def replay(
     game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str], events: Sequence[Event]
 ) -> tuple[bool, RoundResult]:
-    """Re-run a recorded round; ``True`` when it reproduces the recorded events exactly."""
+    """Re-run a recorded round; ``True`` when it reproduces the recorded events exactly.
+
+    Both sides are compared as JSON, the form in which events are stored.
+    """
     result = game.play(bet, seeds, choices)
-    return list(result.events) == list(events), result
+    return _as_json(result.events) == _as_json(events), result
+
+
+def _as_json(events: Sequence[Event]) -> Any:
+    return json.loads(json.dumps(list(events), sort_keys=True))

@@ -1,0 +1,111 @@
+"""The FastAPI application: routers, error mapping, start-up and the static browser client."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from slotlab import __version__
+from slotlab.rounds import Game
+from slotlab.server.errors import ApiError
+from slotlab.server.routes import admin, games, players, rounds
+from slotlab.server.services import maintenance
+from slotlab.server.services.catalog import load_catalog
+from slotlab.server.services.context import Services
+from slotlab.server.settings import Settings
+from slotlab.store import Database
+
+log = logging.getLogger("slotlab.server")
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized",
+               403: "forbidden", 413: "too_large", 415: "unsupported_media_type"}
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 400, "malformed_json", "the body is not valid JSON"
+    parts = []
+    for e in errors[:5]:
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
+    return 422, "invalid_request", "; ".join(parts) or "invalid request"
+
+
+def create_app(settings: Settings | None = None, *, games_override: Mapping[str, Game] | None = None
+               ) -> FastAPI:
+    """The server app. ``games_override`` replaces the engine's game registry (tests, embedding)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+                      synchronous=settings.sqlite_synchronous, pool_size=settings.db_pool_size)
+        db.migrate()
+        # Fewer threads than clients: the thread holding the database write lock then gets
+        # the GIL more often, which shortens the serial section under load.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
+        ctx = Services(settings, db, load_catalog(settings, games_override))
+        app.state.services = ctx
+        maintenance.startup(ctx)
+        sweeper = maintenance.Sweeper(ctx)
+        sweeper.start()
+        try:
+            yield
+        finally:
+            sweeper.stop()
+            db.dispose()
+
+    app = FastAPI(
+        title="slotlab game server",
+        version=__version__,
+        description="Accounts, wallet ledger, rounds, history and replay. Amounts are integer "
+        "minor units. Errors are {error: {code, message}}.",
+        lifespan=lifespan,
+    )
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(*_validation_message(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        detail = exc.detail if isinstance(exc.detail, str) else code
+        return JSONResponse({"error": {"code": code, "message": detail}},
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _crash(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return _error(500, "internal_error", "internal error; nothing was lost, retry")
+
+    for module in (players, games, rounds, admin):
+        app.include_router(module.router)
+
+    @app.get("/api/health", tags=["meta"])
+    def health() -> dict[str, Any]:
+        return {"ok": True, "version": __version__}
+
+    web = Path(settings.web_dir) if settings.web_dir else WEB_DIR
+    if web.is_dir():  # mounted last, so the API routes win
+        app.mount("/", StaticFiles(directory=web, html=True), name="web")
+    return app

@@ -1,0 +1,34 @@
+"""Start the server: ``slotlab serve`` calls :func:`run`."""
+
+from __future__ import annotations
+
+import logging
+
+from slotlab.server.settings import Settings
+from slotlab.store import Database
+
+
+def run(host: str, port: int, db_url: str | None) -> None:
+    """Create or migrate the database, then serve the API and the browser client with uvicorn.
+
+    ``db_url`` overrides ``SLOTLAB_DATABASE_URL``; ``postgresql://...`` uses psycopg 3.
+    """
+    import uvicorn
+
+    from slotlab.server.app import create_app
+
+    overrides = {"database_url": db_url} if db_url else {}
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+    db.migrate()
+    db.dispose()
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
+                access_log=settings.access_log, timeout_graceful_shutdown=5)
+
+
+if __name__ == "__main__":  # python -m slotlab.server.main [host] [port] [db]
+    import sys
+
+    a = sys.argv[1:]
+    run(a[0] if a else "127.0.0.1", int(a[1]) if len(a) > 1 else 8000, a[2] if len(a) > 2 else None)

@@ -1,0 +1,89 @@
+"""Games, wallet, jackpots and starting a round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from slotlab.server.deps import CurrentPlayer, IdempotencyKeyHeader, ServicesDep
+from slotlab.server.schemas import (
+    ErrorPublic,
+    GameSummaryPublic,
+    JackpotsPublic,
+    RoundCreate,
+    RoundPublic,
+    WalletPublic,
+)
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import jackpots, rounds, wallet
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+
+@router.get("/wallet", response_model=WalletPublic)
+def read_wallet(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
+    return wallet.wallet_view(ctx, player.player_id)
+
+
+@router.get("/games", response_model=list[GameSummaryPublic])
+def list_games(ctx: ServicesDep) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": e.id,
+            "name": e.game.name,
+            "bets": e.bets_minor(),
+            "bets_credits": list(e.bets_credits),
+            "denomination": e.denomination,
+            "currency": ctx.settings.currency,
+            "rtp": e.rtp,
+            "max_win": e.max_win_x,
+            "max_win_cash": ctx.settings.cash_cap(),
+            "model_hash": e.game.model_hash,
+            "progressives": bool(e.progressives),
+        }
+        for e in ctx.catalog
+    ]
+
+
+@router.get("/games/{game_id}", responses={404: {"model": ErrorPublic}})
+def read_game(ctx: ServicesDep, game_id: str) -> dict[str, Any]:
+    """Everything a client needs to draw the game and its PAYS/HELP pages."""
+    e = ctx.catalog.get(game_id)
+    return {
+        **e.description,
+        "id": e.id,
+        "name": e.game.name,
+        "bets": e.bets_minor(),
+        "bets_credits": list(e.bets_credits),
+        "denomination": e.denomination,
+        "currency": ctx.settings.currency,
+        "decimals": ctx.settings.currency_decimals,
+        "model_hash": e.game.model_hash,
+        "rtp": e.rtp,
+        "max_win_x": e.max_win_x,
+        "max_win_cash": ctx.settings.cash_cap(),
+        "jackpots": [j for j in jackpots.pool_values(ctx.db, ctx.catalog) if j["game"] == e.id],
+    }
+
+
+@router.get("/jackpots", response_model=JackpotsPublic)
+def list_jackpots(ctx: ServicesDep) -> dict[str, Any]:
+    return {"jackpots": jackpots.pool_values(ctx.db, ctx.catalog)}
+
+
+@router.post(
+    "/games/{game_id}/rounds",
+    status_code=201,
+    response_model=RoundPublic,
+    responses={s: {"model": ErrorPublic} for s in (400, 401, 402, 404, 409, 422, 429)},
+)
+def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: RoundCreate,
+                 idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
+    """Debit the bet and play the round; one that needs no choice completes in this call."""
+    key = idem.check_key(idempotency_key)
+    ctx.catalog.get(game_id)
+    h = idem.request_hash("POST", f"/api/games/{game_id}/rounds", body.model_dump())
+    status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h)
+    return JSONResponse(data, status_code=status)

@@ -1,0 +1,58 @@
+"""Choices, the open round, history, round records and replay."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from slotlab.server.deps import CurrentPlayer, IdempotencyKeyHeader, ServicesDep
+from slotlab.server.schemas import (
+    ChoiceCreate,
+    ErrorPublic,
+    HistoryPublic,
+    OpenRoundPublic,
+    ReplayPublic,
+    RoundPublic,
+    RoundRecordPublic,
+)
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import rounds
+
+router = APIRouter(prefix="/api", tags=["rounds"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorPublic} for s in (400, 401, 403, 404, 409, 422)
+}
+
+
+@router.post("/rounds/{round_id}/choices", response_model=RoundPublic, responses=_ERRORS)
+def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: ChoiceCreate,
+                  idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
+    key = idem.check_key(idempotency_key)
+    h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices", body.model_dump())
+    status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h)
+    return JSONResponse(data, status_code=status)
+
+
+@router.get("/rounds/open", response_model=OpenRoundPublic,
+            responses={204: {"description": "no open round"}})
+def read_open_round(ctx: ServicesDep, player: CurrentPlayer) -> Any:
+    body = rounds.open_round(ctx, player)
+    return Response(status_code=204) if body is None else JSONResponse(body)
+
+
+@router.get("/history", response_model=HistoryPublic)
+def read_history(ctx: ServicesDep, player: CurrentPlayer,
+                 limit: Annotated[int, Query(ge=1, le=1000)] = 10) -> dict[str, Any]:
+    return {"rounds": rounds.history(ctx, player, limit)}
+
+
+@router.get("/rounds/{round_id}", response_model=RoundRecordPublic, responses=_ERRORS)
+def read_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> JSONResponse:
+    return JSONResponse(rounds.round_record(ctx, player, round_id))
+
+
+@router.get("/rounds/{round_id}/replay", response_model=ReplayPublic, responses=_ERRORS)
+def replay_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> dict[str, Any]:
+    return rounds.replay_round(ctx, player, round_id)

@@ -1,0 +1,191 @@
+"""Request and response bodies. Requests refuse unknown fields; amounts are integer minor units.
+
+Naming: ``*Create`` is what a client sends, ``*Public`` what it gets back.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+MAX_AMOUNT = 10**15
+
+Username = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_.-]{3,32}$")]
+Password = Annotated[StrictStr, Field(min_length=8, max_length=128)]
+Amount = Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# Properties to receive on player registration and on login
+class PlayerCreate(_Request):
+    username: Username
+    password: Password
+
+
+class SessionCreate(_Request):
+    username: Annotated[StrictStr, Field(min_length=1, max_length=32, pattern=r"^[ -~]+$")]
+    password: Annotated[StrictStr, Field(min_length=1, max_length=128)]
+
+
+# Properties to receive on round creation and on a choice
+class RoundCreate(_Request):
+    bet: Amount
+
+
+class ChoiceCreate(_Request):
+    choice: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+
+
+class AmountCreate(_Request):
+    amount: Amount
+
+
+# Properties to return
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorPublic(BaseModel):
+    error: ErrorDetail
+    round: dict[str, Any] | None = None
+
+
+class PlayerPublic(BaseModel):
+    player_id: int
+
+
+class SessionPublic(BaseModel):
+    token: str
+    expires_at: str
+    unseen_results: list[dict[str, Any]]
+
+
+class WalletPublic(BaseModel):
+    balance: int
+    currency: str
+    decimals: int
+
+
+class SessionInfoPublic(BaseModel):
+    player: dict[str, Any]
+    jurisdiction: dict[str, Any]
+    session: dict[str, Any]
+    net_position: int
+    wallet: WalletPublic
+    unseen_results: list[dict[str, Any]]
+
+
+class GameSummaryPublic(BaseModel):
+    id: str
+    name: str
+    bets: list[int]
+    bets_credits: list[int]
+    denomination: int
+    currency: str
+    rtp: float | None
+    max_win: int
+    max_win_cash: int | None
+    model_hash: str
+    progressives: bool
+
+
+class RoundPublic(BaseModel):
+    round_id: str
+    game: str
+    status: str
+    bet: int
+    bet_credits: int
+    denomination: int
+    currency: str
+    win: int
+    jackpots: list[dict[str, Any]]
+    jackpot_win: int
+    balance: int | None
+    awaiting: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    model_hash: str
+    outcome: str | None
+    created_at: str | None
+    completed_at: str | None
+
+
+class OpenRoundPublic(RoundPublic):
+    game_info: dict[str, Any] | None = None
+
+
+class RoundSummaryPublic(BaseModel):
+    round_id: str
+    game: str
+    model_hash: str
+    bet: int
+    win: int
+    jackpot_win: int
+    status: str
+    outcome: str | None
+    created_at: str | None
+    completed_at: str | None
+
+
+class HistoryPublic(BaseModel):
+    rounds: list[RoundSummaryPublic]
+
+
+class LedgerEntryPublic(BaseModel):
+    id: int
+    kind: str
+    amount: int
+    balance_after: int
+    created_at: str | None
+
+
+class RoundRecordPublic(RoundPublic):
+    choices: list[str]
+    seeds: list[str] | None
+    auto_seeds: list[str] | None
+    uncapped_win: int
+    code_version: str
+    ledger: list[LedgerEntryPublic]
+
+
+class ReplayPublic(BaseModel):
+    round_id: str
+    identical: bool
+    events_identical: bool
+    model_hash_matches: bool
+    recorded_model_hash: str
+    current_model_hash: str
+    code_version: str
+    win_credits: int | None
+    events: list[dict[str, Any]] | None
+
+
+class JackpotPublic(BaseModel):
+    game: str
+    denomination: int
+    currency: str
+    tier: str
+    value: int
+    value_micro: int
+    reset: int
+    rate: str
+
+
+class JackpotsPublic(BaseModel):
+    jackpots: list[JackpotPublic]
+
+
+class AdminMovePublic(BaseModel):
+    username: str
+    amount: int
+    kind: str
+    balance: int
+    entry_id: int
+
+
+class LiveRoundsPublic(BaseModel):
+    rounds: list[dict[str, Any]]

@@ -1,0 +1,33 @@
+"""What every service call gets: settings, database, game catalogue, password hasher."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from argon2 import PasswordHasher
+
+from slotlab.server.services.catalog import Catalog
+from slotlab.server.services.profiles import PROFILES, Profile
+from slotlab.server.settings import Settings
+from slotlab.store import Database
+
+
+@dataclass
+class Services:
+    settings: Settings
+    db: Database
+    catalog: Catalog
+    hasher: PasswordHasher = field(init=False)
+    auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self.hasher = PasswordHasher(
+            time_cost=s.argon2_time_cost,
+            memory_cost=s.argon2_memory_kib,
+            parallelism=s.argon2_parallelism,
+        )
+
+    def profile(self, override: str | None = None) -> Profile:
+        return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])

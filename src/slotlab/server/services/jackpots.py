@@ -1,0 +1,137 @@
+"""Progressive pools: one set per game and denomination, in integer micro-units.
+
+A max-bet round contributes ``bet * rate`` (floored to a micro-unit) to every pool of its game
+and denomination, in the transaction that debits the bet. A tier won pays the pool's value at
+that moment rounded down to minor units; the remainder stays in the pool, which is topped up by
+its reset value, atomically with the credit. Every movement is a ``jackpot_entries`` row
+(``seed``, ``contribution``, ``award``), so a pool's value always equals the sum of its entries.
+
+Pools are locked in tier order after the player's wallet, the same order everywhere, so two
+rounds never wait on each other in a cycle. Two players hitting one pool: the first to lock it
+gets its value, the second the reset value (plus what came in since).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
+from slotlab.store import Database
+from slotlab.store.models import JackpotEntry, JackpotPool, utcnow
+
+_INSERT_ENTRY = insert(JackpotEntry.__table__)
+
+
+def _reset_micro(entry: GameEntry, reset_credits: int) -> int:
+    return reset_credits * entry.denomination * MICRO
+
+
+def ensure_pools(db: Database, catalog: Catalog, currency: str) -> None:
+    """Create (seeded at the reset value) every pool that does not exist yet."""
+    for entry in catalog:
+        if entry.progressives:
+            # Another worker may create them at the same moment.
+            with contextlib.suppress(IntegrityError):
+                _ensure_game_pools(db, entry, currency)
+
+
+def _ensure_game_pools(db: Database, entry: GameEntry, currency: str) -> None:
+    with db.write() as s:
+        have = set(
+            s.scalars(
+                select(JackpotPool.tier).where(
+                    JackpotPool.game_id == entry.id,
+                    JackpotPool.denomination == entry.denomination,
+                )
+            )
+        )
+        now = utcnow()
+        for p in entry.progressives:
+            if p.tier in have:
+                continue
+            reset = _reset_micro(entry, p.reset_credits)
+            pool = JackpotPool(
+                game_id=entry.id,
+                denomination=entry.denomination,
+                tier=p.tier,
+                currency=currency,
+                reset_micro=reset,
+                rate=p.rate_text,
+                value_micro=reset,
+            )
+            s.add(pool)
+            s.flush()
+            s.add(JackpotEntry(pool_id=pool.id, kind="seed", amount_micro=reset,
+                               value_after_micro=reset, created_at=now))
+
+
+def lock_pools(s: Session, entry: GameEntry) -> dict[str, JackpotPool]:
+    pools = s.scalars(
+        select(JackpotPool)
+        .where(JackpotPool.game_id == entry.id, JackpotPool.denomination == entry.denomination)
+        .order_by(JackpotPool.tier)
+        .with_for_update()
+    ).all()
+    return {p.tier: p for p in pools}
+
+
+def contribute(
+    s: Session, entry: GameEntry, pools: dict[str, JackpotPool], bet_minor: int, round_id: str,
+    now: datetime,
+) -> list[dict[str, Any]]:
+    out = []
+    for p in entry.progressives:
+        pool = pools.get(p.tier)
+        if pool is None:
+            continue
+        amount = bet_minor * MICRO * p.rate.numerator // p.rate.denominator
+        if amount <= 0:
+            continue
+        pool.value_micro += amount
+        _entry(s, pool, "contribution", amount, round_id, now)
+        out.append({"tier": p.tier, "amount_micro": amount})
+    return out
+
+
+def award(s: Session, pool: JackpotPool, round_id: str, now: datetime) -> int:
+    """Pay the pool's value (rounded down to minor units) and reset it; returns minor units."""
+    amount = pool.value_micro // MICRO
+    pool.value_micro -= amount * MICRO
+    _entry(s, pool, "award", -amount * MICRO, round_id, now)
+    pool.value_micro += pool.reset_micro
+    _entry(s, pool, "seed", pool.reset_micro, round_id, now)
+    return amount
+
+
+def _entry(s: Session, pool: JackpotPool, kind: str, amount: int, round_id: str | None,
+           now: datetime) -> None:
+    s.execute(_INSERT_ENTRY, {"pool_id": pool.id, "kind": kind, "amount_micro": amount,
+                              "value_after_micro": pool.value_micro, "round_id": round_id,
+                              "created_at": now})
+
+
+def pool_values(db: Database, catalog: Catalog) -> list[dict[str, Any]]:
+    with db.read() as s:
+        pools = s.scalars(select(JackpotPool).order_by(JackpotPool.game_id, JackpotPool.tier))
+        out = []
+        for p in pools:
+            entry = catalog.find(p.game_id)
+            if entry is None or entry.denomination != p.denomination:
+                continue
+            out.append({
+                "game": p.game_id,
+                "denomination": p.denomination,
+                "currency": p.currency,
+                "tier": p.tier,
+                "value": p.value_micro // MICRO,
+                "value_micro": p.value_micro,
+                "reset": p.reset_micro // MICRO,
+                "rate": p.rate,
+            })
+        return out

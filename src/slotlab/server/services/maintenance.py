@@ -1,0 +1,55 @@
+"""Housekeeping: start-up recovery, then a periodic sweep.
+
+The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
+(never under 24 hours) and deletes sessions that ended more than a day ago.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from sqlalchemy import delete
+
+from slotlab.server.services import jackpots, rounds
+from slotlab.server.services.context import Services
+from slotlab.store.models import IdempotencyKey, Session, utcnow
+
+log = logging.getLogger("slotlab.server")
+
+
+def startup(ctx: Services) -> dict[str, int]:
+    jackpots.ensure_pools(ctx.db, ctx.catalog, ctx.settings.currency)
+    recovered = rounds.recover(ctx)
+    if recovered:
+        log.warning("recovered %d interrupted rounds", recovered)
+    return {"recovered": recovered, **sweep(ctx)}
+
+
+def sweep(ctx: Services) -> dict[str, int]:
+    auto = rounds.expire_awaiting(ctx)
+    now = utcnow()
+    with ctx.db.write() as s:
+        keys = s.execute(delete(IdempotencyKey).where(
+            IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
+        sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
+    return {"auto_completed": auto, "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
+            "sessions_deleted": sessions.rowcount}  # type: ignore[attr-defined]
+
+
+class Sweeper(threading.Thread):
+    def __init__(self, ctx: Services) -> None:
+        super().__init__(name="slotlab-sweeper", daemon=True)
+        self.ctx = ctx
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.ctx.settings.maintenance_interval_s):
+            try:
+                sweep(self.ctx)
+            except Exception:
+                log.exception("maintenance sweep failed")
+
+    def stop(self) -> None:
+        self.stopping.set()

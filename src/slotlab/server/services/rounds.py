@@ -1,0 +1,673 @@
+"""Rounds: start, continue, auto-complete, recover, void; history, records and replay.
+
+Money flow with the internal wallet: the round is played first (a pure function of its fresh
+seed), then ONE write transaction locks the wallet, reserves the idempotency key, debits the bet,
+adds jackpot contributions, inserts the round and, unless it waits for a choice, credits the win
+and completes it. So "debit + creation" and "credit + completion" are each atomic, and no round
+is ever visible half-paid. With ``split_round_commits`` (the operator-wallet shape) the debit and
+the round's creation (status ``open``) commit first and the round is played and settled in a
+second transaction; a crash between the two leaves an ``open`` round that :func:`recover`
+completes from its recorded seed at the next start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from slotlab import CODE_VERSION
+from slotlab.rng import fresh_seed
+from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult, replay
+from slotlab.server.errors import conflict, forbidden, not_found, too_fast, unprocessable
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import jackpots, ledger
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.context import Services
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    CANCELLED,
+    COMPLETED,
+    LIVE_STATUSES,
+    OPEN,
+    AdminAction,
+    IdempotencyKey,
+    LedgerEntry,
+    Player,
+    Round,
+    Wallet,
+    utcnow,
+)
+
+log = logging.getLogger("slotlab.server")
+_ROUND_ID = re.compile(r"[0-9a-f]{32}")
+MAX_AUTO_STEPS = 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):  # numpy scalars
+        return o.item()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def to_jsonable(x: Any) -> Any:
+    """Plain JSON values (tuples become lists), as the database will give them back."""
+    return json.loads(json.dumps(x, default=_json_default))
+
+
+def _iso(t: datetime | None) -> str | None:
+    return None if t is None else t.isoformat()
+
+
+def _win_now(ctx: Services, r: Round) -> int:
+    if r.status in (COMPLETED, CANCELLED):
+        return r.win
+    win = r.win_credits * r.denomination
+    cap = ctx.settings.cash_cap()
+    return win if cap is None else min(win, cap)
+
+
+def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]:
+    return {
+        "round_id": r.id,
+        "game": r.game_id,
+        "status": r.status,
+        "bet": r.bet,
+        "bet_credits": r.bet_credits,
+        "denomination": r.denomination,
+        "currency": r.currency,
+        "win": _win_now(ctx, r),
+        "jackpots": list(r.jackpots or []),
+        "jackpot_win": r.jackpot_win,
+        "balance": balance,
+        "awaiting": r.awaiting,
+        "events": list(r.events or []),
+        "model_hash": r.model_hash,
+        "outcome": r.outcome,
+        "created_at": _iso(r.created_at),
+        "completed_at": _iso(r.completed_at),
+    }
+
+
+def round_summary(ctx: Services, r: Round) -> dict[str, Any]:
+    return {
+        "round_id": r.id,
+        "game": r.game_id,
+        "model_hash": r.model_hash,
+        "bet": r.bet,
+        "win": _win_now(ctx, r),
+        "jackpot_win": r.jackpot_win,
+        "status": r.status,
+        "outcome": r.outcome,
+        "created_at": _iso(r.created_at),
+        "completed_at": _iso(r.completed_at),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Settling (inside a write transaction, wallet locked)
+
+
+def _play(entry: GameEntry, credits: int, seeds: list[bytes], choices: list[str]) -> RoundResult:
+    return entry.game.play(credits, seeds, choices)
+
+
+def _settle(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wallet: Wallet,
+            result: RoundResult, now: datetime, outcome: str | None = None) -> None:
+    r.events = to_jsonable(list(result.events))
+    r.win_credits = int(result.win)
+    r.updated_at = now
+    r.step += 1
+    if result.awaiting is not None:
+        r.status = AWAITING_CHOICE
+        r.awaiting = to_jsonable(result.awaiting.to_json())
+        return
+    _complete(ctx, s, entry, r, wallet, list(result.jackpots), now, outcome)
+
+
+def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wallet: Wallet,
+              tiers: list[str], now: datetime, outcome: str | None) -> None:
+    win = r.win_credits * r.denomination
+    r.uncapped_win = win
+    cap = ctx.settings.cash_cap()
+    if cap is not None and win > cap:
+        win = cap
+    if win:
+        ledger.post(s, wallet, win, ledger.WIN, f"round:{r.id}:win", round_id=r.id, now=now)
+    r.win = win
+    won: list[dict[str, Any]] = []
+    if tiers and entry is not None and entry.progressives:
+        pools = jackpots.lock_pools(s, entry)
+        for i, tier in enumerate(tiers):
+            pool = pools.get(tier)
+            if pool is None:
+                log.error("round %s won unknown tier %s", r.id, tier)
+                continue
+            amount = jackpots.award(s, pool, r.id, now)
+            if amount:
+                ledger.post(s, wallet, amount, ledger.JACKPOT, f"round:{r.id}:jackpot:{i}:{tier}",
+                            round_id=r.id, now=now)
+            won.append({"tier": tier, "amount": amount})
+    r.jackpots = won
+    r.jackpot_win = sum(j["amount"] for j in won)
+    r.status = COMPLETED
+    r.awaiting = None
+    r.completed_at = now
+    r.updated_at = now
+    r.outcome = outcome or "played"
+
+
+def _refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str) -> None:
+    ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id, now=now)
+    r.status = CANCELLED
+    r.win = 0
+    r.awaiting = None
+    r.completed_at = now
+    r.updated_at = now
+    r.outcome = outcome
+
+
+# ---------------------------------------------------------------------------------------------
+# Player calls
+
+
+def _owner(auth: Auth) -> str:
+    return f"p:{auth.player_id}"
+
+
+def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str, Any]]:
+    """The first response for a key (or, while its round is still being settled, its state)."""
+    if row.response is not None and row.status_code is not None:
+        return row.status_code, row.response
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == row.round_id))
+        if r is None:
+            raise conflict("request_in_progress", "a request with this key is in progress")
+        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == r.player_id))
+        return default_status, round_public(ctx, r, balance)
+
+
+_INSERT_ROUND = insert(Round.__table__)
+_W, _R, _K = Wallet.__table__, Round.__table__, IdempotencyKey.__table__
+_LOCK_FOR_ROUND = (
+    select(
+        _W.c.id, _W.c.balance, _W.c.currency,
+        select(_R.c.id).where(_R.c.player_id == _W.c.player_id, _R.c.status.in_(LIVE_STATUSES))
+        .limit(1).scalar_subquery().label("live_id"),
+        select(_K.c.request_hash).where(_K.c.owner == bindparam("owner"),
+                                        _K.c.key == bindparam("key"))
+        .scalar_subquery().label("key_hash"),
+    )
+    .where(_W.c.player_id == bindparam("pid"))
+    .with_for_update(of=_W)
+)
+_INSERT_KEY = insert(IdempotencyKey.__table__)
+_ROUND_COLUMNS = [c.key for c in Round.__table__.columns if c.key != "seq"]
+
+
+def _round_values(r: Round) -> dict[str, Any]:
+    return {k: getattr(r, k) for k in _ROUND_COLUMNS}
+
+
+def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
+    if last is not None:
+        wait = last + timedelta(milliseconds=interval) - now
+        if wait > timedelta(0):
+            raise too_fast(f"rounds may start every {interval} ms; retry in "
+                           f"{int(wait.total_seconds() * 1000) + 1} ms")
+
+
+def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str
+                ) -> tuple[int, dict[str, Any]]:
+    entry = ctx.catalog.get(game_id)
+    credits = entry.credits_of(bet)
+    if credits is None:
+        raise unprocessable("bet_not_allowed",
+                            f"bet {bet} is not allowed; allowed bets: {entry.bets_minor()}")
+    owner = _owner(auth)
+    split = ctx.settings.split_round_commits
+    seed0 = fresh_seed()
+    try:
+        result = None if split else _play(entry, credits, [seed0], [])
+    except IllegalBetError as e:
+        raise unprocessable("bet_not_allowed", str(e)) from None
+    rid = uuid.uuid4().hex
+    interval = max(ctx.settings.min_round_interval_ms,
+                   ctx.profile(auth.jurisdiction).min_cycle_ms)
+    stored = None
+    try:
+        # The hot path: Core statements on a detached wallet and round, one transaction.
+        with ctx.db.write() as s:
+            now = utcnow()
+            # One statement locks the wallet and reads the key and any live round.
+            row = s.execute(_LOCK_FOR_ROUND, {"pid": auth.player_id, "owner": owner,
+                                              "key": key}).one_or_none()
+            if row is None:
+                raise not_found("unknown_player", "no wallet for this player")
+            wallet = Wallet(id=row.id, player_id=auth.player_id, balance=row.balance,
+                            currency=row.currency)
+            if row.key_hash is not None:
+                stored = idem.lookup(s, owner, key, req_hash)
+            if stored is None:
+                live_id = row.live_id
+                if live_id is not None:
+                    live = s.scalar(select(Round).where(Round.id == live_id))
+                    assert live is not None
+                    raise conflict("round_open", "finish the open round first",
+                                   round=round_public(ctx, live, wallet.balance))
+                if interval:
+                    last = s.scalar(select(Player.last_round_at)
+                                    .where(Player.id == auth.player_id))
+                    _check_pace(interval, last, now)
+                    s.execute(update(Player).where(Player.id == auth.player_id)
+                              .values(last_round_at=now))
+                ledger.post(s, wallet, -bet, ledger.BET, f"round:{rid}:bet", round_id=rid,
+                            now=now)
+                r = Round(
+                    id=rid, player_id=auth.player_id, game_id=entry.id,
+                    model_hash=entry.game.model_hash, code_version=CODE_VERSION,
+                    currency=wallet.currency, denomination=entry.denomination,
+                    bet_credits=credits, bet=bet, win_credits=0, win=0, uncapped_win=0,
+                    jackpot_win=0, jackpots=[], status=OPEN, seeds=[seed0.hex()], choices=[],
+                    auto_seeds=[], events=None, awaiting=None, step=0, outcome=None,
+                    notice_pending=False, free_round_id=None, created_at=now, updated_at=now,
+                    completed_at=None,
+                )
+                if entry.progressives and credits == entry.max_bet_credits:
+                    jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
+                if result is not None:
+                    _settle(ctx, s, entry, r, wallet, result, now)
+                s.execute(_INSERT_ROUND, _round_values(r))
+                ledger.save_balance(s, wallet)
+                body = round_public(ctx, r, wallet.balance)
+                s.execute(_INSERT_KEY, {
+                    "owner": owner, "key": key, "request_hash": req_hash, "round_id": rid,
+                    "status_code": 201 if result is not None else None,
+                    "response": body if result is not None else None, "created_at": now})
+    except IntegrityError:
+        # A concurrent request with the same key, or a concurrent round, won the race.
+        with ctx.db.read() as s:
+            row = idem.lookup(s, owner, key, req_hash)
+            live = s.scalar(select(Round).where(Round.player_id == auth.player_id,
+                                                Round.status.in_(LIVE_STATUSES)))
+            balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == auth.player_id))
+            live_body = None if live is None else round_public(ctx, live, balance)
+        if row is not None:
+            return _stored(ctx, row, 201)
+        if live_body is not None:
+            raise conflict("round_open", "finish the open round first", round=live_body) from None
+        raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
+    if stored is not None:
+        return _stored(ctx, stored, 201)
+    if result is not None:
+        return 201, body
+    # Split commits: the debit is durable; now play and settle.
+    return 201, _advance_open(ctx, rid, entry, key_row_key=(owner, key))
+
+
+def _advance_open(ctx: Services, rid: str, entry: GameEntry,
+                  key_row_key: tuple[str, str] | None = None, outcome: str | None = None
+                  ) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        r0 = s.scalar(select(Round).where(Round.id == rid))
+    assert r0 is not None
+    try:
+        seeds = [bytes.fromhex(x) for x in r0.seeds]
+        result = _play(entry, r0.bet_credits, seeds, list(r0.choices))
+    except Exception:
+        log.exception("round %s cannot be played; paying the better of win so far and refund", rid)
+        return better_of(ctx, rid)
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, r0.player_id)
+        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
+        assert r is not None
+        if r.status == OPEN:
+            _settle(ctx, s, entry, r, wallet, result, now, outcome)
+        body = round_public(ctx, r, wallet.balance)
+        if key_row_key is not None:
+            key_row = s.get(IdempotencyKey, key_row_key)
+            if key_row is not None and key_row.response is None:
+                key_row.status_code, key_row.response = 201, body
+        return body
+
+
+def _load_own(s: Session, auth: Auth, round_id: str) -> Round:
+    r = None
+    if _ROUND_ID.fullmatch(round_id):
+        r = s.scalar(select(Round).where(Round.id == round_id))
+    if r is None:
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    if r.player_id != auth.player_id:
+        raise forbidden("not_your_round", "this round belongs to another player")
+    return r
+
+
+def _continuable(ctx: Services, r: Round) -> GameEntry | None:
+    entry = ctx.catalog.find(r.game_id)
+    if entry is None or entry.game.model_hash != r.model_hash:
+        return None
+    return entry
+
+
+def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
+                  req_hash: str) -> tuple[int, dict[str, Any]]:
+    """Continue a waiting round: one transaction (the re-play is pure and takes microseconds)."""
+    owner = _owner(auth)
+    if not _ROUND_ID.fullmatch(round_id):
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    stored = None
+    broken = False
+    try:
+        with ctx.db.write() as s:
+            now = utcnow()
+            wallet = ledger.lock_wallet_row(s, auth.player_id)
+            stored = idem.lookup(s, owner, key, req_hash)
+            if stored is None:
+                r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+                if r is None:
+                    raise not_found("unknown_round", f"no round {round_id!r}")
+                if r.player_id != auth.player_id:
+                    raise forbidden("not_your_round", "this round belongs to another player")
+                if r.status != AWAITING_CHOICE:
+                    raise conflict("round_not_awaiting_choice", f"the round is {r.status}",
+                                   round=round_public(ctx, r, wallet.balance))
+                options = list((r.awaiting or {}).get("options", []))
+                if choice not in options:
+                    raise unprocessable("illegal_choice",
+                                        f"choice {choice!r} is not one of {options}")
+                entry = _continuable(ctx, r)
+                if entry is None:
+                    broken = True
+                else:
+                    seeds = [*r.seeds, fresh_seed().hex()]
+                    choices = [*r.choices, choice]
+                    try:
+                        result = _play(entry, r.bet_credits, [bytes.fromhex(x) for x in seeds],
+                                       choices)
+                    except IllegalChoiceError as e:
+                        raise unprocessable("illegal_choice", str(e)) from None
+                    r.seeds = seeds
+                    r.choices = choices
+                    _settle(ctx, s, entry, r, wallet, result, now)
+                    ledger.save_balance(s, wallet)
+                    body = round_public(ctx, r, wallet.balance)
+                    s.execute(_INSERT_KEY, {
+                        "owner": owner, "key": key, "request_hash": req_hash, "round_id": r.id,
+                        "status_code": 200, "response": body, "created_at": now})
+    except IntegrityError:
+        with ctx.db.read() as s:
+            row = idem.lookup(s, owner, key, req_hash)
+        if row is not None:
+            return _stored(ctx, row, 200)
+        raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
+    if stored is not None:
+        return _stored(ctx, stored, 200)
+    if broken:
+        body = better_of(ctx, round_id)
+        raise conflict("round_cannot_continue",
+                       "the game changed; the round was settled by the better-of rule", round=body)
+    return 200, body
+
+
+def open_round(ctx: Services, auth: Auth) -> dict[str, Any] | None:
+    expire_awaiting(ctx, player_id=auth.player_id)
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.player_id == auth.player_id,
+                                         Round.status.in_(LIVE_STATUSES)))
+        if r is None:
+            return None
+        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == auth.player_id))
+        body = round_public(ctx, r, balance)
+    entry = ctx.catalog.find(r.game_id)
+    body["game_info"] = None if entry is None else {
+        "id": entry.id, "name": entry.game.name, "bets": entry.bets_minor()}
+    return body
+
+
+def history(ctx: Services, auth: Auth, limit: int) -> list[dict[str, Any]]:
+    with ctx.db.read() as s:
+        rows = s.scalars(select(Round).where(Round.player_id == auth.player_id)
+                         .order_by(Round.seq.desc()).limit(limit))
+        return [round_summary(ctx, r) for r in rows]
+
+
+def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        if auth is None:  # admin
+            r = s.scalar(select(Round).where(Round.id == round_id)) if _ROUND_ID.fullmatch(
+                round_id) else None
+            if r is None:
+                raise not_found("unknown_round", f"no round {round_id!r}")
+        else:
+            r = _load_own(s, auth, round_id)
+        entries = s.scalars(select(LedgerEntry).where(LedgerEntry.round_id == r.id)
+                            .order_by(LedgerEntry.id)).all()
+        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == r.player_id))
+        body = round_public(ctx, r, balance)
+    terminal = r.status in (COMPLETED, CANCELLED)
+    body.update({
+        "choices": list(r.choices),
+        # Seeds are secret until the round is over: they would reveal what comes next.
+        "seeds": list(r.seeds) if terminal else None,
+        "auto_seeds": list(r.auto_seeds) if terminal else None,
+        "uncapped_win": r.uncapped_win,
+        "code_version": r.code_version,
+        "ledger": [{"id": e.id, "kind": e.kind, "amount": e.amount,
+                    "balance_after": e.balance_after, "created_at": _iso(e.created_at)}
+                   for e in entries],
+    })
+    return body
+
+
+def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, Any]:
+    rec = round_record(ctx, auth, round_id)
+    if rec["seeds"] is None:
+        raise conflict("round_not_finished", "a round can be replayed once it is over")
+    if rec["events"] == [] and rec["status"] == CANCELLED:
+        raise conflict("round_not_played", "this round was cancelled before it was played")
+    entry = ctx.catalog.find(rec["game"])
+    if entry is None:
+        raise not_found("unknown_game", f"game {rec['game']!r} is no longer offered")
+    seeds = [bytes.fromhex(x) for x in rec["seeds"]]
+    try:
+        _, result = replay(entry.game, rec["bet_credits"], seeds, rec["choices"], rec["events"])
+        events = to_jsonable(list(result.events))
+        win_credits = int(result.win)
+    except (ValueError, LookupError) as e:
+        events, win_credits = None, None
+        log.warning("replay of %s failed: %s", round_id, e)
+    hash_ok = entry.game.model_hash == rec["model_hash"]
+    same = events == rec["events"]
+    return {
+        "round_id": rec["round_id"],
+        "identical": same and hash_ok,
+        "events_identical": same,
+        "model_hash_matches": hash_ok,
+        "recorded_model_hash": rec["model_hash"],
+        "current_model_hash": entry.game.model_hash,
+        "code_version": CODE_VERSION,
+        "win_credits": win_credits,
+        "events": events,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Rounds the player left: auto-completion, better-of, recovery, void
+
+
+def better_of(ctx: Services, round_id: str, notice: bool = True) -> dict[str, Any]:
+    """Settle a round that cannot continue: the better of its win so far and a bet refund."""
+    with ctx.db.read() as s:
+        pid = s.scalar(select(Round.player_id).where(Round.id == round_id))
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, pid)
+        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        assert r is not None
+        if r.status in LIVE_STATUSES:
+            win = r.win_credits * r.denomination
+            cap = ctx.settings.cash_cap()
+            if cap is not None:
+                win = min(win, cap)
+            if win > r.bet:
+                _complete(ctx, s, None, r, wallet, [], now, "better_of_win")
+            else:
+                _refund(s, r, wallet, now, "better_of_refund")
+            r.notice_pending = notice
+        return round_public(ctx, r, wallet.balance)
+
+
+def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
+    """Finish an abandoned round with the game's random choice policy and credit its win."""
+    with ctx.db.read() as s:
+        r0 = s.scalar(select(Round).where(Round.id == round_id))
+    if r0 is None or r0.status != AWAITING_CHOICE:
+        return None
+    entry = _continuable(ctx, r0)
+    try:
+        if entry is None:
+            raise LookupError("game gone or changed")
+        seeds = [bytes.fromhex(x) for x in r0.seeds]
+        choices = list(r0.choices)
+        auto_seeds = list(r0.auto_seeds)
+        result = _play(entry, r0.bet_credits, seeds, choices)
+        if to_jsonable(list(result.events)) != r0.events:
+            raise ValueError("stored events do not replay")
+        steps = 0
+        while result.awaiting is not None:
+            steps += 1
+            if steps > MAX_AUTO_STEPS:
+                raise RuntimeError("auto policy does not finish the round")
+            aseed = fresh_seed()
+            choice = entry.game.auto_choice(result, aseed)
+            auto_seeds.append(aseed.hex())
+            seeds.append(fresh_seed())
+            choices.append(choice)
+            result = _play(entry, r0.bet_credits, seeds, choices)
+    except Exception:
+        log.exception("round %s cannot be auto-completed; better-of rule", round_id)
+        return better_of(ctx, round_id)
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, r0.player_id)
+        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        assert r is not None
+        if r.status != AWAITING_CHOICE or r.step != r0.step:
+            return None  # the player came back meanwhile
+        r.seeds = [x.hex() for x in seeds]
+        r.choices = choices
+        r.auto_seeds = auto_seeds
+        _settle(ctx, s, entry, r, wallet, result, now, "auto_completed")
+        r.notice_pending = True
+        return round_public(ctx, r, wallet.balance)
+
+
+def expire_awaiting(ctx: Services, player_id: int | None = None) -> int:
+    """Auto-complete rounds that waited longer than ``auto_complete_after_s``."""
+    cutoff = utcnow() - timedelta(seconds=ctx.settings.auto_complete_after_s)
+    with ctx.db.read() as s:
+        q = select(Round.id).where(Round.status == AWAITING_CHOICE, Round.updated_at <= cutoff)
+        if player_id is not None:
+            q = q.where(Round.player_id == player_id)
+        ids = list(s.scalars(q))
+    done = 0
+    for rid in ids:
+        if auto_complete(ctx, rid) is not None:
+            done += 1
+    return done
+
+
+def recover(ctx: Services) -> int:
+    """Start-up: finish every debited round that waits for no choice, from its recorded seed."""
+    with ctx.db.read() as s:
+        rows = s.execute(select(Round.id, Round.game_id, Round.model_hash)
+                         .where(Round.status == OPEN)).all()
+    for rid, game_id, model_hash in rows:
+        entry = ctx.catalog.find(game_id)
+        if entry is None or entry.game.model_hash != model_hash:
+            better_of(ctx, rid)
+        else:
+            _advance_open(ctx, rid, entry, outcome="recovered")
+            # Fill in the first response for a key left pending by the crash.
+            with ctx.db.write() as s:
+                r = s.scalar(select(Round).where(Round.id == rid))
+                key_row = s.scalar(select(IdempotencyKey).where(IdempotencyKey.round_id == rid,
+                                                                IdempotencyKey.response.is_(None)))
+                if r is not None and key_row is not None:
+                    balance = s.scalar(select(Wallet.balance)
+                                       .where(Wallet.player_id == r.player_id))
+                    key_row.status_code = 201
+                    key_row.response = round_public(ctx, r, balance)
+    return len(rows)
+
+
+def void_round(ctx: Services, round_id: str) -> dict[str, Any]:
+    """Admin: a malfunction voids pays and plays; the bet is refunded, the round cancelled."""
+    with ctx.db.read() as s:
+        pid = s.scalar(select(Round.player_id).where(Round.id == round_id)) if _ROUND_ID.fullmatch(
+            round_id) else None
+    if pid is None:
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, pid)
+        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        assert r is not None
+        if r.status not in (OPEN, AWAITING_CHOICE):
+            raise conflict("round_not_voidable", f"a {r.status} round cannot be voided")
+        _refund(s, r, wallet, now, "voided")
+        r.notice_pending = True
+        s.add(AdminAction(action="void_round", target=round_id, detail="", created_at=now))
+        return round_public(ctx, r, wallet.balance)
+
+
+# ---------------------------------------------------------------------------------------------
+# Session view
+
+
+def unseen_results(ctx: Services, player_id: int) -> list[dict[str, Any]]:
+    with ctx.db.read() as s:
+        rows = s.scalars(select(Round).where(Round.player_id == player_id,
+                                             Round.notice_pending.is_(True))
+                         .order_by(Round.seq))
+        return [round_summary(ctx, r) for r in rows]
+
+
+def ack_unseen(ctx: Services, player_id: int) -> None:
+    with ctx.db.write() as s:
+        s.execute(update(Round).where(Round.player_id == player_id,
+                                      Round.notice_pending.is_(True))
+                  .values(notice_pending=False))
+
+
+def net_position(ctx: Services, player_id: int, since: datetime) -> int:
+    with ctx.db.read() as s:
+        return int(s.scalar(
+            select(func.coalesce(func.sum(LedgerEntry.amount), 0))
+            .join(Wallet, Wallet.id == LedgerEntry.wallet_id)
+            .where(Wallet.player_id == player_id, LedgerEntry.created_at >= since,
+                   LedgerEntry.kind.in_(ledger.PLAY_KINDS))
+        ) or 0)
+
+
+def live_rounds(ctx: Services) -> list[dict[str, Any]]:
+    with ctx.db.read() as s:
+        rows = s.execute(select(Round, Player.username).join(Player, Player.id == Round.player_id)
+                         .where(Round.status.in_(LIVE_STATUSES)).order_by(Round.seq)).all()
+        return [{**round_summary(ctx, r), "username": u} for r, u in rows]
+

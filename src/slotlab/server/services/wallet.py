@@ -1,0 +1,61 @@
+"""Wallet reads and operator (admin) credits and debits.
+
+Seam for issue 5: an operator's seamless wallet replaces :mod:`ledger` postings for bets and wins
+with remote debit/credit calls; rounds then use ``split_round_commits`` and the ``crediting``
+status while a credit is retried.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from slotlab.server.errors import conflict, not_found
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import ledger
+from slotlab.server.services.context import Services
+from slotlab.store.models import AdminAction, Player, Wallet, utcnow
+
+
+def wallet_view(ctx: Services, player_id: int) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        w = s.scalar(select(Wallet).where(Wallet.player_id == player_id))
+    if w is None:
+        raise not_found("unknown_player", "no wallet")
+    return {"balance": w.balance, "currency": w.currency,
+            "decimals": ctx.settings.currency_decimals}
+
+
+def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str | None,
+               req_hash: str) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        pid = s.scalar(select(Player.id).where(Player.username == username))
+        row = idem.lookup(s, "admin", key, req_hash) if key else None
+    if pid is None:
+        raise not_found("unknown_player", f"no player {username!r}")
+    if row is not None and row.response is not None:
+        return row.response
+    kind = ledger.ADMIN_CREDIT if credit else ledger.ADMIN_DEBIT
+    ref = f"admin:{key}" if key else f"admin:{uuid.uuid4().hex}"
+    try:
+        with ctx.db.write() as s:
+            now = utcnow()
+            wallet = ledger.lock_wallet(s, pid)
+            key_row = idem.reserve(s, "admin", key, req_hash) if key else None
+            entry_id = ledger.post(s, wallet, amount if credit else -amount, kind, ref, now=now,
+                                   want_id=True)
+            s.add(AdminAction(action=kind, target=username, detail=str(amount), created_at=now))
+            body = {"username": username, "amount": amount, "kind": kind,
+                    "balance": wallet.balance, "entry_id": entry_id}
+            if key_row is not None:
+                key_row.status_code, key_row.response = 200, body
+            return body
+    except IntegrityError:
+        with ctx.db.read() as s:
+            row = idem.lookup(s, "admin", key, req_hash) if key else None
+        if row is not None and row.response is not None:
+            return row.response
+        raise conflict("concurrent_request", "a concurrent request interfered; retry") from None

@@ -1,0 +1,100 @@
+"""Server settings: one validated object, read from ``SLOTLAB_*`` environment variables.
+
+Dict and list settings take JSON, e.g. ``SLOTLAB_DENOMINATIONS='{"fruit-5x3": 10}'``.
+docs/server.md lists every setting.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_WEAK_TOKENS = {"changethis", "admin", "secret", "password", "token"}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SLOTLAB_", extra="ignore")
+
+    # Admin endpoints are off unless a token is set; it must be a real secret (>= 16 chars).
+    admin_token: SecretStr | None = None
+    database_url: str = "sqlite:///var/slotlab.db"
+
+    # Money.
+    currency: str = "EUR"
+    currency_decimals: int = Field(2, ge=0, le=8)
+    play_money_balance: int = Field(100_000, ge=0, le=10**15)  # 0: funded by the operator
+    denominations: dict[str, int] = {}  # game id -> minor units per credit
+    default_denomination: int = Field(1, ge=1, le=10**9)
+    cash_caps: dict[str, int] = {}  # currency -> max win per round, minor units
+
+    # Games offered (None: every game the engine knows).
+    games: list[str] | None = None
+
+    # Rounds.
+    auto_complete_after_s: float = Field(24 * 3600, ge=0)
+    min_round_interval_ms: int = Field(0, ge=0)  # 429 below this (gb profile: 2500 at least)
+    split_round_commits: bool = False  # commit the debit before playing (operator-wallet style)
+    jurisdiction: str = "mt"
+
+    # Sessions and security.
+    session_ttl_s: int = Field(12 * 3600, ge=1)
+    session_idle_s: int = Field(30 * 60, ge=1)
+    lockout_attempts: int = Field(3, ge=1)
+    lockout_s: int = Field(15 * 60, ge=0)
+    argon2_time_cost: int = Field(2, ge=1)
+    argon2_memory_kib: int = Field(19 * 1024, ge=8)
+    argon2_parallelism: int = Field(1, ge=1)
+
+    # Housekeeping.
+    idempotency_ttl_s: int = Field(48 * 3600, ge=24 * 3600)
+    maintenance_interval_s: float = Field(60, gt=0)
+
+    # Database tuning.
+    sqlite_synchronous: str = "FULL"
+    sqlite_busy_timeout_ms: int = Field(10_000, ge=0)
+    db_pool_size: int = Field(40, ge=1)
+
+    # Static browser client directory (None: the package's slotlab/web).
+    web_dir: str | None = None
+    access_log: bool = False  # uvicorn's per-request log line
+    threads: int = Field(8, ge=1, le=256)  # worker threads running the (blocking) endpoints
+
+    @field_validator("admin_token")
+    @classmethod
+    def _strong_admin_token(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is None or not v.get_secret_value():
+            return None
+        secret = v.get_secret_value()
+        if len(secret) < 16 or secret.lower() in _WEAK_TOKENS:
+            raise ValueError("SLOTLAB_ADMIN_TOKEN must be a random secret of at least 16 chars")
+        return v
+
+    @field_validator("jurisdiction")
+    @classmethod
+    def _known_profile(cls, v: str) -> str:
+        from slotlab.server.services.profiles import PROFILES
+
+        if v not in PROFILES:
+            raise ValueError(f"unknown jurisdiction {v!r}; known: {sorted(PROFILES)}")
+        return v
+
+    @field_validator("sqlite_synchronous")
+    @classmethod
+    def _sync_mode(cls, v: str) -> str:
+        v = v.upper()
+        if v not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+            raise ValueError("sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA")
+        return v
+
+    @field_validator("denominations", "cash_caps")
+    @classmethod
+    def _positive(cls, v: dict[str, int]) -> dict[str, int]:
+        if any(x < 1 for x in v.values()):
+            raise ValueError("denominations and cash caps must be positive integers")
+        return v
+
+    def denomination(self, game_id: str) -> int:
+        return self.denominations.get(game_id, self.default_denomination)
+
+    def cash_cap(self) -> int | None:
+        return self.cash_caps.get(self.currency)

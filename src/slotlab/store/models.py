@@ -1,0 +1,217 @@
+"""The tables. Money is integer minor units; jackpot pools are integer micro-units of a minor unit.
+
+``ledger_entries`` is the truth for money: a wallet's ``balance`` column is a cached sum of its
+entries, updated in the same transaction as every entry (tests and ``/api/admin/audit`` check the
+equality). Each entry has a unique ``ref`` built from what caused it (``round:<id>:bet``,
+``round:<id>:win`` ...), so the same movement can never be written twice.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL gets a 64-bit identity.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+# Round statuses (the issue's full list).
+OPEN = "open"  # debited, being played
+AWAITING_CHOICE = "awaiting_choice"
+CREDITING = "crediting"  # an operator wallet credit is being retried (issue 5)
+COMPLETED = "completed"
+CANCELLED = "cancelled"  # voided: bet refunded, nothing paid
+STATUSES = (OPEN, AWAITING_CHOICE, CREDITING, COMPLETED, CANCELLED)
+LIVE_STATUSES = (OPEN, AWAITING_CHOICE, CREDITING)
+_LIVE_SQL = "status IN ('open', 'awaiting_choice', 'crediting')"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on both back-ends (SQLite keeps naive text)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    failed_logins: Mapped[int] = mapped_column(Integer, default=0)
+    locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Per-player jurisdiction override (issue 5); NULL = the server's profile.
+    jurisdiction: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    last_round_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class Wallet(Base):
+    __tablename__ = "wallets"
+    __table_args__ = (CheckConstraint("balance >= 0", name="ck_wallets_balance_nonneg"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"), unique=True)
+    currency: Mapped[str] = mapped_column(String(8))
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class LedgerEntry(Base):
+    __tablename__ = "ledger_entries"
+    __table_args__ = (Index("ix_ledger_wallet", "wallet_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    wallet_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("wallets.id"))
+    # bet, win, refund, jackpot, demo_grant, admin_credit, admin_debit (free_round_win: issue 5)
+    kind: Mapped[str] = mapped_column(String(24))
+    amount: Mapped[int] = mapped_column(BigInteger)  # signed: debits are negative
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+    round_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    ref: Mapped[str] = mapped_column(String(300), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Session(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_seen: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (
+        # One live round per player, enforced by the database as well as by the service.
+        Index(
+            "uq_rounds_one_live",
+            "player_id",
+            unique=True,
+            sqlite_where=text(_LIVE_SQL),
+            postgresql_where=text(_LIVE_SQL),
+        ),
+        Index("ix_rounds_player_seq", "player_id", "seq"),
+        Index("ix_rounds_status", "status"),
+    )
+
+    seq: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(String(32), unique=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
+    game_id: Mapped[str] = mapped_column(String(64))
+    model_hash: Mapped[str] = mapped_column(String(128))
+    code_version: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    denomination: Mapped[int] = mapped_column(BigInteger)
+    bet_credits: Mapped[int] = mapped_column(BigInteger)
+    bet: Mapped[int] = mapped_column(BigInteger)  # minor units
+    win_credits: Mapped[int] = mapped_column(BigInteger, default=0)  # from the game, capped by it
+    win: Mapped[int] = mapped_column(BigInteger, default=0)  # minor units paid (after cash cap)
+    uncapped_win: Mapped[int] = mapped_column(BigInteger, default=0)  # before the cash cap
+    jackpot_win: Mapped[int] = mapped_column(BigInteger, default=0)
+    jackpots: Mapped[list[Any]] = mapped_column(JSON, default=list)  # [{tier, amount}]
+    status: Mapped[str] = mapped_column(String(16))
+    seeds: Mapped[list[str]] = mapped_column(JSON)  # hex; seeds[k] drives play after choice k
+    choices: Mapped[list[str]] = mapped_column(JSON, default=list)
+    auto_seeds: Mapped[list[str]] = mapped_column(JSON, default=list)  # seeds of auto choices
+    events: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    awaiting: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    step: Mapped[int] = mapped_column(Integer, default=0)  # optimistic version for choices
+    outcome: Mapped[str | None] = mapped_column(String(24), nullable=True)  # how it ended
+    notice_pending: Mapped[bool] = mapped_column(Boolean, default=False)
+    free_round_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # issue 5
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class IdempotencyKey(Base):
+    __tablename__ = "idempotency_keys"
+
+    owner: Mapped[str] = mapped_column(String(40), primary_key=True)  # "p:<player id>", "admin"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    round_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class JackpotPool(Base):
+    __tablename__ = "jackpot_pools"
+    __table_args__ = (UniqueConstraint("game_id", "denomination", "tier"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(64))
+    denomination: Mapped[int] = mapped_column(BigInteger)
+    tier: Mapped[str] = mapped_column(String(32))
+    currency: Mapped[str] = mapped_column(String(8))
+    reset_micro: Mapped[int] = mapped_column(BigInteger)
+    rate: Mapped[str] = mapped_column(String(32))
+    value_micro: Mapped[int] = mapped_column(BigInteger)
+
+
+class JackpotEntry(Base):
+    """Every movement of a pool: ``seed`` (reset funding), ``contribution``, ``award``."""
+
+    __tablename__ = "jackpot_entries"
+    __table_args__ = (Index("ix_jackpot_entries_pool", "pool_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    pool_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("jackpot_pools.id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    amount_micro: Mapped[int] = mapped_column(BigInteger)  # signed
+    value_after_micro: Mapped[int] = mapped_column(BigInteger)
+    round_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AdminAction(Base):
+    __tablename__ = "admin_actions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)

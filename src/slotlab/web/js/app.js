@@ -1,0 +1,348 @@
+// The application: log in / register, the lobby, routing to a game, things told on load
+// (an open round, rounds completed while away, free round packages), the balance.
+import { Api, ApiError, explain } from "./api.js";
+import { alertBox, closeAll, toast } from "./dialogs.js";
+import { GameView } from "./game.js";
+import { installDefs, thumbnail } from "./symbols.js";
+import { formatMoney, h, pct, pick, store } from "./util.js";
+
+class App {
+  constructor() {
+    this.api = new Api("");
+    this.wallet = { balance: 0, currency: "", decimals: 2 };
+    this.profile = { autoplay: true, quickStop: true, minCycleMs: 0, celebrateSmall: true, name: "" };
+    this.games = [];
+    this.view = null;
+    this.spaceToSpin = store("space") ?? true;
+    this.freeRounds = [];
+    this.api.onUnauthorized = () => this.logout(true);
+    this.api.onNetwork = (lost) => {
+      document.body.classList.toggle("offline", lost);
+      if (lost) toast("Connection lost: retrying…", "error", 0);
+      else toast("Connection restored.", "info");
+    };
+  }
+
+  money(minor) {
+    return formatMoney(minor, this.wallet.currency, this.wallet.decimals);
+  }
+
+  /** "12.50" -> 1250 minor units (null when not a number). */
+  parseMoney(text) {
+    const t = String(text).trim().replace(/[^\d.,]/g, "").replace(",", ".");
+    if (!/^\d+(\.\d*)?$/.test(t)) return null;
+    const [w, f = ""] = t.split(".");
+    const d = this.wallet.decimals;
+    return Number(w) * 10 ** d + Number((f + "0".repeat(d)).slice(0, d) || 0);
+  }
+
+  get currency() {
+    return this.wallet.currency;
+  }
+
+  setSpaceToSpin(v) {
+    this.spaceToSpin = v;
+    store("space", v);
+  }
+
+  async start() {
+    installDefs();
+    this.root = document.getElementById("view");
+    this.balanceEl = document.getElementById("balance");
+    document.getElementById("logout").addEventListener("click", () => this.logout());
+    window.addEventListener("hashchange", () => this.route());
+    window.addEventListener("online", () => toast("Back online.", "info"));
+    window.addEventListener("offline", () => toast("Connection lost: you are offline. Your money and rounds are safe on the server.", "error", 0));
+    if (!this.api.token) return this.showLogin();
+    try {
+      await this.enter();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return this.showLogin();
+      this.fatal(err);
+    }
+  }
+
+  fatal(err) {
+    this.root.replaceChildren(
+      h("section.panel", { "data-testid": "fatal" }, h("h1", {}, "The game cannot start"), h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => location.reload() }, "Try again")),
+    );
+  }
+
+  /** After login: session, wallet, games; then what must be told on load. */
+  async enter() {
+    const session = await this.api.get("/api/session");
+    this.session = session;
+    this.readProfile(session);
+    document.body.classList.add("signed-in");
+    document.getElementById("user").textContent = pick(session.player || {}, "username", "name") || session.username || "";
+    await Promise.all([this.refreshWallet(), this.loadGames()]);
+    await this.tellUnseen(session);
+    await this.announceFreeRounds();
+    const resumed = await this.resumeOpenRound();
+    if (!resumed) await this.route();
+  }
+
+  readProfile(session) {
+    const prof = session.profile ?? session.jurisdiction ?? session.jurisdiction_profile ?? {};
+    const f = typeof prof === "object" ? { ...prof, ...(prof.flags || {}) } : {};
+    const b = (keys, dflt) => {
+      for (const k of keys) if (typeof f[k] === "boolean") return f[k];
+      return dflt;
+    };
+    const num = (keys) => {
+      for (const k of keys) if (typeof f[k] === "number") return f[k];
+      return undefined;
+    };
+    let minMs = num(["min_cycle_ms", "min_round_interval_ms", "min_game_cycle_ms"]);
+    const minS = num(["min_round_interval_s", "min_game_cycle_s", "min_cycle_s", "min_game_cycle_seconds", "min_round_interval_seconds"]);
+    if (minMs === undefined && minS !== undefined) minMs = minS * 1000;
+    this.profile = {
+      name: typeof prof === "string" ? prof : f.id || f.name || f.code || "",
+      showNet: b(["show_net_position"], false),
+      autoplay: b(["autoplay", "autoplay_allowed", "allow_autoplay"], !b(["no_autoplay"], false)),
+      quickStop: b(["quick_stop", "quick_stop_allowed", "allow_quick_stop", "turbo_allowed"], !b(["no_quick_stop"], false)),
+      minCycleMs: minMs || 0,
+      celebrateSmall: b(
+        ["celebrate_small_wins", "celebrate_wins_not_above_stake", "celebrate_ldw", "celebrate_losses_disguised_as_wins"],
+        !b(["no_celebration_at_or_below_stake", "no_celebration_below_stake", "no_ldw_celebration"], false),
+      ),
+    };
+    document.body.dataset.profile = this.profile.name || "default";
+  }
+
+  async refreshWallet() {
+    const w = await this.api.get("/api/wallet");
+    this.wallet = { balance: Number(w.balance), currency: w.currency || "", decimals: Number(w.decimals ?? 2) };
+    this.setBalance(this.wallet.balance);
+  }
+
+  setBalance(minor) {
+    if (minor === undefined || minor === null) return;
+    this.wallet.balance = Number(minor);
+    this.balanceEl.textContent = this.money(minor);
+    this.balanceEl.dataset.minor = String(minor);
+  }
+
+  async loadGames() {
+    const g = await this.api.get("/api/games");
+    this.games = Array.isArray(g) ? g : g?.games || [];
+  }
+
+  noteRound() {
+    /* the balance came with the round; history is fetched fresh when RECALL opens */
+  }
+
+  async tellUnseen(session) {
+    const list = session.unseen_results || session.unseen || session.auto_completed || [];
+    if (!list.length) return;
+    const name = (id) => this.games.find((g) => g.id === id)?.name || id;
+    await alertBox(
+      "While you were away",
+      [
+        "These unfinished rounds were completed automatically and their winnings credited to your balance. You can review them in RECALL.",
+        h(
+          "ul.unseen",
+          { "data-testid": "unseen-list" },
+          list.map((r) => h("li", {}, `${name(pick(r, "game", "game_id"))}: round ${String(r.round_id || "").slice(0, 10)} paid ${this.money(pick(r, "win_amount", "win") ?? 0)}`)),
+        ),
+      ],
+      { testid: "unseen" },
+    );
+    await this.api.call("DELETE", "/api/session/unseen", undefined, { retries: 0 }).catch(() => {});
+  }
+
+  async loadFreeRounds() {
+    try {
+      const data = await this.api.get("/api/free-rounds", { retries: 0 });
+      const list = Array.isArray(data) ? data : data?.packages || data?.free_rounds || [];
+      this.freeRounds = list.filter((p) => Number(pick(p, "rounds_left", "remaining", "rounds") ?? 0) > 0 && p.status !== "expired");
+    } catch {
+      this.freeRounds = []; // not available on this server (yet)
+    }
+    return this.freeRounds;
+  }
+
+  async announceFreeRounds() {
+    const list = await this.loadFreeRounds();
+    if (!list.length) return;
+    const name = (id) => this.games.find((g) => g.id === id)?.name || id;
+    await alertBox(
+      "You have free rounds!",
+      [
+        "Your operator has given you free rounds. The bet is fixed and the rules are the normal ones.",
+        h("ul", { "data-testid": "frb-list" }, list.map((p) => h("li", {}, `${pick(p, "rounds_left", "remaining", "rounds")} free rounds on ${name(pick(p, "game", "game_id"))} at ${this.money(p.bet)}`))),
+      ],
+      { testid: "frb-announce", button: "Play" },
+    );
+  }
+
+  /** If a round is open, go to its game and restore it. Returns true when one was restored. */
+  async resumeOpenRound() {
+    const open = await this.openRound();
+    if (!open) return false;
+    const gid = pick(open, "game", "game_id");
+    if (this.view instanceof GameView && this.view.id === gid && this.view.desc) {
+      await this.view.resume(open);
+    } else {
+      history.replaceState(null, "", `#/game/${encodeURIComponent(gid)}`);
+      await this.route(); // route() restores the open round of the game it opens
+    }
+    return true;
+  }
+
+  async openRound() {
+    try {
+      const open = await this.api.get("/api/rounds/open");
+      return open && open.round_id ? open : null;
+    } catch {
+      return null;
+    }
+  }
+
+  go(hash) {
+    if (location.hash === hash) this.route();
+    else location.hash = hash;
+  }
+
+  async route() {
+    if (!this.api.token) return this.showLogin();
+    closeAll();
+    const m = /^#\/game\/(.+)$/.exec(location.hash);
+    if (this.view?.unmount) this.view.unmount();
+    this.view = null;
+    if (m) {
+      // one round at a time: an unfinished round takes the player to its own game
+      let gid = decodeURIComponent(m[1]);
+      const open = await this.openRound();
+      const openGame = open ? pick(open, "game", "game_id") : null;
+      if (openGame && openGame !== gid) {
+        gid = openGame;
+        history.replaceState(null, "", `#/game/${encodeURIComponent(gid)}`);
+        toast("You have an unfinished round in this game: finish it first.", "info");
+      }
+      const view = new GameView(this, gid);
+      this.view = view;
+      const holder = h("div");
+      this.root.replaceChildren(holder);
+      try {
+        await view.mount(holder);
+        document.title = `${view.desc.name} · slotlab`;
+        if (open && this.view === view) await view.resume(open);
+      } catch (err) {
+        this.root.replaceChildren(h("section.panel", {}, h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => this.go("#/lobby") }, "Back to the lobby")));
+      }
+      return;
+    }
+    this.showLobby();
+  }
+
+  showLobby() {
+    document.title = "Lobby · slotlab";
+    const cards = this.games.map((g) => {
+      const thumb = h("div.thumb", { "aria-hidden": "true" });
+      const card = h(
+        "a.game-card",
+        { href: `#/game/${encodeURIComponent(g.id)}`, "data-testid": `game-card-${g.id}`, "aria-label": `Play ${g.name}` },
+        thumb,
+        h("h2", {}, g.name),
+        h("dl.facts", {}, [
+          h("dt", {}, "RTP"), h("dd", {}, pct(g.rtp)),
+          h("dt", {}, "Max win"), h("dd", {}, g.max_win ? `${Number(g.max_win).toLocaleString("en-US")}×` : "—"),
+          h("dt", {}, "Bets"), h("dd", {}, g.bets?.length ? `${this.money(g.bets[0])} – ${this.money(g.bets[g.bets.length - 1])}` : "—"),
+        ]),
+        g.progressives ? h("p.lobby-jp", { "data-testid": `lobby-jackpots-${g.id}` }, "Progressives") : null,
+        h("span.play", {}, "PLAY"),
+      );
+      // thumbnails are drawn from the game's own symbols
+      this.api.get(`/api/games/${encodeURIComponent(g.id)}`, { retries: 0 }).then((d) => {
+        thumb.innerHTML = thumbnail(d);
+        thumb.dataset.reels = d.reels;
+      }).catch(() => {});
+      return card;
+    });
+    const frb = this.freeRounds.length
+      ? h("p.frb-note", { "data-testid": "lobby-frb" }, `You have free rounds waiting: ${this.freeRounds.map((p) => `${pick(p, "rounds_left", "remaining", "rounds")} on ${this.games.find((g) => g.id === (p.game ?? p.game_id))?.name || p.game}`).join(", ")}.`)
+      : null;
+    if (this.games.some((g) => g.progressives)) {
+      this.api.get("/api/jackpots", { retries: 0 }).then((data) => {
+        for (const g of this.games) {
+          const el = this.root.querySelector(`[data-testid="lobby-jackpots-${g.id}"]`);
+          const pools = (data?.jackpots || []).filter((j) => j.game === g.id).sort((a, b) => b.value - a.value);
+          if (el && pools.length) el.textContent = pools.map((j) => `${String(j.tier).toUpperCase()} ${this.money(j.value)}`).join(" · ");
+        }
+      }).catch(() => {});
+    }
+    this.root.replaceChildren(
+      h("section.lobby", { "data-testid": "lobby" }, h("h1.lobby-title", {}, "Choose a game"), frb, h("div.cards", {}, cards)),
+    );
+  }
+
+  // ---- login -------------------------------------------------------------------------------
+  showLogin(message) {
+    document.body.classList.remove("signed-in");
+    document.title = "Log in · slotlab";
+    const user = h("input", { id: "username", name: "username", autocomplete: "username", required: true, "data-testid": "username" });
+    const pass = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 1, "data-testid": "password" });
+    const err = h("p.error-text", { role: "alert", "data-testid": "login-error" }, message || "");
+    const submit = async (mode) => {
+      err.textContent = "";
+      const body = { username: user.value.trim(), password: pass.value };
+      if (!body.username || !body.password) {
+        err.textContent = "Enter a username and a password.";
+        return;
+      }
+      try {
+        if (mode === "register") await this.api.call("POST", "/api/players", body, { retries: 1 });
+        const s = await this.api.call("POST", "/api/sessions", body, { retries: 1 });
+        this.api.setToken(s.token);
+        if (!location.hash || location.hash === "#/login") history.replaceState(null, "", "#/lobby");
+        await this.enter();
+      } catch (e) {
+        err.textContent =
+          e instanceof ApiError && e.status === 401
+            ? "Wrong username or password."
+            : e instanceof ApiError && e.status === 409
+              ? "That username is taken: choose another, or log in."
+              : e instanceof ApiError && e.status === 429
+                ? "Too many attempts: please wait a minute and try again."
+                : e instanceof ApiError && (e.status === 422 || e.status === 400)
+                  ? `Registration refused: ${e.message}`
+                  : explain(e);
+      }
+    };
+    const form = h(
+      "form.panel.login",
+      { "data-testid": "login", onsubmit: (e) => (e.preventDefault(), submit("login")) },
+      h("h1", {}, "Welcome to slotlab"),
+      h("p", {}, "Log in to play, or create an account."),
+      h("label", { for: "username" }, "Username"),
+      user,
+      h("label", { for: "password" }, "Password"),
+      pass,
+      err,
+      h(
+        "div.login-actions",
+        {},
+        h("button.primary", { type: "submit", "data-testid": "login-submit" }, "LOG IN"),
+        h("button", { type: "button", "data-testid": "register-submit", onclick: () => submit("register") }, "CREATE ACCOUNT"),
+      ),
+      h("p.note", {}, "Play responsibly. You must be of legal age to play."),
+    );
+    this.root.replaceChildren(form);
+    user.focus();
+  }
+
+  async logout(expired = false) {
+    if (this.view?.unmount) this.view.unmount();
+    this.view = null;
+    closeAll();
+    if (!expired) await this.api.del("/api/sessions/current").catch(() => {});
+    this.api.setToken(null);
+    this.balanceEl.textContent = "";
+    this.showLogin(expired ? "Your session has ended. Please log in again." : "");
+  }
+}
+
+const app = new App();
+window.slotlab = app; // handy for debugging in the console
+app.start();

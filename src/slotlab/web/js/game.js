@@ -1,0 +1,807 @@
+// One game screen: plays back the server's event log. The client never decides an outcome: it
+// sends the bet (or a choice) and draws what the returned events say.
+import { explain } from "./api.js";
+import { alertBox, dialogOpen, toast } from "./dialogs.js";
+import { describeEvent, eventWin, FEATURE_EVENTS } from "./eventtext.js";
+import { openAutoDialog, openBetDialog, openMenu, openPays } from "./panels.js";
+import { openRecall } from "./recall.js";
+import { Reels } from "./reels.js";
+import { sound } from "./sound.js";
+import { h, pick, sleep, store } from "./util.js";
+
+export class GameView {
+  constructor(app, gameId) {
+    this.app = app;
+    this.id = gameId;
+    this.busy = false;
+    this.round = null; // the round being shown (server JSON)
+    this.shown = 0; // events of this.round already played back
+    this.roundWin = 0; // credits shown so far in this round
+    this.auto = null;
+    this.skip = false;
+    this.cycleToken = 0;
+    this.lastStart = 0;
+    this.lastWins = [];
+    this.freePkg = null;
+  }
+
+  // ---- money -----------------------------------------------------------------------------
+  /** Event amounts are credits; the wallet is minor units: credits × denomination. */
+  credits(c) {
+    return this.app.money(Number(c) * this.denom);
+  }
+  get betCredits() {
+    return this.ladder[this.betIndex];
+  }
+  get betMoney() {
+    return this.ladderMoney[this.betIndex];
+  }
+
+  async mount(root) {
+    const api = this.app.api;
+    this.desc = await api.get(`/api/games/${encodeURIComponent(this.id)}`);
+    this.listing = (this.app.games || []).find((g) => g.id === this.id) || {};
+    this.denom = Number(pick(this.desc, "denomination") ?? pick(this.listing, "denomination") ?? 1) || 1;
+    // the server gives the ladder in money (bets) and in credits (bets_credits); the engine's
+    // describe() alone gives credits
+    this.ladder = (this.desc.bets_credits || this.desc.bets).map(Number);
+    this.ladderMoney = this.desc.bets_credits ? this.desc.bets.map(Number) : this.ladder.map((b) => b * this.denom);
+    const saved = store(`bet.${this.id}`);
+    this.betIndex = Math.max(0, this.ladderMoney.indexOf(saved));
+    this.reels = new Reels(this.desc);
+    this.root = root;
+    root.replaceChildren(this.render());
+    this.updateBet();
+    this.keyHandler = (e) => this.onKey(e);
+    document.addEventListener("keydown", this.keyHandler);
+    if (this.desc.progressives) this.startJackpots();
+    await this.loadFreeRounds();
+    this.setState("idle");
+    this.refreshSessionInfo();
+  }
+
+  /** Where the profile asks for it: time played this session and the net position. */
+  async refreshSessionInfo() {
+    if (!this.app.profile.showNet) return;
+    try {
+      const s = await this.app.api.get("/api/session", { retries: 0 });
+      const mins = Math.floor(Number(s.session?.elapsed_s ?? 0) / 60);
+      const net = Number(s.net_position ?? 0);
+      this.sessEl.hidden = false;
+      this.sessEl.textContent = `Session ${mins} min · Net position ${net > 0 ? "+" : ""}${this.app.money(net)}`;
+    } catch {
+      /* informational only */
+    }
+  }
+
+  unmount() {
+    this.gone = true;
+    this.auto = null;
+    document.removeEventListener("keydown", this.keyHandler);
+    clearInterval(this.jpTimer);
+    sound.stopSpin();
+  }
+
+  render() {
+    const d = this.desc;
+    const p = this.app.profile;
+    this.msg = h("div.message", { "data-testid": "message", role: "status", "aria-live": "polite" }, "Good luck!");
+    this.winEl = h("output.value", { "data-testid": "win" }, this.credits(0));
+    this.betEl = h("output.value", { "data-testid": "bet" }, "");
+    this.spinBtn = h("button.spin", { "data-testid": "spin", "aria-label": "Spin", onclick: () => this.onSpinButton() }, h("span.spin-icon", { "aria-hidden": "true" }, "⟳"), h("span.spin-label", {}, "SPIN"));
+    this.autoBtn = h("button.ctl", { "data-testid": "auto", onclick: () => this.onAutoButton(), disabled: !p.autoplay, title: p.autoplay ? "Auto spin" : "Autoplay is not allowed in your jurisdiction" }, "AUTO");
+    this.soundBtn = h("button.ctl", { "data-testid": "sound", "aria-pressed": String(sound.enabled), onclick: () => this.toggleSound() }, sound.enabled ? "♪ SOUND ON" : "♪ SOUND OFF");
+    this.betDown = h("button.ctl.small", { "data-testid": "bet-down", "aria-label": "Lower bet", onclick: () => this.stepBet(-1) }, "−");
+    this.betUp = h("button.ctl.small", { "data-testid": "bet-up", "aria-label": "Raise bet", onclick: () => this.stepBet(1) }, "+");
+    this.fsEl = h("div.fs-banner", { "data-testid": "free-spins", hidden: true });
+    this.frbEl = h("div.frb-banner", { "data-testid": "free-rounds", hidden: true });
+    this.bigEl = h("div.bigwin", { "data-testid": "bigwin", hidden: true });
+    this.gambleEl = h("section.gamble", { "data-testid": "gamble", hidden: true, "aria-label": "Gamble" });
+    this.jpEl = d.progressives ? h("div.jackpots", { "data-testid": "jackpots" }) : null;
+    this.sessEl = h("div.session-info", { "data-testid": "session-info", hidden: true });
+
+    const stage = h("div.stage", {}, this.reels.el, this.gambleEl, this.bigEl);
+    this.view = h(
+      "section.game",
+      { "data-testid": "game", "data-game": this.id, "aria-label": d.name },
+      h(
+        "div.game-head",
+        {},
+        h("button.ctl", { "data-testid": "lobby", onclick: () => this.app.go("#/lobby") }, "◀ LOBBY"),
+        h("h1.game-title", {}, d.name),
+        h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, "☰ MENU"),
+      ),
+      this.jpEl,
+      h("div.status-row", {}, this.sessEl, this.fsEl),
+      this.frbEl,
+      h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome": `${d.progressives ? 540 : 450}px` } }, stage),
+      this.msg,
+      h(
+        "div.meters",
+        {},
+        h("div.meter", {}, h("span.label", {}, "BET"), h("div.bet-row", {}, this.betDown, this.betEl, this.betUp)),
+        h("div.meter", {}, h("span.label", {}, "WIN"), this.winEl),
+      ),
+      h(
+        "div.controls",
+        {},
+        this.soundBtn,
+        h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, "PAYS / HELP"),
+        h("button.ctl", { "data-testid": "bet-settings", onclick: () => openBetDialog(this) }, "BET"),
+        this.spinBtn,
+        this.autoBtn,
+        h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, "RECALL"),
+      ),
+    );
+    return this.view;
+  }
+
+  setState(s) {
+    this.state = s;
+    this.view.dataset.state = s;
+    const spinning = s === "spinning" || s === "presenting";
+    this.spinBtn.classList.toggle("stop", spinning && this.app.profile.quickStop);
+    this.spinBtn.querySelector(".spin-label").textContent = this.auto
+      ? `STOP ${Number.isFinite(this.auto.left) ? this.auto.left : "∞"}`
+      : spinning && this.app.profile.quickStop
+        ? "STOP"
+        : "SPIN";
+    this.spinBtn.setAttribute("aria-label", this.auto ? "Stop auto spin" : spinning ? "Quick stop" : "Spin");
+    this.spinBtn.disabled = s === "gamble" || (spinning && !this.app.profile.quickStop && !this.auto);
+    const lockBet = s !== "idle" || !!this.freePkg;
+    this.betUp.disabled = lockBet || this.betIndex >= this.ladder.length - 1;
+    this.betDown.disabled = lockBet || this.betIndex <= 0;
+    this.autoBtn.disabled = !this.app.profile.autoplay || s === "gamble";
+  }
+
+  message(text, cls = "") {
+    this.msg.textContent = text;
+    this.msg.className = `message ${cls}`;
+  }
+
+  // ---- bet -------------------------------------------------------------------------------
+  stepBet(d) {
+    if (this.state !== "idle" || this.freePkg) return;
+    this.setBetIndex(this.betIndex + d);
+    sound.click();
+  }
+
+  setBetIndex(i) {
+    this.betIndex = Math.min(this.ladder.length - 1, Math.max(0, i));
+    store(`bet.${this.id}`, this.betMoney);
+    this.updateBet();
+    this.setState(this.state || "idle");
+  }
+
+  updateBet() {
+    this.betEl.textContent = this.app.money(this.betMoney);
+    this.betEl.dataset.minor = this.betMoney;
+    this.renderJackpots();
+  }
+
+  /** What the API takes as a bet: the ladder in the games list (money) or describe's credits. */
+  apiBet() {
+    return this.betMoney;
+  }
+
+  toggleSound() {
+    const on = sound.toggle();
+    this.soundBtn.textContent = on ? "♪ SOUND ON" : "♪ SOUND OFF";
+    this.soundBtn.setAttribute("aria-pressed", String(on));
+  }
+
+  // ---- keyboard --------------------------------------------------------------------------
+  onKey(e) {
+    if (e.code !== "Space" && e.key !== " ") return;
+    if (dialogOpen() || this.gone) return;
+    const t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    // a focused button keeps its own Space activation (keyboard users), except SPIN itself
+    if (t && (t.tagName === "BUTTON" || t.tagName === "A") && t !== this.spinBtn) return;
+    if (!this.app.spaceToSpin) return;
+    e.preventDefault();
+    if (e.repeat) return;
+    if (this.state === "gamble") this.choose("collect");
+    else this.onSpinButton();
+  }
+
+  // ---- spinning --------------------------------------------------------------------------
+  onSpinButton() {
+    if (this.auto) {
+      this.stopAuto("Auto spin stopped.");
+      if (this.busy && this.app.profile.quickStop) this.quickStop();
+      return;
+    }
+    if (this.busy) {
+      if (this.app.profile.quickStop) this.quickStop();
+      return;
+    }
+    this.spin();
+  }
+
+  quickStop() {
+    this.skip = true;
+    this.reels.quickStop();
+  }
+
+  async spin() {
+    if (this.busy || this.state === "gamble") return false;
+    const minGap = this.app.profile.minCycleMs;
+    const since = performance.now() - this.lastStart;
+    if (minGap && this.lastStart && since < minGap + 300) {
+      this.message("Please wait: each game round lasts at least " + (minGap / 1000).toFixed(1) + " s here.");
+      await sleep(minGap + 300 - since); // a margin for the time the request takes to arrive
+      if (this.gone) return false;
+    }
+    this.busy = true;
+    this.skip = false;
+    this.cycleToken++;
+    this.hideBig();
+    this.lastStart = performance.now();
+    this.setState("spinning");
+    this.message(this.freePkg ? "Free round — good luck!" : "Good luck!");
+    this.winEl.textContent = this.credits(0);
+    this.reels.startSpin();
+    sound.spinStart();
+    const body = { bet: this.apiBet() };
+    if (this.freePkg) body.free_round_id = pick(this.freePkg, "id", "free_round_id", "package_id");
+    const t0 = performance.now();
+    let res;
+    try {
+      const path = `/api/games/${encodeURIComponent(this.id)}/rounds`;
+      try {
+        res = await this.app.api.post(path, body);
+      } catch (err) {
+        // too fast for the profile's minimum game cycle: nothing was played, so wait and retry once
+        if (!(err.status === 429 && minGap)) throw err;
+        await sleep(minGap / 2);
+        res = await this.app.api.post(path, body);
+      }
+    } catch (err) {
+      sound.stopSpin();
+      await this.reels.stop(this.reels.window || this.reels.randomWindow());
+      this.busy = false;
+      this.setState("idle");
+      this.stopAuto();
+      this.message(explain(err), "error");
+      toast(explain(err), "error", 8000);
+      this.app.refreshWallet().catch(() => {});
+      if (err.status === 409) await this.app.resumeOpenRound();
+      if (err.status === 401) this.app.logout(true);
+      return false;
+    }
+    // keep the reels spinning at least a moment, so a round always looks like one
+    const minSpin = this.app.profile.quickStop ? 350 : 900;
+    const left = minSpin - (performance.now() - t0);
+    if (left > 0 && !this.skip) await this.reels.wait(left);
+    this.app.setBalance(this.pendingBalance(res));
+    this.round = res;
+    this.shown = 0;
+    this.roundWin = 0;
+    this.lastWins = [];
+    this.cardHistory = [];
+    this.view.dataset.roundId = res.round_id || "";
+    this.bigShown = false;
+    await this.playEvents(res.events || []);
+    sound.stopSpin();
+    if (this.gone) return false;
+    // a big win is presented as soon as the reels have shown it (before a gamble offer)
+    const shownWin = res.awaiting ? this.roundWin * this.denom : this.roundWinMoney(res);
+    if (shownWin >= 10 * this.betMoney && !this.skip) {
+      this.bigShown = true;
+      await this.bigWin(shownWin, shownWin / this.betMoney);
+    }
+    return this.afterRound(res);
+  }
+
+  /** Balance to show while the win is still being presented. */
+  pendingBalance(res) {
+    const bal = pick(res, "balance");
+    if (bal === undefined) return this.app.wallet.balance;
+    if (res.status === "completed") return bal - this.roundWinMoney(res);
+    return bal;
+  }
+
+  roundWinMoney(res) {
+    const w = pick(res, "win_amount", "win_minor");
+    if (w !== undefined) return Number(w);
+    // the server's round win is money (minor units); a progressive is paid beside it
+    return Number(res.win || 0) + Number(res.jackpot_win || 0);
+  }
+
+  /** Play events [from..] of the log; a free spin re-spins the reels, nudges slide them. */
+  async playEvents(events, { instant = false } = {}) {
+    let stageWins = [];
+    const flush = async () => {
+      if (stageWins.length) await this.presentStage(stageWins, instant);
+      stageWins = [];
+    };
+    for (let i = this.shown; i < events.length; i++) {
+      const e = events[i];
+      this.shown = i + 1;
+      if (this.gone) return;
+      switch (e.type) {
+        case "reels_stopped":
+          await flush();
+          this.lastWins = [];
+          if (instant) this.reels.setWindow(e.window);
+          else {
+            if (e.stage === "free" || !this.reels.spinning.size) {
+              this.reels.startSpin();
+              if (this.skip) this.reels.quickStop();
+              await this.reels.wait(e.stage === "free" ? 350 : 150);
+            }
+            const anticipate = (this.desc.symbols || []).some((s) => s.scatter);
+            await this.reels.stop(e.window, { onReel: (r) => sound.reelStop(r), anticipate });
+          }
+          sound.stopSpin();
+          break;
+        case "reels_nudged":
+          await flush();
+          this.reels.clearWins();
+          this.lastWins = [];
+          this.message(`NUDGE ${e.step}!`, "feature");
+          if (instant) this.reels.setWindow(e.window);
+          else {
+            if (!this.skip) await sleep(250);
+            sound.nudge();
+            await this.reels.nudge(e.window);
+          }
+          break;
+        case "line_won":
+        case "scatter_won":
+        case "flat_prize_won":
+          stageWins.push(e);
+          this.lastWins.push(e);
+          break;
+        case "free_spins_triggered":
+          await flush();
+          this.freeTotal = e.total_awarded ?? e.awarded;
+          this.fsEl.hidden = false;
+          this.fsEl.textContent = `FREE SPINS: ${this.freeTotal}`;
+          if (!instant) await this.banner(`${e.awarded} FREE SPINS!`, "feature", 1600);
+          break;
+        case "free_spin_started":
+          await flush();
+          this.fsEl.hidden = false;
+          this.fsEl.dataset.index = e.index;
+          this.fsEl.textContent = `FREE SPIN ${e.index} of ${this.freeTotal ?? e.index + (e.remaining ?? 0)}${e.multiplier > 1 ? ` · ALL WINS ×${e.multiplier}` : ""}`;
+          break;
+        case "progressive_won":
+          await flush();
+          this.lastWins.push(e);
+          if (!instant) {
+            sound.bigWin();
+            const jp = (this.round?.jackpots || []).find((j) => j.tier === e.tier);
+            const amount = jp ? pick(jp, "amount", "value") : undefined;
+            await this.banner(`${String(e.tier).toUpperCase()} PROGRESSIVE!`, "jackpot", 2600, amount !== undefined ? this.app.money(amount) : "");
+          }
+          break;
+        case "win_capped":
+          await flush();
+          this.message(describeEvent(e, this.fmt()), "feature");
+          this.roundWin = Number(e.cap);
+          break;
+        case "gamble_resolved":
+          await flush();
+          await this.showGambleResult(e, instant);
+          break;
+        case "round_ended":
+          await flush();
+          this.roundWin = Number(e.win);
+          break;
+        default:
+          await flush();
+      }
+    }
+    await flush();
+  }
+
+  fmt() {
+    return { money: (c, raw) => (raw ? this.app.money(c) : this.credits(c)), sym: (id) => this.reels.sym(id) };
+  }
+
+  async presentStage(wins, instant) {
+    const total = wins.reduce((a, e) => a + eventWin(e), 0);
+    this.reels.clearWins();
+    for (const w of wins) this.reels.showWin(w, this.credits(eventWin(w)), { keep: true });
+    const from = this.roundWin;
+    this.roundWin += total;
+    const small = this.roundWin * this.denom <= this.betMoney && !this.app.profile.celebrateSmall;
+    this.message(wins.length === 1 ? describeEvent(wins[0], this.fmt()) : `${wins.length} wins pay ${this.credits(total)}`, small ? "" : "win");
+    if (instant) {
+      this.winEl.textContent = this.credits(this.roundWin);
+      return;
+    }
+    if (!small) sound.win(Math.min(3, Math.floor(total / Math.max(1, this.betCredits))));
+    await this.countUp(from, this.roundWin, this.skip ? 0 : 500);
+    if (!this.skip) await this.reels.wait(this.auto ? 500 : 800);
+  }
+
+  async countUp(from, to, ms) {
+    const el = this.winEl;
+    if (ms <= 0 || to <= from) {
+      el.textContent = this.credits(to);
+      return;
+    }
+    const t0 = performance.now();
+    let last = 0;
+    for (;;) {
+      const k = Math.min(1, (performance.now() - t0) / ms);
+      const v = Math.round(from + (to - from) * (1 - (1 - k) ** 3));
+      el.textContent = this.credits(v);
+      if (performance.now() - last > 70) {
+        sound.tick();
+        last = performance.now();
+      }
+      if (k >= 1 || this.skip) break;
+      await sleep(30);
+    }
+    el.textContent = this.credits(to);
+  }
+
+  async banner(text, cls, ms, sub = "") {
+    this.bigEl.hidden = false;
+    this.bigEl.className = `bigwin ${cls}`;
+    this.bigEl.replaceChildren(h("div.big-title", {}, text), sub ? h("div.big-amount", {}, sub) : "");
+    await this.reels.wait(this.skip ? 300 : ms);
+    this.hideBig();
+  }
+
+  hideBig() {
+    this.bigEl.hidden = true;
+  }
+
+  /** After the log is played: a gamble to offer, or the round is over. */
+  async afterRound(res) {
+    if (res.awaiting) {
+      this.busy = false;
+      if (this.auto) {
+        // autoplay never gambles
+        return this.choose("collect");
+      }
+      this.showGamble(res.awaiting);
+      return true;
+    }
+    await this.finishRound(res);
+    return true;
+  }
+
+  async finishRound(res) {
+    const winMoney = this.roundWinMoney(res);
+    const ratio = this.betMoney ? winMoney / this.betMoney : 0;
+    this.winEl.textContent = this.app.money(winMoney);
+    this.winEl.dataset.minor = winMoney;
+    this.gambleEl.hidden = true;
+    this.fsEl.hidden = true;
+    const celebrate = winMoney > 0 && (res.celebrate ?? (winMoney > this.betMoney || this.app.profile.celebrateSmall));
+    if (winMoney > 0 && ratio >= 10 && !this.skip && !this.bigShown) await this.bigWin(winMoney, ratio);
+    this.bigShown = false;
+    if (winMoney > 0) {
+      this.message(
+        celebrate ? `WIN ${this.app.money(winMoney)}` : `Win ${this.app.money(winMoney)} (your stake was ${this.app.money(this.betMoney)})`,
+        celebrate ? "win" : "",
+      );
+    } else if (!res.events?.some((e) => e.type === "gamble_resolved")) {
+      this.message(this.auto ? "Auto spin…" : "No win this time. Good luck!");
+    }
+    if (res.status === "crediting") this.message(`WIN ${this.app.money(winMoney)}: your operator is crediting it to your balance.`, "win");
+    if (res.status === "cancelled") this.message("The round was voided and your bet refunded.", "error");
+    if (res.balance !== undefined && res.balance !== null) this.app.setBalance(res.balance);
+    else await this.app.refreshWallet().catch(() => {});
+    this.app.noteRound(res);
+    this.roundsPlayed = (this.roundsPlayed || 0) + 1;
+    this.view.dataset.rounds = this.roundsPlayed;
+    this.view.dataset.lastRound = res.round_id || "";
+    this.busy = false;
+    this.round = null;
+    this.refreshSessionInfo();
+    this.setState("idle");
+    this.cycleWins();
+    await this.afterFreeRound();
+    if (this.jpEl) this.refreshJackpots();
+    this.continueAuto(res, winMoney);
+  }
+
+  async bigWin(winMoney, ratio) {
+    const tier = ratio >= 50 ? "EPIC WIN" : ratio >= 25 ? "MEGA WIN" : "BIG WIN";
+    this.bigEl.hidden = false;
+    this.bigEl.className = `bigwin big tier-${tier.split(" ")[0].toLowerCase()}`;
+    const amount = h("div.big-amount", { "data-testid": "bigwin-amount" });
+    this.bigEl.replaceChildren(h("div.big-title", {}, tier), amount);
+    sound.bigWin();
+    const ms = this.auto ? 1200 : Math.min(4000, 1200 + ratio * 40);
+    const t0 = performance.now();
+    while (!this.skip && !this.gone) {
+      const k = Math.min(1, (performance.now() - t0) / ms);
+      amount.textContent = this.app.money(Math.round(winMoney * (1 - (1 - k) ** 2)));
+      if (k >= 1) break;
+      await sleep(30);
+    }
+    amount.textContent = this.app.money(winMoney);
+    await this.reels.wait(900);
+    this.hideBig();
+  }
+
+  /** While idle, show each winning line in turn with its amount. */
+  async cycleWins() {
+    const wins = this.lastWins.filter((w) => w.positions?.length);
+    if (wins.length < 2) return;
+    const token = ++this.cycleToken;
+    await sleep(1200);
+    for (let i = 0; token === this.cycleToken && !this.gone; i = (i + 1) % wins.length) {
+      const w = wins[i];
+      this.reels.showWin(w, this.credits(eventWin(w)));
+      await sleep(1300);
+    }
+  }
+
+  // ---- gamble ----------------------------------------------------------------------------
+  showGamble(aw) {
+    const stake = Number(aw.stake ?? this.roundWin);
+    this.setState("gamble");
+    this.gambleEl.hidden = false;
+    this.card = h("div.card.back", { "data-testid": "gamble-card", "aria-label": "Face-down card" }, h("span", {}, "?"));
+    const opts = aw.options || ["collect", "red", "black"];
+    const btn = (opt, label, cls) =>
+      opts.includes(opt)
+        ? h(`button.gamble-btn.${cls}`, { "data-testid": `gamble-${opt}`, onclick: () => this.choose(opt) }, label)
+        : null;
+    const parts = [
+      h("h2", {}, "GAMBLE"),
+      h(
+        "p.gamble-text",
+        { "data-testid": "gamble-text" },
+        `Gamble ${this.credits(stake)} to win ${this.credits(stake * 2)}? Guess the colour of the card`,
+        aw.step ? ` (step ${aw.step} of ${aw.max_steps}).` : ".",
+      ),
+      h("div.gamble-row", {}, btn("red", "RED", "red"), this.card, btn("black", "BLACK", "black")),
+      this.cardHistory?.length
+        ? h("div.card-history", { "data-testid": "gamble-history", "aria-label": "Previous cards" }, "Previous cards: ",
+            this.cardHistory.map((c) => h(`span.mini-card.${c}`, { "data-card": c, title: c }, c === "red" ? "♥" : "♠")))
+        : null,
+      btn("collect", `COLLECT ${this.credits(stake)}`, "collect"),
+    ];
+    this.gambleEl.replaceChildren(...parts.filter(Boolean));
+    this.winEl.textContent = this.credits(stake);
+    const celebrate = stake * this.denom > this.betMoney || this.app.profile.celebrateSmall;
+    this.message("Collect your win, or gamble it on the colour of the next card.", celebrate ? "win" : "");
+    this.gambleEl.querySelector("[data-testid=gamble-collect]")?.focus();
+  }
+
+  async choose(choice) {
+    if (!this.round || this.busy) return false;
+    this.busy = true;
+    for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = true;
+    sound.click();
+    let res;
+    try {
+      res = await this.app.api.post(`/api/rounds/${encodeURIComponent(this.round.round_id)}/choices`, { choice });
+    } catch (err) {
+      this.busy = false;
+      if (err.status === 409 || err.status === 404) {
+        // the round no longer waits (completed automatically, or voided): show where it stands
+        this.gambleEl.hidden = true;
+        this.round = null;
+        this.setState("idle");
+        await this.app.refreshWallet().catch(() => {});
+        this.message("This round was already settled by the server; your balance is up to date and the round is in RECALL.", "error");
+        return false;
+      }
+      for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = false;
+      this.message(explain(err), "error");
+      toast(explain(err), "error", 8000);
+      return false;
+    }
+    const evs = res.events || [];
+    // The server returns the whole log again (which may differ from the one shown before the
+    // choice, e.g. without the gamble offer) or only what follows the choice: play what is new.
+    const old = this.round.events || [];
+    let k = 0;
+    while (k < old.length && k < evs.length && JSON.stringify(old[k]) === JSON.stringify(evs[k])) k++;
+    if (k === 0 && old.length) {
+      this.round = { ...res, events: [...old, ...evs] };
+      this.shown = old.length;
+    } else {
+      this.round = res;
+      this.shown = Math.min(this.shown, k);
+    }
+    await this.playEvents(this.round.events);
+    this.busy = false;
+    if (res.awaiting) {
+      await sleep(this.auto ? 0 : 400);
+      this.showGamble(res.awaiting);
+      return true;
+    }
+    await this.finishRound(res);
+    return true;
+  }
+
+  async showGambleResult(e, instant) {
+    this.view.dataset.lastCard = e.card;
+    this.cardHistory = [...(this.cardHistory || []), e.card].slice(-6);
+    if (!this.card) return;
+    this.card.className = `card face ${e.card}`;
+    this.card.dataset.card = e.card;
+    this.card.setAttribute("aria-label", `${e.card} card`);
+    this.card.replaceChildren(h("span", {}, e.card === "red" ? "♥" : "♠"), h("small", {}, e.card.toUpperCase()));
+    const stake = Number(e.stake);
+    this.roundWin = e.win !== undefined ? Number(e.win) : e.won ? stake * 2 : 0;
+    this.winEl.textContent = this.credits(this.roundWin);
+    this.message(e.won ? `The card is ${e.card}: you win ${this.credits(this.roundWin)}!` : `The card is ${e.card}: the gamble is lost.`, e.won ? "win" : "error");
+    if (!instant) {
+      if (e.won) sound.win(2);
+      else sound.lose();
+      await sleep(900);
+    }
+  }
+
+  // ---- resume ----------------------------------------------------------------------------
+  /** Restore an open round: draw its log as it stands and offer the choice it waits for. */
+  async resume(open) {
+    const i = this.ladderMoney.indexOf(Number(open.bet));
+    if (i >= 0) this.setBetIndex(i);
+    this.round = open;
+    this.cardHistory = [];
+    this.view.dataset.roundId = open.round_id || "";
+    this.shown = 0;
+    this.roundWin = 0;
+    this.lastWins = [];
+    await this.playEvents(open.events || [], { instant: true });
+    if (open.awaiting) this.showGamble(open.awaiting);
+    else await this.finishRound(open);
+    this.message("Your unfinished round has been restored: finish it to continue.", "feature");
+    toast("Your unfinished round has been restored.", "info");
+  }
+
+  // ---- autoplay --------------------------------------------------------------------------
+  onAutoButton() {
+    if (this.auto) return this.stopAuto("Auto spin stopped.");
+    if (!this.app.profile.autoplay) {
+      toast("Autoplay is not allowed in your jurisdiction.", "error");
+      return;
+    }
+    openAutoDialog(this);
+  }
+
+  startAuto(cfg) {
+    if (this.busy || this.state === "gamble") return;
+    this.auto = { ...cfg, left: cfg.rounds, startBalance: this.app.wallet.balance };
+    this.autoBtn.classList.add("active");
+    this.autoBtn.textContent = "STOP AUTO";
+    this.setState("idle");
+    this.spin();
+  }
+
+  stopAuto(reason) {
+    if (!this.auto) return;
+    this.auto = null;
+    this.autoBtn.classList.remove("active");
+    this.autoBtn.textContent = "AUTO";
+    this.setState(this.state);
+    if (reason) {
+      this.message(reason);
+      this.view.dataset.autoStop = reason;
+    }
+  }
+
+  continueAuto(res, winMoney) {
+    const a = this.auto;
+    if (!a) return;
+    a.left -= 1;
+    const bal = this.app.wallet.balance;
+    const feature = (res.events || []).some((e) => FEATURE_EVENTS.has(e.type));
+    let why = null;
+    if (a.left <= 0) why = "Auto spin finished: all rounds played.";
+    else if (a.onAnyWin && winMoney > 0) why = "Auto spin stopped: a win.";
+    else if (a.singleWinExceeds && winMoney >= a.singleWinExceeds) why = `Auto spin stopped: a single win of ${this.app.money(winMoney)} reached your limit.`;
+    else if (a.balanceUp && bal - a.startBalance >= a.balanceUp) why = "Auto spin stopped: your balance increased by your limit.";
+    else if (a.balanceDown && a.startBalance - bal >= a.balanceDown) why = "Auto spin stopped: your balance decreased by your limit.";
+    else if (a.onFeature && feature) why = "Auto spin stopped: a feature was won.";
+    else if (bal < this.betMoney && !this.freePkg) why = "Auto spin stopped: your balance is too low for this bet.";
+    if (why) {
+      this.stopAuto(why);
+      toast(why, "info");
+      return;
+    }
+    this.setState("idle");
+    setTimeout(() => {
+      if (this.auto && !this.gone && !dialogOpen()) this.spin();
+      else if (this.auto && dialogOpen()) this.waitDialogThenSpin();
+    }, 350);
+  }
+
+  async waitDialogThenSpin() {
+    while (this.auto && dialogOpen() && !this.gone) await sleep(200);
+    if (this.auto && !this.gone) this.spin();
+  }
+
+  // ---- free rounds -----------------------------------------------------------------------
+  async loadFreeRounds() {
+    const pkgs = await this.app.loadFreeRounds();
+    const mine = pkgs.filter((p) => (p.game ?? p.game_id) === this.id && Number(pick(p, "rounds_left", "remaining", "rounds") ?? 0) > 0);
+    this.freePkg = mine[0] || null;
+    this.renderFreeRounds();
+  }
+
+  renderFreeRounds() {
+    const p = this.freePkg;
+    if (!p) {
+      this.frbEl.hidden = true;
+      return;
+    }
+    const bet = Number(p.bet);
+    const i = this.ladderMoney.indexOf(bet);
+    if (i >= 0) {
+      this.betIndex = i;
+      this.updateBet();
+    }
+    const left = pick(p, "rounds_left", "remaining", "rounds");
+    this.frbEl.hidden = false;
+    this.frbEl.textContent = `FREE ROUNDS: ${left} left at ${this.app.money(this.betMoney)} (bet fixed)`;
+    this.setState(this.state || "idle");
+  }
+
+  async afterFreeRound() {
+    if (!this.freePkg) return;
+    const before = this.freePkg;
+    await this.loadFreeRounds();
+    if (!this.freePkg) {
+      this.stopAuto();
+      await alertBox(
+        "Free rounds finished",
+        [
+          `Your free rounds package is used up${before.total_won !== undefined ? `; it won ${this.app.money(before.total_won)}` : ""}.`,
+          `The next round will cost the bet of ${this.app.money(this.betMoney)}.`,
+        ],
+        { testid: "frb-ended" },
+      );
+      this.setState("idle");
+    }
+  }
+
+  // ---- jackpots --------------------------------------------------------------------------
+  startJackpots() {
+    this.refreshJackpots();
+    this.jpTimer = setInterval(() => this.refreshJackpots(), 8000);
+  }
+
+  async refreshJackpots() {
+    try {
+      const data = await this.app.api.get("/api/jackpots", { retries: 0 });
+      const list = Array.isArray(data) ? data : data?.jackpots || data?.pools || [];
+      this.jackpots = list.filter((j) => !j.game || j.game === this.id || j.game_id === this.id);
+    } catch {
+      this.jackpots = null;
+    }
+    this.renderJackpots();
+  }
+
+  renderJackpots() {
+    if (!this.jpEl) return;
+    const prog = {};
+    const raw = this.desc.progressives || {};
+    if (Array.isArray(raw)) for (const p of raw) prog[p.tier] = p;
+    else Object.assign(prog, raw);
+    const maxBet = this.betIndex === this.ladder.length - 1;
+    const tiers = Object.keys(prog).length ? Object.keys(prog).sort((x, y) => (x === "top" ? -1 : y === "top" ? 1 : 0)) : ["top", "bottom"];
+    this.jpEl.replaceChildren(
+      ...tiers.map((tier) => {
+        const live = (this.jackpots || []).filter((j) => j.tier === tier);
+        const mine = live.find((j) => Number(j.denomination ?? this.denom) === this.denom) || live[0];
+        let value = mine ? Number(pick(mine, "value", "amount", "balance")) : undefined;
+        if (value === undefined) {
+          const reset = pick(prog[tier] || {}, "reset", "seed", "reset_credits");
+          value = reset !== undefined ? Number(reset) * this.denom : undefined;
+        }
+        return h(
+          `div.jp.${tier}`,
+          { "data-testid": `jackpot-${tier}` },
+          h("span.jp-name", {}, `${tier.toUpperCase()} PROGRESSIVE`),
+          h("span.jp-value", {}, value !== undefined ? this.app.money(value) : "—"),
+        );
+      }),
+      h("div.jp-note", {}, maxBet ? "Progressives are live at this (max) bet." : "Progressives are available at max bet only."),
+    );
+  }
+}

@@ -1,0 +1,268 @@
+// The game's panels: BET settings, AUTO SPIN settings, PAYS / HELP, MENU.
+import { alertBox, closeAll, openDialog } from "./dialogs.js";
+import { openRecall } from "./recall.js";
+import { lineColor } from "./reels.js";
+import { sound } from "./sound.js";
+import { glyph } from "./symbols.js";
+import { h, pct } from "./util.js";
+
+export function openBetDialog(game) {
+  if (game.freePkg) {
+    alertBox("Bet settings", "The bet is fixed while you play free rounds.");
+    return;
+  }
+  if (game.state !== "idle") return;
+  const d = game.desc;
+  const list = h(
+    "div.bet-ladder",
+    { role: "radiogroup", "aria-label": "Total bet" },
+    game.ladder.map((b, i) =>
+      h(
+        "button.bet-choice" + (i === game.betIndex ? ".selected" : ""),
+        {
+          role: "radio",
+          "aria-checked": String(i === game.betIndex),
+          "data-testid": `bet-option-${i}`,
+          "data-minor": game.ladderMoney[i],
+          onclick: () => {
+            game.setBetIndex(i);
+            dlg.close(i);
+          },
+        },
+        game.app.money(game.ladderMoney[i]),
+      ),
+    ),
+  );
+  const lines = d.lines?.length;
+  const dlg = openDialog(
+    "Bet settings",
+    [
+      h("p", {}, `Choose your total bet${lines ? ` (played on ${lines} lines)` : ""}.`),
+      list,
+      d.progressives ? h("p.note", {}, "Progressives are available at max bet only.") : null,
+    ],
+    { testid: "bet-dialog" },
+  );
+}
+
+export function openAutoDialog(game) {
+  const cur = game.app.currency;
+  const money = (label, key, testid) => {
+    const chk = h("input", { type: "checkbox", id: `auto-${key}`, "data-testid": `${testid}-on` });
+    const inp = h("input.money-input", {
+      type: "text",
+      inputmode: "decimal",
+      "data-testid": testid,
+      "aria-label": label,
+      placeholder: "0.00",
+      oninput: () => (chk.checked = inp.value.trim() !== ""),
+    });
+    return { row: h("div.auto-row", {}, chk, h("label", { for: `auto-${key}` }, label), inp, h("span.cur", {}, cur)), chk, inp };
+  };
+  const rounds = h(
+    "div.auto-rounds",
+    { role: "radiogroup", "aria-label": "Number of auto spins" },
+    [10, 25, 50, 100, 250].map((n) =>
+      h("button.bet-choice" + (n === 10 ? ".selected" : ""), {
+        "data-testid": `auto-rounds-${n}`,
+        role: "radio",
+        "aria-checked": String(n === 10),
+        onclick: (e) => {
+          for (const b of rounds.children) {
+            b.classList.remove("selected");
+            b.setAttribute("aria-checked", "false");
+          }
+          e.currentTarget.classList.add("selected");
+          e.currentTarget.setAttribute("aria-checked", "true");
+          chosen = n;
+        },
+      }, String(n)),
+    ),
+  );
+  let chosen = 10;
+  const anyWin = h("input", { type: "checkbox", id: "auto-anywin", "data-testid": "auto-any-win" });
+  const feature = h("input", { type: "checkbox", id: "auto-feature", "data-testid": "auto-feature", checked: true });
+  const single = money("If a single win exceeds", "single", "auto-single-win");
+  const up = money("If balance increases by", "up", "auto-balance-up");
+  const down = money("If balance decreases by", "down", "auto-balance-down");
+  const err = h("p.error-text", { role: "alert" });
+  const parse = (x) => {
+    if (!x.chk.checked) return 0;
+    const v = game.app.parseMoney(x.inp.value);
+    if (v === null || v <= 0) throw new Error(`Enter an amount for "${x.inp.getAttribute("aria-label")}".`);
+    return v;
+  };
+  const content = [
+    h("h3", {}, "Number of auto spins"),
+    rounds,
+    h("h3", {}, "Advanced settings: stop auto spin"),
+    h("div.auto-row", {}, anyWin, h("label", { for: "auto-anywin" }, "On any win")),
+    single.row,
+    up.row,
+    down.row,
+    h("div.auto-row", {}, feature, h("label", { for: "auto-feature" }, "When a feature is won (free spins, progressive)")),
+    h("p.note", {}, "Auto spin always collects wins (it never gambles). Press STOP or the spin button to stop at any time. Settings go back to their defaults when you reload."),
+    err,
+  ];
+  openDialog("Auto spin", content, {
+    testid: "auto-dialog",
+    actions: [
+      {
+        label: "Reset",
+        testid: "auto-reset",
+        onclick: () => {
+          for (const x of [single, up, down]) {
+            x.chk.checked = false;
+            x.inp.value = "";
+          }
+          anyWin.checked = false;
+          feature.checked = false;
+        },
+      },
+      {
+        label: "Start auto spin",
+        primary: true,
+        testid: "auto-start",
+        onclick: (close) => {
+          let cfg;
+          try {
+            cfg = {
+              rounds: chosen,
+              onAnyWin: anyWin.checked,
+              onFeature: feature.checked,
+              singleWinExceeds: parse(single),
+              balanceUp: parse(up),
+              balanceDown: parse(down),
+            };
+          } catch (e) {
+            err.textContent = e.message;
+            return;
+          }
+          close(true);
+          game.startAuto(cfg);
+        },
+      },
+    ],
+  });
+}
+
+/** PAYS / HELP: the paytable at the current bet, the paylines drawn, the rules, the buttons. */
+export function openPays(game) {
+  const d = game.desc;
+  const k = Number(d.pay_divisor || 1);
+  const bet = game.betCredits;
+  const syms = new Map((d.symbols || []).map((s) => [String(s.id), s]));
+  const rows = (d.paytable || []).map((p, i) => {
+    const sym = syms.get(String(p.symbol));
+    const pays = Object.entries(p.pays || {}).sort((a, b) => Number(b[0]) - Number(a[0]));
+    return h(
+      "tr",
+      { "data-testid": `pay-row-${i}` },
+      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym) }) : comboGlyphs(p, syms), h("span", {}, p.label || sym?.name || p.symbol || p.combination))),
+      h(
+        "td.pay-vals",
+        {},
+        pays.map(([n, v]) => h("div", {}, h("b", {}, `${n}×`), " ", h("span", { "data-testid": "pay-value" }, game.credits((Number(v) * bet) / k)))),
+      ),
+    );
+  });
+  const table = h("table.paytable", { "data-testid": "paytable" }, h("caption", {}, `Pays at your bet of ${game.credits(bet)}`), h("tbody", {}, rows));
+  const lines = (d.lines || []).map((line, i) => h("figure.payline", { "data-testid": `payline-${i + 1}` }, lineSvg(line, d.rows, i + 1), h("figcaption", {}, `Line ${i + 1}`)));
+  const special = (d.symbols || []).filter((s) => s.wild || s.scatter);
+  const content = [
+    table,
+    special.length
+      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, `${s.name}: ${s.wild ? "wild, substitutes for other symbols" : "scatter, pays anywhere"}`))))
+      : null,
+    extraPays(game),
+    h("h3", {}, `Paylines (${(d.lines || []).length})`),
+    h("div.paylines", {}, lines),
+    h("h3", {}, "Rules"),
+    h("ul.rules", { "data-testid": "rules" }, (d.rules || []).map((r) => h("li", {}, r))),
+    h("ul.rules", {}, [
+      "Line wins pay left to right on adjacent reels, on active lines; only the highest win per line is paid; wins on different lines are added.",
+      `Theoretical return to player: ${pct(d.rtp)}. Maximum win: ${d.max_win_x ? `${d.max_win_x} times the stake` : "see the operator"}.`,
+      "Incomplete games are resolved automatically; their winnings are paid on your next visit and can be reviewed in RECALL.",
+      "Misuse or malfunction voids all pays and plays.",
+    ].map((t) => h("li", {}, t))),
+    h("h3", {}, "Additional information"),
+    helpButtons(),
+  ];
+  openDialog(`${d.name}: pays and help`, content, { testid: "pays-dialog", wide: true });
+}
+
+function comboGlyphs(p, syms) {
+  const ids = String(p.label || "").split(/\s+/).filter((t) => syms.has(t));
+  if (!ids.length) return null;
+  return h("span.combo", {}, ids.map((id) => h("span.mini-glyph", { html: glyph(syms.get(id)) })));
+}
+
+function extraPays(game) {
+  const d = game.desc;
+  const out = [];
+  if (d.progressives) {
+    out.push(h("h3", {}, "Progressives"));
+    out.push(
+      h("ul.rules", {}, Object.entries(d.progressives).map(([tier, v]) => h("li", {}, `${tier.toUpperCase()} progressive${v && typeof v === "object" && v.reset !== undefined ? `: resets to ${game.credits(v.reset)}` : ""}. Available at max bet only.`))),
+    );
+  }
+  return out.length ? h("div", {}, out) : null;
+}
+
+function lineSvg(line, rows, n) {
+  const reels = line.length;
+  const w = reels * 20;
+  const hh = rows * 20;
+  let cells = "";
+  for (let r = 0; r < reels; r++) for (let y = 0; y < rows; y++) cells += `<rect x="${r * 20 + 1}" y="${y * 20 + 1}" width="18" height="18" rx="3" class="${line[r] === y ? "on" : ""}"/>`;
+  const pts = line.map((y, r) => `${r * 20 + 10},${y * 20 + 10}`).join(" ");
+  return h("span", {
+    html: `<svg viewBox="0 0 ${w} ${hh}" width="${w * 2}" height="${hh * 2}" role="img" aria-label="Line ${n}: rows ${line.map((y) => y + 1).join(", ")}">${cells}<polyline points="${pts}" fill="none" stroke="${lineColor(n)}" stroke-width="3" stroke-linejoin="round"/></svg>`,
+  });
+}
+
+function helpButtons() {
+  const items = [
+    ["MENU", "Open and close game settings and information."],
+    ["BET", "Open the bet settings: choose the total bet from the ladder (− and + step it)."],
+    ["AUTO SPIN", "Choose a number of automatic rounds and optional stop conditions."],
+    ["SPIN", "Start a round with the current bet; press the space bar too. Press again to quick stop the reels where allowed."],
+    ["SOUND", "Turn the sound on or off."],
+    ["LOBBY", "Return to the lobby."],
+    ["PAYS / HELP", "This page: pays at the current bet and the rules."],
+    ["RECALL", "Game history: your last rounds, each replayable step by step."],
+  ];
+  return h("dl.help-buttons", {}, items.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+export function openMenu(game) {
+  const app = game.app;
+  const p = app.profile;
+  const space = h("input", { type: "checkbox", id: "set-space", checked: app.spaceToSpin, onchange: (e) => app.setSpaceToSpin(e.target.checked) });
+  const snd = h("input", { type: "checkbox", id: "set-sound", checked: sound.enabled, onchange: () => game.toggleSound() });
+  const go = (fn) => () => {
+    closeAll();
+    setTimeout(fn, 0);
+  };
+  const content = [
+    h("h3", {}, "Settings"),
+    h("div.auto-row", {}, snd, h("label", { for: "set-sound" }, "Sound")),
+    h("div.auto-row", {}, space, h("label", { for: "set-space" }, "Space bar to spin")),
+    h("div.menu-grid", {}, [
+      h("button.ctl", { "data-testid": "menu-bet", onclick: go(() => openBetDialog(game)) }, "BET SETTINGS"),
+      h("button.ctl", { "data-testid": "menu-auto", disabled: !p.autoplay, onclick: go(() => openAutoDialog(game)) }, "AUTO SPIN"),
+      h("button.ctl", { "data-testid": "menu-pays", onclick: go(() => openPays(game)) }, "PAYS / HELP"),
+      h("button.ctl", { "data-testid": "menu-recall", onclick: go(() => openRecall(app, game.id)) }, "RECALL"),
+      h("button.ctl", { "data-testid": "menu-lobby", onclick: go(() => app.go("#/lobby")) }, "LOBBY"),
+      h("button.ctl", { "data-testid": "menu-logout", onclick: go(() => app.logout()) }, "LOG OUT"),
+    ]),
+    h("h3", {}, "Game information"),
+    h("dl.info", {}, [
+      h("dt", {}, "Return to player"), h("dd", {}, pct(game.desc.rtp)),
+      h("dt", {}, "Maximum win"), h("dd", {}, game.desc.max_win_x ? `${game.desc.max_win_x} × stake` : "—"),
+      h("dt", {}, "Model version"), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
+      h("dt", {}, "Jurisdiction"), h("dd", {}, `${p.name || "default"}${p.autoplay ? "" : " · no autoplay"}${p.quickStop ? "" : " · no quick stop"}`),
+    ]),
+  ];
+  openDialog("Menu", content, { testid: "menu-dialog" });
+}

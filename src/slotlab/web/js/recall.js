@@ -1,0 +1,132 @@
+// RECALL: the player's last rounds, and a step-by-step replay of any of them from its event log.
+import { explain } from "./api.js";
+import { openDialog } from "./dialogs.js";
+import { describeEvent, eventWin } from "./eventtext.js";
+import { Reels } from "./reels.js";
+import { fmtTime, h, pick } from "./util.js";
+
+export function openRecall(app, gameId) {
+  const body = h("div.recall", { "data-testid": "recall" });
+  openDialog("Game history", body, { testid: "recall-dialog", wide: true });
+  return showList(app, gameId, body);
+}
+
+async function showList(app, gameId, body) {
+  body.replaceChildren(h("p", {}, "Loading your game history…"));
+  let data;
+  try {
+    data = await app.api.get("/api/history?limit=50");
+  } catch (err) {
+    body.replaceChildren(h("p.error-text", {}, explain(err)));
+    return;
+  }
+  const rounds = data?.rounds || (Array.isArray(data) ? data : []);
+  if (!rounds.length) {
+    body.replaceChildren(h("p", {}, "No rounds played yet."));
+    return;
+  }
+  const name = (id) => (app.games || []).find((g) => g.id === id)?.name || id;
+  const table = h(
+    "table.history",
+    { "data-testid": "history" },
+    h("thead", {}, h("tr", {}, ["Time", "Game", "Bet", "Win", "Status", ""].map((t) => h("th", {}, t)))),
+    h(
+      "tbody",
+      {},
+      rounds.map((r) =>
+        h(
+          "tr",
+          { "data-testid": "history-row", "data-round": r.round_id, class: r.game === gameId ? "this-game" : "" },
+          h("td", {}, fmtTime(pick(r, "completed_at", "created_at", "started_at"))),
+          h("td", {}, name(pick(r, "game", "game_id"))),
+          h("td", {}, app.money(pick(r, "bet_amount", "bet") ?? 0)),
+          h("td", { "data-testid": "history-win" }, app.money(Number(pick(r, "win_amount", "win") ?? 0) + Number(r.jackpot_win || 0))),
+          h("td", {}, String(r.status || "")),
+          h("td", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, "REPLAY")),
+        ),
+      ),
+    ),
+  );
+  body.replaceChildren(h("p.note", {}, "Your last rounds, newest first. Choose REPLAY to watch a round again step by step."), table);
+}
+
+async function showRound(app, roundId, body, back) {
+  body.replaceChildren(h("p", {}, "Loading the round…"));
+  let rec;
+  let desc;
+  try {
+    rec = await app.api.get(`/api/rounds/${encodeURIComponent(roundId)}`);
+    desc = await app.api.get(`/api/games/${encodeURIComponent(pick(rec, "game", "game_id"))}`);
+  } catch (err) {
+    body.replaceChildren(h("p.error-text", {}, explain(err)));
+    return;
+  }
+  const listing = (app.games || []).find((g) => g.id === desc.id) || {};
+  const denom = Number(desc.denomination ?? listing.denomination ?? 1) || 1;
+  const money = (c, raw) => app.money(raw ? c : Number(c) * denom);
+  const reels = new Reels(desc, { testid: "replay-reels" });
+  const events = rec.events || [];
+  const stepText = h("p.replay-step", { "data-testid": "replay-step", role: "status", "aria-live": "polite" });
+  const counter = h("span.replay-count", { "data-testid": "replay-count" });
+  const winEl = h("output", { "data-testid": "replay-win" }, money(0));
+  const log = h("ol.replay-log", { "data-testid": "replay-log" });
+  let i = -1;
+  let win = 0;
+  const fmt = { money, sym: (id) => reels.sym(id) };
+  const apply = (k) => {
+    // redraw from the start up to event k (so stepping back works too)
+    win = 0;
+    log.replaceChildren();
+    reels.clearWins();
+    for (let j = 0; j <= k; j++) {
+      const e = events[j];
+      if (e.type === "reels_stopped" || e.type === "reels_nudged") {
+        reels.setWindow(e.window);
+      } else if (e.positions) {
+        reels.showWin(e, money(eventWin(e)), { keep: j > 0 && events[j - 1].positions });
+      }
+      win += eventWin(e);
+      if (e.type === "gamble_resolved") win = e.win !== undefined ? Number(e.win) : e.won ? Number(e.stake) * 2 : 0;
+      if (e.type === "round_ended" || e.type === "win_capped") win = Number(e.win ?? e.cap);
+      log.append(h("li" + (j === k ? ".current" : ""), {}, describeEvent(e, fmt)));
+    }
+    stepText.textContent = k >= 0 ? describeEvent(events[k], fmt) : "Press NEXT to step through the round.";
+    counter.textContent = `Step ${k + 1} of ${events.length}`;
+    winEl.textContent = money(win);
+    prev.disabled = k <= 0;
+    next.disabled = k >= events.length - 1;
+  };
+  const prev = h("button.ctl", { "data-testid": "replay-prev", onclick: () => apply((i = Math.max(0, i - 1))) }, "◀ PREV");
+  const next = h("button.ctl", { "data-testid": "replay-next", onclick: () => apply((i = Math.min(events.length - 1, i + 1))) }, "NEXT ▶");
+  const all = h("button.ctl", { "data-testid": "replay-end", onclick: () => apply((i = events.length - 1)) }, "TO END");
+  const verify = h("span.verify", { "data-testid": "replay-verify" }, "");
+  const info = h("dl.info", {}, [
+    h("dt", {}, "Round"), h("dd.hash", {}, String(rec.round_id || roundId)),
+    h("dt", {}, "Game"), h("dd", {}, desc.name),
+    h("dt", {}, "Bet"), h("dd", {}, app.money(rec.bet_credits !== undefined || !desc.bets_credits ? Number(rec.bet) : Number(rec.bet) * denom)),
+    h("dt", {}, "Status"), h("dd", {}, String(rec.status || "")),
+    h("dt", {}, "Model"), h("dd.hash", {}, String(rec.model_hash || "").slice(0, 16)),
+    h("dt", {}, "Choices"), h("dd", {}, (rec.choices || []).join(", ") || "none"),
+  ]);
+  body.replaceChildren(
+    h("button.ctl.back", { "data-testid": "replay-back", onclick: back }, "◀ HISTORY"),
+    info,
+    h("div.replay-stage", {}, reels.el),
+    h("div.replay-bar", {}, prev, counter, next, all, h("span", {}, "Win: ", winEl)),
+    stepText,
+    verify,
+    log,
+  );
+  if (events.length) apply((i = 0));
+  // ask the server to re-run the round from its seed and compare
+  if (rec.status === "completed") {
+    app.api
+      .get(`/api/rounds/${encodeURIComponent(roundId)}/replay`, { retries: 0 })
+      .then((r) => {
+        const ok = pick(r, "identical", "match", "ok", "verified");
+        verify.textContent = ok ? "✔ Verified: the server re-ran this round from its seed and got identical events." : "✖ The re-run did not match the stored events.";
+        verify.className = `verify ${ok ? "ok" : "bad"}`;
+      })
+      .catch(() => {});
+  }
+}

@@ -1,0 +1,218 @@
+// Symbol glyphs drawn as SVG (no image downloads). A glyph is chosen from the symbol's id and
+// name (seven, bar, cherry, star, ...); anything unknown gets a labelled tile, so every game
+// described by the server can be drawn.
+
+const DEFS = `
+<svg id="glyph-defs" width="0" height="0" style="position:absolute" aria-hidden="true">
+ <defs>
+  <linearGradient id="g-red" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#ff6b6b"/><stop offset="1" stop-color="#c0101e"/></linearGradient>
+  <linearGradient id="g-gold" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fff3a3"/><stop offset=".5" stop-color="#ffc21a"/><stop offset="1" stop-color="#c27a00"/></linearGradient>
+  <linearGradient id="g-blue" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#e8fbff"/><stop offset=".45" stop-color="#6fd3ff"/><stop offset="1" stop-color="#1f5fd6"/></linearGradient>
+  <linearGradient id="g-purple" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#c58cff"/><stop offset="1" stop-color="#5b1a9e"/></linearGradient>
+  <linearGradient id="g-yellow" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fffb9a"/><stop offset="1" stop-color="#e8c000"/></linearGradient>
+  <linearGradient id="g-orange" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#ffc36b"/><stop offset="1" stop-color="#ef6c00"/></linearGradient>
+  <linearGradient id="g-green" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#8dff8a"/><stop offset="1" stop-color="#1a8f2e"/></linearGradient>
+  <linearGradient id="g-bar" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3a3f58"/><stop offset="1" stop-color="#0d0f1a"/></linearGradient>
+  <radialGradient id="g-shine" cx=".35" cy=".3" r=".7"><stop offset="0" stop-color="#fff" stop-opacity=".8"/><stop offset=".4" stop-color="#fff" stop-opacity="0"/></radialGradient>
+ </defs>
+</svg>`;
+
+export function installDefs() {
+  if (!document.getElementById("glyph-defs")) document.body.insertAdjacentHTML("afterbegin", DEFS);
+}
+
+const svg = (inner) =>
+  `<svg viewBox="0 0 100 100" class="glyph" aria-hidden="true" focusable="false">${inner}</svg>`;
+
+function sevens(n, fill = "url(#g-red)") {
+  const seven = (x, y, s) =>
+    `<text x="${x}" y="${y}" font-size="${s}" font-weight="900" font-family="Georgia, 'Times New Roman', serif" text-anchor="middle" fill="${fill}" stroke="#4a0008" stroke-width="2.5" paint-order="stroke">7</text>`;
+  if (n === 1) return seven(50, 80, 78);
+  if (n === 2) return seven(32, 76, 62) + seven(68, 76, 62);
+  return seven(22, 72, 50) + seven(50, 72, 50) + seven(78, 72, 50);
+}
+
+function bars(n) {
+  const h = n === 1 ? 30 : n === 2 ? 22 : 17;
+  const gap = 5;
+  const total = n * h + (n - 1) * gap;
+  let out = "";
+  for (let i = 0; i < n; i++) {
+    const y = 50 - total / 2 + i * (h + gap);
+    out += `<rect x="10" y="${y}" width="80" height="${h}" rx="5" fill="url(#g-bar)" stroke="#ffd54a" stroke-width="2.5"/>`;
+    out += `<text x="50" y="${y + h * 0.76}" font-size="${h * 0.78}" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#fff">BAR</text>`;
+  }
+  return out;
+}
+
+function star(fill = "url(#g-gold)", stroke = "#7a4a00", r1 = 44, r2 = 19) {
+  const pts = [];
+  for (let i = 0; i < 10; i++) {
+    const r = i % 2 ? r2 : r1;
+    const a = -Math.PI / 2 + (i * Math.PI) / 5;
+    pts.push(`${(50 + r * Math.cos(a)).toFixed(1)},${(52 + r * Math.sin(a)).toFixed(1)}`);
+  }
+  return `<polygon points="${pts.join(" ")}" fill="${fill}" stroke="${stroke}" stroke-width="3" stroke-linejoin="round"/>`;
+}
+
+function crystalStar(dir) {
+  let s = star("url(#g-blue)", "#0b2e7a", 46, 20);
+  s += `<polygon points="50,14 58,45 50,52 42,45" fill="#fff" opacity=".55"/>`;
+  if (dir) {
+    const up = dir === "up";
+    const y = up ? 30 : 74;
+    s += `<polygon points="${up ? `50,${y - 16} 64,${y + 2} 36,${y + 2}` : `50,${y + 16} 64,${y - 2} 36,${y - 2}`}" fill="#ffe14d" stroke="#5a3b00" stroke-width="3" stroke-linejoin="round"/>`;
+  }
+  return s;
+}
+
+const cherry = () =>
+  `<path d="M50 14 C 46 34, 34 46, 30 60 M50 14 C 56 34, 64 46, 70 58" stroke="#2e7d32" stroke-width="5" fill="none" stroke-linecap="round"/>
+   <path d="M50 14 q 16 -6 26 4 q -14 6 -26 -4z" fill="#43a047"/>
+   <circle cx="30" cy="68" r="19" fill="url(#g-red)" stroke="#5c0010" stroke-width="2.5"/>
+   <circle cx="70" cy="66" r="19" fill="url(#g-red)" stroke="#5c0010" stroke-width="2.5"/>
+   <circle cx="24" cy="61" r="5" fill="#fff" opacity=".6"/><circle cx="64" cy="59" r="5" fill="#fff" opacity=".6"/>`;
+
+const lemon = () =>
+  `<ellipse cx="50" cy="54" rx="38" ry="28" fill="url(#g-yellow)" stroke="#8a6d00" stroke-width="3"/>
+   <ellipse cx="12" cy="54" rx="5" ry="4" fill="#e8c000" stroke="#8a6d00" stroke-width="2"/>
+   <ellipse cx="88" cy="54" rx="5" ry="4" fill="#e8c000" stroke="#8a6d00" stroke-width="2"/>
+   <ellipse cx="38" cy="44" rx="12" ry="6" fill="#fff" opacity=".5"/>`;
+
+const orange = () =>
+  `<circle cx="50" cy="55" r="36" fill="url(#g-orange)" stroke="#8a3a00" stroke-width="3"/>
+   <path d="M50 19 q 10 -12 22 -6 q -8 12 -22 6z" fill="#43a047"/>
+   <circle cx="38" cy="42" r="8" fill="#fff" opacity=".45"/>`;
+
+const plum = () =>
+  `<ellipse cx="50" cy="56" rx="33" ry="36" fill="url(#g-purple)" stroke="#2e0a52" stroke-width="3"/>
+   <path d="M50 22 q 2 30 0 66" stroke="#2e0a52" stroke-width="2" fill="none" opacity=".5"/>
+   <path d="M50 20 l 4 -10" stroke="#5d4037" stroke-width="4" stroke-linecap="round"/>
+   <ellipse cx="37" cy="42" rx="7" ry="11" fill="#fff" opacity=".4"/>`;
+
+function grapes() {
+  const pos = [[34, 36], [50, 36], [66, 36], [42, 52], [58, 52], [34, 52], [66, 52], [50, 67], [42, 81], [58, 67], [50, 90]];
+  let s = `<path d="M50 26 l 0 -14 q 12 -4 20 4" stroke="#2e7d32" stroke-width="4" fill="none" stroke-linecap="round"/>`;
+  for (const [x, y] of pos.slice(0, 10)) s += `<circle cx="${x}" cy="${y}" r="10" fill="url(#g-purple)" stroke="#2e0a52" stroke-width="2"/>`;
+  return s;
+}
+
+const bell = () =>
+  `<path d="M50 12 C 30 12, 24 34, 24 52 C 24 64, 18 70, 12 76 L 88 76 C 82 70, 76 64, 76 52 C 76 34, 70 12, 50 12z" fill="url(#g-gold)" stroke="#6b4400" stroke-width="3"/>
+   <rect x="10" y="74" width="80" height="8" rx="4" fill="#c27a00" stroke="#6b4400" stroke-width="2"/>
+   <circle cx="50" cy="88" r="7" fill="#c27a00" stroke="#6b4400" stroke-width="2"/>
+   <path d="M36 28 q -6 14 -4 30" stroke="#fff" stroke-width="5" opacity=".55" fill="none" stroke-linecap="round"/>`;
+
+const melon = () =>
+  `<path d="M10 40 A 40 40 0 0 0 90 40 Z" fill="url(#g-green)" stroke="#0d4f17" stroke-width="3"/>
+   <path d="M18 42 A 32 32 0 0 0 82 42 Z" fill="#ff5a6e"/>
+   <g fill="#222"><ellipse cx="36" cy="52" rx="2.5" ry="4"/><ellipse cx="50" cy="58" rx="2.5" ry="4"/><ellipse cx="64" cy="52" rx="2.5" ry="4"/></g>`;
+
+function diamond() {
+  return `<polygon points="50,8 88,40 50,92 12,40" fill="url(#g-blue)" stroke="#0b2e7a" stroke-width="3" stroke-linejoin="round"/>
+    <polygon points="12,40 88,40 50,92" fill="#1f5fd6" opacity=".35"/>
+    <polyline points="30,24 38,40 50,8 62,40 70,24" fill="none" stroke="#fff" stroke-width="2" opacity=".7"/>
+    <rect x="16" y="56" width="68" height="22" rx="6" fill="#7a1fa2" stroke="#ffd54a" stroke-width="2.5"/>
+    <text x="50" y="73" font-size="17" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#ffe14d">WILD</text>`;
+}
+
+function scatterBadge(inner) {
+  return inner + `<rect x="8" y="78" width="84" height="18" rx="6" fill="#c2185b" stroke="#fff" stroke-width="2"/>
+    <text x="50" y="92" font-size="13" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#fff">SCATTER</text>`;
+}
+
+function wildStar() {
+  return star("url(#g-gold)", "#7a4a00", 44, 19) + `<rect x="14" y="60" width="72" height="24" rx="7" fill="#7a1fa2" stroke="#ffd54a" stroke-width="2.5"/>
+    <text x="50" y="78" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#ffe14d">WILD</text>`;
+}
+
+function wildTile() {
+  return `<rect x="6" y="18" width="88" height="64" rx="12" fill="url(#g-purple)" stroke="#ffd54a" stroke-width="4"/>
+    <text x="50" y="62" font-size="30" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="url(#g-gold)" stroke="#3b1200" stroke-width="1.5">WILD</text>`;
+}
+
+function scatterTile() {
+  return star("url(#g-gold)", "#7a4a00", 46, 20) +
+    `<text x="50" y="62" font-size="13" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#5a1a00">SCATTER</text>`;
+}
+
+function multBadge(m) {
+  return `<circle cx="80" cy="80" r="17" fill="#ffe14d" stroke="#7a2a00" stroke-width="3"/>
+    <text x="80" y="87" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#7a0010">${m}X</text>`;
+}
+
+function tile(label) {
+  const t = String(label).slice(0, 4).toUpperCase();
+  return `<rect x="8" y="8" width="84" height="84" rx="14" fill="url(#g-blue)" stroke="#0b2e7a" stroke-width="3"/>
+    <text x="50" y="${t.length > 2 ? 60 : 66}" font-size="${t.length > 2 ? 26 : 40}" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#0b1a40">${t}</text>`;
+}
+
+/** The glyph (SVG markup) for a symbol: {id, name, wild, scatter}. */
+export function glyph(sym) {
+  const id = String(sym?.id ?? "");
+  const name = String(sym?.name ?? id).toLowerCase();
+  const key = `${id}|${name}|${sym?.wild}|${sym?.scatter}`;
+  if (cache.has(key)) return cache.get(key);
+  const out = svg(draw(id, name, sym || {}));
+  cache.set(key, out);
+  return out;
+}
+const cache = new Map();
+
+function draw(id, name, sym) {
+  const lid = id.toLowerCase();
+  const m = sym.multiplier > 1 ? [null, sym.multiplier] : /x(\d+)$/.exec(lid) || /(\d+)x\b/.exec(name);
+  const mult = m ? multBadge(m[1]) : "";
+  const base = m ? lid.replace(/x\d+$/, "") : lid;
+  if (id === "-" || id === "" || /^blank|^empty/.test(name)) return "";
+  if (name.includes("crystal") || (sym.wild && base.startsWith("star"))) {
+    const dir = sym.arrow || (/\^|up/.test(id + name) ? "up" : /v$|down/.test(id + " " + name) ? "down" : null);
+    return crystalStar(dir) + mult;
+  }
+  if (sym.wild) {
+    if (name.includes("diamond")) return diamond() + mult;
+    if (name.includes("star")) return wildStar() + mult;
+    return wildTile() + mult;
+  }
+  if (sym.scatter || name.includes("scatter")) {
+    const plain = { ...sym, scatter: false, name: name.replace("scatter", "").trim() };
+    const inner = plain.name && plain.name !== name ? draw(plain.name, plain.name, plain) : "";
+    return inner && !inner.includes("<rect x=\"8\" y=\"8\"") ? scatterBadge(inner) : scatterTile();
+  }
+  const sev = /^(7+)$/.exec(base);
+  if (sev) return sevens(Math.min(3, sev[1].length)) + mult;
+  if (name.includes("triple seven")) return sevens(3) + mult;
+  if (name.includes("double seven")) return sevens(2) + mult;
+  if (name.includes("seven") || base === "se" || base === "7s") return sevens(1) + mult;
+  const bar = /^([123])?bar([123])?$/.exec(base);
+  if (bar) return bars(Number(bar[1] || bar[2] || 1)) + mult;
+  if (name.includes("triple bar")) return bars(3) + mult;
+  if (name.includes("double bar")) return bars(2) + mult;
+  if (name.includes("bar") || base === "ba") return bars(1) + mult;
+  if (name.includes("cherr") || base === "ch") return cherry() + mult;
+  if (name.includes("lemon") || base === "le") return lemon() + mult;
+  if (name.includes("orange") || base === "or") return orange() + mult;
+  if (name.includes("plum") || base === "pl") return plum() + mult;
+  if (name.includes("grape") || base === "gr") return grapes() + mult;
+  if (name.includes("bell") || base === "be") return bell() + mult;
+  if (name.includes("melon") || base === "wm") return melon() + mult;
+  if (name.includes("star")) return star() + mult;
+  return tile(sym.name || id) + mult;
+}
+
+/** A short, readable caption for a symbol. */
+export function caption(sym) {
+  if (!sym) return "";
+  const id = String(sym.id);
+  const name = String(sym.name || id);
+  if (id === "-" || /^(blank|empty)$/i.test(name)) return "";
+  const arrow = sym.arrow === "up" || /\(.*\bup\)/i.test(name) ? " ▲" : sym.arrow === "down" || /\(.*\bdown\)/i.test(name) ? " ▼" : "";
+  return name.replace(/\s*\(.*\)\s*/, "") + arrow;
+}
+
+/** Colour accents for lobby thumbnails per game (drawn, not downloaded). */
+export function thumbnail(game) {
+  const syms = (game.symbols || []).filter((s) => s.id !== "-");
+  const pick = [syms.find((s) => s.wild) || syms[0], syms[1] || syms[0], syms[2] || syms[0]];
+  return pick.map((s) => glyph(s)).join("");
+}

@@ -1,0 +1,108 @@
+"""Fixtures for the browser tests: the real server (in a thread) and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .servers import Server, running
+
+CHROMIUM = os.environ.get("SLOTLAB_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The real server with the default (mt) profile: autoplay and quick stop allowed."""
+    pytest.importorskip("slotlab.server.app")
+    with running(tmp_path_factory.mktemp("srv")) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def gb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The gb profile (no autoplay, no quick stop, 2.5 s cycle); open rounds expire after 2 s."""
+    pytest.importorskip("slotlab.server.app")
+    with running(
+        tmp_path_factory.mktemp("srv-gb"),
+        jurisdiction="gb",
+        min_round_interval_ms=2500,
+        auto_complete_after_s=2,
+        maintenance_interval_s=1,
+    ) as srv:
+        yield srv
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.js_errors = errors  # type: ignore[attr-defined]
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    ctx.close()
+
+
+def shot(page: Any, name: str, *, docs: bool = False) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    if docs:
+        dest = ROOT / "docs" / "images"
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest / f"{name}.png")
+    return path
+
+
+def unique(prefix: str = "p") -> str:
+    return f"{prefix}{time.time_ns() % 10**12}"

@@ -1,0 +1,164 @@
+"""kill -9 of a real server process in the middle of play; the restart loses nothing.
+
+After each kill every round is completed (or cancelled) with its ledger entries, or absent with
+no money moved, or open and resumable; every balance equals its ledger; every round a client saw
+created is still there; and the start-up recovery leaves no debited round unplayed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+
+from .server_util import ADMIN_TOKEN, FAST_HASH, free_port, key
+
+HERE = Path(__file__).parent
+
+
+def _start(db_url: str, split: bool) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
+           "SLOTLAB_SPLIT_ROUND_COMMITS": "true" if split else "false",
+           "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
+           "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"])}
+    proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"), str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(6000):  # wait for start-up (up to ~60 s), polling, not a timing assumption
+        if proc.poll() is not None:
+            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died")
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.01)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def _players(url: str, n: int) -> list[str]:
+    tokens = []
+    with httpx.Client(base_url=url, timeout=30) as c:
+        for i in range(n):
+            name = f"crash{i}-{os.getpid()}-{time.monotonic_ns() % 10**8}"
+            assert c.post("/api/players", json={"username": name, "password": "pass word 1"}
+                          ).status_code == 201
+            tokens.append(c.post("/api/sessions", json={"username": name,
+                                                        "password": "pass word 1"}
+                                 ).json()["token"])
+    return tokens
+
+
+def _load(url: str, tokens: list[str], seen: list[str], stop: threading.Event) -> None:
+    """Play until the server dies: instant rounds, pick rounds and their choices."""
+    def worker(token: str) -> None:
+        with httpx.Client(base_url=url, timeout=30,
+                          headers={"Authorization": f"Bearer {token}"}) as c:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                game = "pick-test" if i % 3 == 0 else "instant-test"
+                try:
+                    r = c.post(f"/api/games/{game}/rounds", json={"bet": 1}, headers=key())
+                    if r.status_code == 201:
+                        seen.append(r.json()["round_id"])
+                        if r.json()["status"] == "awaiting_choice" and i % 2:
+                            c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                                   json={"choice": "left"}, headers=key())
+                    elif r.status_code == 409:  # an open pick round: finish it
+                        rid = r.json()["round"]["round_id"]
+                        c.post(f"/api/rounds/{rid}/choices", json={"choice": "right"},
+                               headers=key())
+                    else:
+                        assert r.status_code < 500, r.text
+                except httpx.TransportError:
+                    return  # the server was killed
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def _check(db_url: str, seen: list[str]) -> dict[str, int]:
+    engine = create_engine(db_url)
+    with engine.connect() as c:
+        statuses = dict(c.execute(text("SELECT id, status FROM rounds")).all())
+        bad = c.execute(text(
+            "SELECT w.id FROM wallets w LEFT JOIN (SELECT wallet_id, SUM(amount) s FROM "
+            "ledger_entries GROUP BY wallet_id) l ON l.wallet_id = w.id "
+            "WHERE w.balance <> COALESCE(l.s, 0) OR w.balance < 0")).all()
+        orphans = c.execute(text(
+            "SELECT COUNT(*) FROM ledger_entries e WHERE e.round_id IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM rounds r WHERE r.id = e.round_id)")).scalar()
+        unpaid = c.execute(text(
+            "SELECT COUNT(*) FROM rounds r WHERE r.status = 'completed' AND r.win > 0 AND NOT "
+            "EXISTS (SELECT 1 FROM ledger_entries e WHERE e.round_id = r.id AND e.kind = 'win')"
+        )).scalar()
+        unbet = c.execute(text(
+            "SELECT COUNT(*) FROM rounds r WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e "
+            "WHERE e.round_id = r.id AND e.kind = 'bet')")).scalar()
+    engine.dispose()
+    assert not bad, f"balances differ from the ledger: {bad}"
+    assert orphans == 0 and unpaid == 0 and unbet == 0
+    assert "open" not in statuses.values(), "start-up left a debited round unplayed"
+    assert set(statuses.values()) <= {"completed", "cancelled", "awaiting_choice"}
+    missing = [rid for rid in seen if rid not in statuses]
+    assert not missing, f"rounds a client saw created are gone: {missing[:3]}"
+    return {s: list(statuses.values()).count(s) for s in set(statuses.values())}
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-commit", "split-commits"])
+def test_kill_9_loses_nothing(database, split):
+    seen: list[str] = []
+    tokens: list[str] = []
+    for cycle, kill_after in enumerate((40, 150)):
+        proc, url = _start(database.url, split)
+        try:
+            if not tokens:
+                tokens = _players(url, 6)
+            stop = threading.Event()
+            loader = threading.Thread(target=_load, args=(url, tokens, seen, stop))
+            loader.start()
+            target = len(seen) + kill_after
+            while len(seen) < target and loader.is_alive():  # kill after N rounds, not a delay
+                time.sleep(0.001)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            stop.set()
+            loader.join()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        # Restart: start-up recovery runs; then the invariants must hold.
+        proc, url = _start(database.url, split)
+        try:
+            counts = _check(database.url, seen)
+            assert counts.get("completed", 0) > 0, counts
+            # Every open round is resumable: its player can finish it now.
+            for token in tokens:
+                with httpx.Client(base_url=url, timeout=30,
+                                  headers={"Authorization": f"Bearer {token}"}) as c:
+                    r = c.get("/api/rounds/open")
+                    if r.status_code == 200:
+                        done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                                      json={"choice": "left"}, headers=key())
+                        assert done.status_code == 200 and done.json()["status"] == "completed"
+            audit = httpx.get(f"{url}/api/admin/audit", timeout=30,
+                              headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}).json()
+            assert audit["ok"], (cycle, audit)
+        finally:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,60 @@
+"""Start-up recovery: a round debited but never played (a crash between the two commits of
+``split_round_commits``) is played from its recorded seed and settled when the server starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import rounds
+from slotlab.server.services.auth import authenticate
+
+from .server_util import key
+
+
+def test_open_round_is_completed_at_start_up(make_server, monkeypatch):
+    srv = make_server(split_round_commits=True)
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    headers = key()
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(rounds, "_advance_open", crash)
+    auth = authenticate(srv.ctx, token)
+    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
+    with pytest.raises(RuntimeError):  # the service itself: over HTTP this would be a 500
+        rounds.start_round(srv.ctx, auth, "instant-test", 5, headers["Idempotency-Key"], h)
+    monkeypatch.undo()
+    admin = srv.admin()
+    live = admin.get("/api/admin/rounds/open").json()["rounds"]
+    assert [r["status"] for r in live] == ["open"]
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5  # debited, not yet played
+    rid = live[0]["round_id"]
+    srv.__exit__()
+
+    srv2 = make_server(split_round_commits=True)
+    c2 = srv2.client(token)
+    rec = c2.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed" and rec["outcome"] == "recovered"
+    assert c2.get(f"/api/rounds/{rid}/replay").json()["identical"]
+    assert c2.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
+    # The request that was cut off, retried with its key, gets the settled round, no new debit.
+    again = c2.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] == rid
+    assert c2.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
+    assert srv2.admin().get("/api/admin/audit").json()["ok"]
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-commit", "split-commits"])
+def test_choice_round_in_both_commit_modes(make_server, split):
+    srv = make_server(split_round_commits=split)
+    c, _ = srv.player()
+    body = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    assert body["status"] == "awaiting_choice" and body["balance"] == 100_000 - 10
+    done = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "left"},
+                  headers=key()).json()
+    assert done["status"] == "completed"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + done["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]

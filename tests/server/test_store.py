@@ -1,0 +1,73 @@
+"""The store: migrations match the models on both back-ends; URLs; engine settings."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect, text
+
+from slotlab.store import Database, normalize_url
+from slotlab.store.models import Base
+
+
+def test_migrations_create_exactly_the_models(database):
+    db = Database(database.url)
+    try:
+        db.migrate()
+        db.migrate()  # idempotent
+        with db.engine.connect() as c:
+            diff = compare_metadata(MigrationContext.configure(c, opts={"compare_type": True}),
+                                    Base.metadata)
+            assert diff == []
+            assert "ledger_entries" in inspect(c).get_table_names()
+    finally:
+        db.dispose()
+
+
+def test_sqlite_runs_wal_with_busy_timeout(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'x.db'}", busy_timeout_ms=1234)
+    try:
+        with db.write() as s:
+            assert s.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            assert s.execute(text("PRAGMA busy_timeout")).scalar() == 1234
+            assert s.execute(text("PRAGMA synchronous")).scalar() == 2  # FULL
+    finally:
+        db.dispose()
+
+
+def test_normalize_url():
+    assert normalize_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalize_url("postgres://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert normalize_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+def test_group_commit_keeps_each_block_atomic(tmp_path):
+    """Concurrent write blocks share commits, but a block that raises leaves no trace."""
+    import threading
+
+    from slotlab.store.models import AdminAction, utcnow
+
+    db = Database(f"sqlite:///{tmp_path / 'g.db'}")
+    db.migrate()
+    errors = []
+
+    def work(i: int) -> None:
+        try:
+            with db.write() as s:
+                s.add(AdminAction(action="t", target=str(i), detail="", created_at=utcnow()))
+                s.flush()
+                if i % 3 == 0:
+                    raise ValueError(i)
+        except ValueError as e:
+            errors.append(e.args[0])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(60)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with db.read() as s:
+        kept = sorted(int(x) for x in s.scalars(text("SELECT target FROM admin_actions")))
+    db.dispose()
+    assert sorted(errors) == [i for i in range(60) if i % 3 == 0]
+    assert kept == [i for i in range(60) if i % 3]
