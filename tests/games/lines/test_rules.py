@@ -214,3 +214,13 @@ class TestGamble:
         assert losing.play(4, [b"s"]).awaiting is None
         no_gamble = toy_game(strips=self.WIN_EVERY_TIME, gamble=None)
         assert no_gamble.play(4, [b"s"]).awaiting is None
+
+
+def test_the_event_log_of_a_waiting_round_is_a_prefix_of_the_finished_one():
+    game = toy_game(strips={"base": [["A"] * 3] * 5}, max_win_x=100_000)
+    waiting = game.play(4, [b"s"])
+    assert waiting.events[-1]["type"] == "gamble_offered"
+    done = game.play(4, [b"s", b"t"], ["red"])
+    assert done.events[: len(waiting.events)] == waiting.events
+    collected = game.play(4, [b"s", b"t"], ["collect"])
+    assert collected.events[: len(waiting.events)] == waiting.events

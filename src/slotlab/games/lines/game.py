@@ -52,22 +52,25 @@ class LineGame:
 
     def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
         """Play a round: the spin (and free spins) from ``seeds[0]``, then one gamble step per
-        choice, each drawing its card from the seed that came with it."""
+        choice, each drawing its card from the seed that came with it.
+
+        The event log only grows: the events of a round that waits are the first events of
+        the same round once the choice is made.
+        """
         check_inputs(self, bet, seeds, choices)
         level = bet // self.model.divisor
         events, win = self._spin_events(chacha_stream(seeds[0]), level)
-        gamble = self.model.spec.gamble
         step = 0  # gamble steps taken
         cap = self.max_win_x() * bet
-        collected = False
+        awaiting = self._offer_gamble(events, win, step, cap)
         for choice, seed in zip(choices, seeds[1:], strict=True):
-            if collected or not self._can_gamble(win, step, cap):
+            if awaiting is None:
                 raise IllegalChoiceError("the round is over: no choice is awaited")
             if choice not in GAMBLE_OPTIONS:
                 raise IllegalChoiceError(f"choice {choice!r} is not one of {GAMBLE_OPTIONS}")
             if choice == "collect":
                 events.append({"type": "gamble_collected", "win": win})
-                collected = True
+                awaiting = None
                 continue
             card = CARDS[randbelow(chacha_stream(seed), 2)]
             won = card == choice
@@ -75,15 +78,19 @@ class LineGame:
                            "won": won, "stake": win, "win": 2 * win if won else 0})
             win = 2 * win if won else 0
             step += 1
-        awaiting = None
-        if not collected and self._can_gamble(win, step, cap):
-            assert gamble is not None
-            info = {"stake": win, "step": step + 1, "max_steps": gamble.max_steps}
-            events.append({"type": "gamble_offered", **info})
-            awaiting = Awaiting("gamble", GAMBLE_OPTIONS, info)
-        else:
+            awaiting = self._offer_gamble(events, win, step, cap)
+        if awaiting is None:
             events.append({"type": "round_ended", "win": win})
         return RoundResult(self.id, self.model_hash, bet, tuple(events), win, awaiting)
+
+    def _offer_gamble(self, events: list[Event], win: int, step: int, cap: int) -> Awaiting | None:
+        """Offer the gamble if the model has one and the win may be staked again."""
+        gamble = self.model.spec.gamble
+        if gamble is None or not self._can_gamble(win, step, cap):
+            return None
+        info = {"stake": win, "step": step + 1, "max_steps": gamble.max_steps}
+        events.append({"type": "gamble_offered", **info})
+        return Awaiting("gamble", GAMBLE_OPTIONS, info)
 
     def _can_gamble(self, win: int, step: int, cap: int) -> bool:
         gamble = self.model.spec.gamble
