@@ -15,6 +15,7 @@ from rich.table import Table
 from slotlab.games import UnknownGameError, find_game, game_ids
 from slotlab.model import ModelError
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError
+from slotlab.simulate.runner import Simulatable
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="slotlab: slot games, their exact math and simulation, and a game server.")
@@ -34,6 +35,14 @@ def _load(ref: str) -> Game:
     except (UnknownGameError, ModelError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+
+
+def _load_simulatable(ref: str) -> Simulatable:
+    game = _load(ref)
+    if not isinstance(game, Simulatable):
+        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
+        raise typer.Exit(2)
+    return game
 
 
 def _bet(game: Game, bet: int | None) -> int:
@@ -175,14 +184,10 @@ def simulate(
     json_out: JsonOpt = False,
 ) -> None:
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
-    from slotlab.simulate.runner import Simulatable
     from slotlab.simulate.runner import simulate as run
     from slotlab.simulate.stats import ACC_SPINS
 
-    game = _load(model)
-    if not isinstance(game, Simulatable):
-        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
-        raise typer.Exit(2)
+    game = _load_simulatable(model)
     total_bet = _bet(game, bet)
     columns = (TextColumn("{task.description}"), BarColumn(),
                TextColumn("{task.percentage:>5.1f}%"), TimeRemainingColumn())
@@ -229,12 +234,8 @@ def par(
 ) -> None:
     """Write a PAR sheet: exact figures and PAR tables beside a simulation, with plots."""
     from slotlab.simulate.par import write_par_sheet
-    from slotlab.simulate.runner import Simulatable
 
-    game = _load(model)
-    if not isinstance(game, Simulatable):
-        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
-        raise typer.Exit(2)
+    game = _load_simulatable(model)
     path = write_par_sheet(game, model, _bet(game, bet), spins, out, seed=seed, workers=workers)
     console.print(f"PAR sheet written to {path}")
 
