@@ -97,7 +97,8 @@ def shot(page: Any, name: str, *, docs: bool = False) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path))
-    if docs:
+    # The README's pictures are refreshed on request only, so a test run leaves the tree clean.
+    if docs and os.environ.get("SLOTLAB_UPDATE_DOC_IMAGES") == "1":
         dest = ROOT / "docs" / "images"
         dest.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, dest / f"{name}.png")
