@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 MAX_AMOUNT = 10**15
 
@@ -34,10 +34,25 @@ class SessionCreate(_Request):
 # Properties to receive on round creation and on a choice
 class RoundCreate(_Request):
     bet: Amount
+    # Play a round of this Free Round Bonus package (no debit; ``bet`` must be the package's).
+    free_round_id: Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)] | None = None
+
+
+class FreeRoundGrantCreate(_Request):
+    username: Username
+    game: Annotated[StrictStr, Field(min_length=1, max_length=64)]
+    bet: Amount
+    rounds: Annotated[StrictInt, Field(gt=0, le=100_000)]
+    expires_at: AwareDatetime
 
 
 class ChoiceCreate(_Request):
     choice: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+
+
+class JurisdictionCreate(_Request):
+    # A profile id (``gb``, ``mt``), or null for the server's profile.
+    jurisdiction: Annotated[StrictStr, Field(min_length=1, max_length=16)] | None
 
 
 class AmountCreate(_Request):
@@ -78,6 +93,7 @@ class SessionInfoPublic(BaseModel):
     net_position: int
     wallet: WalletPublic
     unseen_results: list[dict[str, Any]]
+    free_rounds: dict[str, Any] | None = None
 
 
 class GameSummaryPublic(BaseModel):
@@ -110,6 +126,10 @@ class RoundPublic(BaseModel):
     events: list[dict[str, Any]]
     model_hash: str
     outcome: str | None
+    free_round_id: int | None = None
+    free_round: dict[str, Any] | None = None
+    celebrate: bool | None = None
+    session: dict[str, Any] | None = None
     created_at: str | None
     completed_at: str | None
 
@@ -139,6 +159,7 @@ class LedgerEntryPublic(BaseModel):
     id: int
     kind: str
     amount: int
+    ref: str | None = None
     balance_after: int
     created_at: str | None
 
@@ -189,3 +210,23 @@ class AdminMovePublic(BaseModel):
 
 class LiveRoundsPublic(BaseModel):
     rounds: list[dict[str, Any]]
+
+
+class FreeRoundPackagePublic(BaseModel):
+    id: int
+    game: str
+    bet: int
+    rounds_total: int
+    rounds_left: int
+    total_won: int
+    expires_at: str
+    created_at: str
+    status: str  # active, used, expired
+
+
+class FreeRoundGrantPublic(FreeRoundPackagePublic):
+    username: str
+
+
+class FreeRoundPackagesPublic(BaseModel):
+    packages: list[FreeRoundPackagePublic]

@@ -100,7 +100,7 @@ class LedgerEntry(Base):
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     wallet_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("wallets.id"))
-    # bet, win, refund, jackpot, demo_grant, admin_credit, admin_debit (free_round_win: issue 5)
+    # bet, win, refund, jackpot, demo_grant, admin_credit, admin_debit, free_round_win
     kind: Mapped[str] = mapped_column(String(24))
     amount: Mapped[int] = mapped_column(BigInteger)  # signed: debits are negative
     balance_after: Mapped[int] = mapped_column(BigInteger)
@@ -164,6 +164,29 @@ class Round(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class FreeRoundPackage(Base):
+    """A Free Round Bonus package: rounds granted by the operator at a fixed bet (issue 5)."""
+
+    __tablename__ = "free_round_packages"
+    __table_args__ = (
+        Index("ix_free_round_packages_player", "player_id", "id"),
+        CheckConstraint("rounds_left >= 0 AND rounds_left <= rounds_total",
+                        name="ck_free_round_packages_rounds"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
+    game_id: Mapped[str] = mapped_column(String(64))
+    bet: Mapped[int] = mapped_column(BigInteger)  # minor units, one of the game's allowed bets
+    bet_credits: Mapped[int] = mapped_column(BigInteger)
+    denomination: Mapped[int] = mapped_column(BigInteger)
+    rounds_total: Mapped[int] = mapped_column(Integer)
+    rounds_left: Mapped[int] = mapped_column(Integer)
+    total_won: Mapped[int] = mapped_column(BigInteger, default=0)  # minor units, wins + jackpots
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class IdempotencyKey(Base):

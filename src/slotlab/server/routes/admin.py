@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
@@ -12,12 +12,22 @@ from slotlab.server.schemas import (
     AdminMovePublic,
     AmountCreate,
     ErrorPublic,
+    FreeRoundGrantCreate,
+    FreeRoundGrantPublic,
+    JurisdictionCreate,
     LiveRoundsPublic,
     RoundPublic,
     RoundRecordPublic,
 )
+from slotlab.server.services import (
+    free_rounds,
+    ledger,
+    maintenance,
+    reports,
+    rounds,
+    wallet,
+)
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import ledger, maintenance, rounds, wallet
 
 router = APIRouter(
     prefix="/api/admin",
@@ -50,6 +60,26 @@ def debit_player(ctx: ServicesDep, username: str, body: AmountCreate,
     return _move(ctx, username, body, idempotency_key, False)
 
 
+@router.post("/free-rounds", status_code=201, response_model=FreeRoundGrantPublic,
+             responses={422: {"model": ErrorPublic}})
+def grant_free_rounds(ctx: ServicesDep, body: FreeRoundGrantCreate,
+                      idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
+    """Give a player a Free Round Bonus package: ``rounds`` rounds of ``game`` at ``bet``."""
+    if idempotency_key is not None:
+        idempotency_key = idem.check_key(idempotency_key)
+    h = idem.request_hash("POST", "/api/admin/free-rounds", body.model_dump(mode="json"))
+    status, data = free_rounds.grant(ctx, body.username, body.game, body.bet, body.rounds,
+                                     body.expires_at, idempotency_key, h)
+    return JSONResponse(data, status_code=status)
+
+
+@router.put("/players/{username}/jurisdiction", responses={422: {"model": ErrorPublic}})
+def set_jurisdiction(ctx: ServicesDep, username: str, body: JurisdictionCreate
+                     ) -> dict[str, Any]:
+    """Per-player jurisdiction override (null: the server's profile)."""
+    return wallet.set_jurisdiction(ctx, username, body.jurisdiction)
+
+
 @router.get("/rounds/open", response_model=LiveRoundsPublic)
 def list_open_rounds(ctx: ServicesDep) -> dict[str, Any]:
     return {"rounds": rounds.live_rounds(ctx)}
@@ -63,6 +93,19 @@ def read_any_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
 @router.post("/rounds/{round_id}/void", response_model=RoundPublic)
 def void_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
     return JSONResponse(rounds.void_round(ctx, round_id))
+
+
+@router.get("/reports/games")
+def report_games(ctx: ServicesDep) -> dict[str, Any]:
+    """Live RTP per game and bet level: observed vs theoretical, the 99 % interval, alerts."""
+    return reports.games_report(ctx)
+
+
+@router.get("/reports/daily")
+def report_daily(ctx: ServicesDep,
+                 days: Annotated[int, Query(ge=1, le=366)] = 7) -> dict[str, Any]:
+    """Totals per UTC day and game, newest day first."""
+    return reports.daily_report(ctx, days)
 
 
 @router.get("/audit")

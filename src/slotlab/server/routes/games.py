@@ -10,14 +10,15 @@ from fastapi.responses import JSONResponse
 from slotlab.server.deps import CurrentPlayer, IdempotencyKeyHeader, ServicesDep
 from slotlab.server.schemas import (
     ErrorPublic,
+    FreeRoundPackagesPublic,
     GameSummaryPublic,
     JackpotsPublic,
     RoundCreate,
     RoundPublic,
     WalletPublic,
 )
+from slotlab.server.services import free_rounds, jackpots, rounds, wallet
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import jackpots, rounds, wallet
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -25,6 +26,12 @@ router = APIRouter(prefix="/api", tags=["games"])
 @router.get("/wallet", response_model=WalletPublic)
 def read_wallet(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
     return wallet.wallet_view(ctx, player.player_id)
+
+
+@router.get("/free-rounds", response_model=FreeRoundPackagesPublic)
+def list_free_rounds(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
+    """The player's Free Round Bonus packages, oldest first (the order they are used in)."""
+    return {"packages": free_rounds.list_packages(ctx, player.player_id)}
 
 
 @router.get("/games", response_model=list[GameSummaryPublic])
@@ -84,6 +91,7 @@ def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: Ro
     """Debit the bet and play the round; one that needs no choice completes in this call."""
     key = idem.check_key(idempotency_key)
     ctx.catalog.get(game_id)
-    h = idem.request_hash("POST", f"/api/games/{game_id}/rounds", body.model_dump())
-    status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h)
-    return JSONResponse(data, status_code=status)
+    h = idem.request_hash("POST", f"/api/games/{game_id}/rounds",
+                          body.model_dump(exclude_none=True))
+    status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id)
+    return JSONResponse(rounds.with_profile(ctx, player, data), status_code=status)

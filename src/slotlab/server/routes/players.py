@@ -14,7 +14,7 @@ from slotlab.server.schemas import (
     SessionInfoPublic,
     SessionPublic,
 )
-from slotlab.server.services import auth, rounds, wallet
+from slotlab.server.services import auth, free_rounds, rounds, wallet
 from slotlab.store.models import utcnow
 
 router = APIRouter(prefix="/api", tags=["players"])
@@ -48,6 +48,7 @@ def read_session(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
         "net_position": rounds.net_position(ctx, player.player_id, player.session_started),
         "wallet": wallet.wallet_view(ctx, player.player_id),
         "unseen_results": rounds.unseen_results(ctx, player.player_id),
+        "free_rounds": free_rounds.summary(ctx, player.player_id),
     }
 
 

@@ -32,7 +32,7 @@ def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: 
     key = idem.check_key(idempotency_key)
     h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices", body.model_dump())
     status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h)
-    return JSONResponse(data, status_code=status)
+    return JSONResponse(rounds.with_profile(ctx, player, data), status_code=status)
 
 
 @router.get("/rounds/open", response_model=OpenRoundPublic,

@@ -24,7 +24,8 @@ REFUND = "refund"
 JACKPOT = "jackpot"
 ADMIN_CREDIT = "admin_credit"
 ADMIN_DEBIT = "admin_debit"
-PLAY_KINDS = (BET, WIN, REFUND, JACKPOT)
+FREE_ROUND_WIN = "free_round_win"  # the win of a Free Round Bonus round (no bet was debited)
+PLAY_KINDS = (BET, WIN, REFUND, JACKPOT, FREE_ROUND_WIN)
 
 
 def lock_wallet(s: Session, player_id: int) -> Wallet:

@@ -1,6 +1,13 @@
 """Jurisdiction profiles: what a market allows, told to the client and enforced by the server.
 
-Issue 5 extends these; the server already enforces ``min_cycle_ms`` (429 on a faster round).
+The server setting ``SLOTLAB_JURISDICTION`` picks the profile in force; an operator can override
+it per player (``PUT /api/admin/players/{username}/jurisdiction``). The profile is in
+``GET /api/session``; the server enforces ``min_cycle_ms`` (429 ``too_fast`` on a round started
+sooner after the player's previous round started), marks every round response with
+``celebrate`` (never true for a win that is not above the stake unless
+``celebrate_small_wins``) and, with ``session_with_rounds``, returns the session's net position
+and elapsed time with every round. Autoplay, quick stop and turbo are client features: the
+profile tells the client whether they are allowed, and with which autoplay stop conditions.
 """
 
 from __future__ import annotations
@@ -18,14 +25,26 @@ class Profile:
     min_cycle_ms: int  # a round may not start sooner after the previous one started
     celebrate_small_wins: bool  # celebrate a win that is not above the stake
     show_net_position: bool
+    session_with_rounds: bool = False  # net position and elapsed time in every round response
+    # Stop conditions autoplay must offer (the seed texts): a number of rounds, on any win, if a
+    # single win exceeds an amount, if the balance increases / decreases by an amount.
+    autoplay_stop_conditions: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
+AUTOPLAY_STOPS = ("rounds", "any_win", "single_win_above", "balance_up_by", "balance_down_by")
+
 PROFILES: dict[str, Profile] = {
     "mt": Profile("mt", autoplay=True, quick_stop=True, turbo=True, min_cycle_ms=0,
-                  celebrate_small_wins=True, show_net_position=True),
+                  celebrate_small_wins=True, show_net_position=True,
+                  autoplay_stop_conditions=AUTOPLAY_STOPS),
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
-                  celebrate_small_wins=False, show_net_position=True),
+                  celebrate_small_wins=False, show_net_position=True, session_with_rounds=True),
 }
+
+
+def celebrate(profile: Profile, bet: int, win: int) -> bool:
+    """Whether the client may celebrate a win (a win not above the stake only where allowed)."""
+    return win > bet or (profile.celebrate_small_wins and win > 0)

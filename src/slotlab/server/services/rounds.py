@@ -27,8 +27,8 @@ from slotlab import CODE_VERSION
 from slotlab.rng import fresh_seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult, replay
 from slotlab.server.errors import conflict, forbidden, not_found, too_fast, unprocessable
+from slotlab.server.services import free_rounds, jackpots, ledger, profiles
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import jackpots, ledger
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
@@ -98,6 +98,7 @@ def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]
         "events": list(r.events or []),
         "model_hash": r.model_hash,
         "outcome": r.outcome,
+        "free_round_id": r.free_round_id,
         "created_at": _iso(r.created_at),
         "completed_at": _iso(r.completed_at),
     }
@@ -146,7 +147,11 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
     cap = ctx.settings.cash_cap()
     if cap is not None and win > cap:
         win = cap
-    if win:
+    if win and r.free_round_id is not None:
+        # A free round's win: its own kind, and the ref names the package.
+        ledger.post(s, wallet, win, ledger.FREE_ROUND_WIN,
+                    f"free_round:{r.free_round_id}:round:{r.id}:win", round_id=r.id, now=now)
+    elif win:
         ledger.post(s, wallet, win, ledger.WIN, f"round:{r.id}:win", round_id=r.id, now=now)
     r.win = win
     won: list[dict[str, Any]] = []
@@ -164,6 +169,8 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
             won.append({"tier": tier, "amount": amount})
     r.jackpots = won
     r.jackpot_win = sum(j["amount"] for j in won)
+    if r.free_round_id is not None:
+        free_rounds.add_win(s, r.free_round_id, r.win + r.jackpot_win)
     r.status = COMPLETED
     r.awaiting = None
     r.completed_at = now
@@ -172,7 +179,11 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
 
 
 def _refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str) -> None:
-    ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id, now=now)
+    if r.free_round_id is not None:
+        free_rounds.give_back(s, r.free_round_id)  # nothing was debited: the round goes back
+    else:
+        ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id,
+                    now=now)
     r.status = CANCELLED
     r.win = 0
     r.awaiting = None
@@ -231,8 +242,8 @@ def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
                            f"{int(wait.total_seconds() * 1000) + 1} ms")
 
 
-def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str
-                ) -> tuple[int, dict[str, Any]]:
+def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
+                free_round_id: int | None = None) -> tuple[int, dict[str, Any]]:
     entry = ctx.catalog.get(game_id)
     credits = entry.credits_of(bet)
     if credits is None:
@@ -275,8 +286,11 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                     _check_pace(interval, last, now)
                     s.execute(update(Player).where(Player.id == auth.player_id)
                               .values(last_round_at=now))
-                ledger.post(s, wallet, -bet, ledger.BET, f"round:{rid}:bet", round_id=rid,
-                            now=now)
+                if free_round_id is None:
+                    ledger.post(s, wallet, -bet, ledger.BET, f"round:{rid}:bet", round_id=rid,
+                                now=now)
+                else:  # a free round: no debit, one round of the package used
+                    free_rounds.take_round(s, auth.player_id, free_round_id, entry, bet, now)
                 r = Round(
                     id=rid, player_id=auth.player_id, game_id=entry.id,
                     model_hash=entry.game.model_hash, code_version=CODE_VERSION,
@@ -284,16 +298,19 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                     bet_credits=credits, bet=bet, win_credits=0, win=0, uncapped_win=0,
                     jackpot_win=0, jackpots=[], status=OPEN, seeds=[seed0.hex()], choices=[],
                     auto_seeds=[], events=None, awaiting=None, step=0, outcome=None,
-                    notice_pending=False, free_round_id=None, created_at=now, updated_at=now,
-                    completed_at=None,
+                    notice_pending=False, free_round_id=free_round_id, created_at=now,
+                    updated_at=now, completed_at=None,
                 )
-                if entry.progressives and credits == entry.max_bet_credits:
+                if (entry.progressives and credits == entry.max_bet_credits
+                        and free_round_id is None):
                     jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
                 if result is not None:
                     _settle(ctx, s, entry, r, wallet, result, now)
                 s.execute(_INSERT_ROUND, _round_values(r))
                 ledger.save_balance(s, wallet)
                 body = round_public(ctx, r, wallet.balance)
+                if free_round_id is not None:
+                    body["free_round"] = free_rounds.state(s, free_round_id)
                 s.execute(_INSERT_KEY, {
                     "owner": owner, "key": key, "request_hash": req_hash, "round_id": rid,
                     "status_code": 201 if result is not None else None,
@@ -339,6 +356,8 @@ def _advance_open(ctx: Services, rid: str, entry: GameEntry,
         if r.status == OPEN:
             _settle(ctx, s, entry, r, wallet, result, now, outcome)
         body = round_public(ctx, r, wallet.balance)
+        if r.free_round_id is not None:
+            body["free_round"] = free_rounds.state(s, r.free_round_id)
         if key_row_key is not None:
             key_row = s.get(IdempotencyKey, key_row_key)
             if key_row is not None and key_row.response is None:
@@ -406,6 +425,8 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                     _settle(ctx, s, entry, r, wallet, result, now)
                     ledger.save_balance(s, wallet)
                     body = round_public(ctx, r, wallet.balance)
+                    if r.free_round_id is not None:
+                        body["free_round"] = free_rounds.state(s, r.free_round_id)
                     s.execute(_INSERT_KEY, {
                         "owner": owner, "key": key, "request_hash": req_hash, "round_id": r.id,
                         "status_code": 200, "response": body, "created_at": now})
@@ -467,7 +488,7 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         "auto_seeds": list(r.auto_seeds) if terminal else None,
         "uncapped_win": r.uncapped_win,
         "code_version": r.code_version,
-        "ledger": [{"id": e.id, "kind": e.kind, "amount": e.amount,
+        "ledger": [{"id": e.id, "kind": e.kind, "amount": e.amount, "ref": e.ref,
                     "balance_after": e.balance_after, "created_at": _iso(e.created_at)}
                    for e in entries],
     })
@@ -653,6 +674,23 @@ def ack_unseen(ctx: Services, player_id: int) -> None:
         s.execute(update(Round).where(Round.player_id == player_id,
                                       Round.notice_pending.is_(True))
                   .values(notice_pending=False))
+
+
+def with_profile(ctx: Services, auth: Auth, body: dict[str, Any]) -> dict[str, Any]:
+    """A round response as the player's jurisdiction wants it: ``celebrate`` always; the
+    session's net position and elapsed time when the profile asks for them with every round.
+    Added per response (not stored with the idempotency key): a retry gets them fresh."""
+    profile = ctx.profile(auth.jurisdiction)
+    out = {**body, "celebrate": profiles.celebrate(
+        profile, int(body.get("bet") or 0),
+        int(body.get("win") or 0) + int(body.get("jackpot_win") or 0))}
+    if profile.session_with_rounds:
+        now = utcnow()
+        out["session"] = {
+            "net_position": net_position(ctx, auth.player_id, auth.session_started),
+            "elapsed_s": int((now - auth.session_started).total_seconds()),
+            "started_at": auth.session_started.isoformat()}
+    return out
 
 
 def net_position(ctx: Services, player_id: int, since: datetime) -> int:

@@ -13,10 +13,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from slotlab.server.errors import conflict, not_found
+from slotlab.server.errors import conflict, not_found, unprocessable
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import ledger
 from slotlab.server.services.context import Services
+from slotlab.server.services.profiles import PROFILES
 from slotlab.store.models import AdminAction, Player, Wallet, utcnow
 
 
@@ -59,3 +60,24 @@ def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str
         if row is not None and row.response is not None:
             return row.response
         raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
+
+
+def set_jurisdiction(ctx: Services, username: str, jurisdiction: str | None) -> dict[str, Any]:
+    """Admin: override the jurisdiction profile of one player (None: the server's profile)."""
+    if jurisdiction is not None and jurisdiction not in PROFILES:
+        raise unprocessable("unknown_jurisdiction",
+                            f"unknown jurisdiction {jurisdiction!r}; known: {sorted(PROFILES)}")
+    with ctx.db.write() as s:
+        player = s.scalar(select(Player).where(Player.username == username).with_for_update())
+        if player is None:
+            raise not_found("unknown_player", f"no player {username!r}")
+        player.jurisdiction = jurisdiction
+        pid = player.id
+        s.add(AdminAction(action="set_jurisdiction", target=username,
+                          detail=jurisdiction or "", created_at=utcnow()))
+    # Sessions cached by this process pick the change up at once (others within 2 s).
+    for th, cached in list(ctx.auth_cache.items()):
+        if cached.auth.player_id == pid:
+            ctx.auth_cache.pop(th, None)
+    return {"username": username, "jurisdiction": jurisdiction,
+            "profile": ctx.profile(jurisdiction).to_json()}

@@ -1,0 +1,188 @@
+"""Live RTP monitoring and daily totals (issue 5).
+
+Figures come from settled rounds (``completed``) that were paid for: free rounds (FRB) moved no
+bet, so they are left out of the money figures and counted on their own (``free_rounds``,
+``free_round_win``). ``total_win`` is the game's win plus any progressive jackpot award, the
+same money the ledger credited (``win`` + ``jackpot`` entries); cancelled (refunded) rounds and
+rounds still being played are not counted.
+
+The 99 % interval: for ``n`` rounds at one bet level the observed RTP (total win / total bet) is
+the mean of ``n`` returns per unit bet with standard deviation ``sd``, so it lies within
+``rtp +/- z99 * sd / sqrt(n)`` with probability 99 %. ``sd`` is the game's ``sd()`` when it
+returns a number (Crystal Star Deluxe: exact); otherwise (line games) it is measured once by a
+200,000-round simulation (``slotlab.simulate.runner.simulate``, seed 0) and cached per game,
+model and bet. Across bet levels the interval of the whole game weights each level by its bets:
+``sd_total = sqrt(sum n_b * bet_b^2 * sd_b^2) / sum n_b * bet_b``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+
+from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.context import Services
+from slotlab.store.models import COMPLETED, Round, utcnow
+
+log = logging.getLogger("slotlab.server")
+
+Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
+SIM_ROUNDS = 200_000
+
+_sd_cache: dict[tuple[str, str, int], float | None] = {}
+_sd_lock = threading.Lock()
+
+
+def _float_or_none(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) and v >= 0 else None
+
+
+def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
+    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``)."""
+    game = entry.game
+    fn = getattr(game, "sd", None)
+    if callable(fn):
+        try:
+            sd = _float_or_none(fn())
+        except Exception:
+            log.exception("sd() of %s failed", entry.id)
+            sd = None
+        if sd is not None:
+            return sd, "model"
+    if not callable(getattr(game, "simulate_chunk", None)):
+        return None, None
+    k = (entry.id, game.model_hash, bet_credits)
+    with _sd_lock:  # one simulation per game and bet, whoever asks first
+        if k not in _sd_cache:
+            from slotlab.simulate.runner import simulate
+
+            try:
+                res = simulate(game, game.id, bet_credits, SIM_ROUNDS, seed=0)  # type: ignore[arg-type]
+                _sd_cache[k] = _float_or_none(res.sd)
+            except Exception:
+                log.exception("simulating %s at %s for its SD failed", entry.id, bet_credits)
+                _sd_cache[k] = None
+        sd = _sd_cache[k]
+    return sd, None if sd is None else "simulation"
+
+
+def theoretical_rtp(entry: GameEntry, bet_credits: int) -> float | None:
+    exact = getattr(entry.game, "exact", None)
+    if callable(exact):
+        try:
+            v = _float_or_none(exact(bet_credits)["rtp"])
+            if v is not None:
+                return v
+        except Exception:
+            pass
+    return entry.rtp
+
+
+def _figures(rounds: int, bet: int, win: int, rtp: float | None,
+             sd_money: float | None) -> dict[str, Any]:
+    """Observed RTP, the 99 % interval and the alert flag. ``sd_money`` is the SD of the total
+    win in minor units (sqrt of the summed variances)."""
+    observed = win / bet if bet else None
+    low = high = None
+    if rtp is not None and sd_money is not None and bet:
+        half = Z99 * sd_money / bet
+        low, high = rtp - half, rtp + half
+    alert = observed is not None and low is not None and high is not None and not (
+        low <= observed <= high)
+    return {"rounds": rounds, "total_bet": bet, "total_win": win, "observed_rtp": observed,
+            "theoretical_rtp": rtp, "interval_99": None if low is None else [low, high],
+            "alert": bool(alert)}
+
+
+def games_report(ctx: Services) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        rows = s.execute(
+            select(Round.game_id, Round.bet, Round.bet_credits, func.count(),
+                   func.coalesce(func.sum(Round.bet), 0),
+                   func.coalesce(func.sum(Round.win + Round.jackpot_win), 0),
+                   func.coalesce(func.sum(Round.jackpot_win), 0))
+            .where(Round.status == COMPLETED, Round.free_round_id.is_(None))
+            .group_by(Round.game_id, Round.bet, Round.bet_credits)
+            .order_by(Round.game_id, Round.bet)
+        ).all()
+        free = dict(
+            (g, (int(n), int(w))) for g, n, w in s.execute(
+                select(Round.game_id, func.count(),
+                       func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
+                .where(Round.status == COMPLETED, Round.free_round_id.is_not(None))
+                .group_by(Round.game_id)).all())
+    by_game: dict[str, list[Any]] = {}
+    for row in rows:
+        by_game.setdefault(row[0], []).append(row)
+    games = []
+    for gid in sorted(set(by_game) | set(free) | {e.id for e in ctx.catalog}):
+        entry = ctx.catalog.find(gid)
+        levels = []
+        var_sum: float | None = 0.0
+        exp_win: float | None = 0.0
+        n_all = bet_all = win_all = jp_all = 0
+        for _, bet, credits, n, tb, tw, jw in by_game.get(gid, []):
+            n, tb, tw, jw = int(n), int(tb), int(tw), int(jw)
+            rtp = sd = source = None
+            if entry is not None and entry.game.model_hash:
+                rtp = theoretical_rtp(entry, int(credits))
+                sd, source = standard_deviation(entry, int(credits))
+            sd_money = None if sd is None else math.sqrt(n) * bet * sd
+            levels.append({"bet": int(bet), "bet_credits": int(credits), **_figures(
+                n, tb, tw, rtp, sd_money), "jackpot_win": jw, "sd": sd, "sd_source": source})
+            n_all, bet_all, win_all, jp_all = n_all + n, bet_all + tb, win_all + tw, jp_all + jw
+            var_sum = None if var_sum is None or sd_money is None else var_sum + sd_money ** 2
+            exp_win = None if exp_win is None or rtp is None else exp_win + rtp * tb
+        rtp_all = (exp_win / bet_all if exp_win is not None and bet_all
+                   else (entry.rtp if entry is not None else None))
+        sd_all = None if var_sum is None or not bet_all else math.sqrt(var_sum)
+        fr_n, fr_w = free.get(gid, (0, 0))
+        games.append({"game": gid, "offered": entry is not None,
+                      **_figures(n_all, bet_all, win_all, rtp_all, sd_all),
+                      "jackpot_win": jp_all, "free_rounds": fr_n, "free_round_win": fr_w,
+                      "bets": levels})
+    return {"generated_at": utcnow().isoformat(), "z": Z99, "games": games,
+            "alerts": [{"game": g["game"], "bet": lv["bet"]} for g in games
+                       for lv in g["bets"] if lv["alert"]]}
+
+
+def daily_report(ctx: Services, days: int) -> dict[str, Any]:
+    """Totals per UTC day and game for the last ``days`` days (today included)."""
+    today = utcnow().date()
+    start = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), tzinfo=UTC)
+    with ctx.db.read() as s:
+        if s.get_bind().dialect.name == "postgresql":
+            day = func.date(func.timezone("UTC", Round.completed_at))
+        else:  # SQLite keeps naive UTC text
+            day = func.date(Round.completed_at)
+        rows = s.execute(
+            select(day.label("day"), Round.game_id, func.count(),
+                   func.coalesce(func.sum(Round.bet), 0),
+                   func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
+            .where(Round.status == COMPLETED, Round.free_round_id.is_(None),
+                   Round.completed_at >= start)
+            .group_by(day, Round.game_id)
+        ).all()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for d, gid, n, tb, tw in rows:
+        key = d.isoformat() if isinstance(d, date) else str(d)
+        out.setdefault(key, []).append({"game": gid, "rounds": int(n), "total_bet": int(tb),
+                                        "total_win": int(tw),
+                                        "observed_rtp": int(tw) / int(tb) if tb else None})
+    result = []
+    for i in range(days):
+        d = (today - timedelta(days=i)).isoformat()
+        games = sorted(out.get(d, []), key=lambda g: g["game"])
+        result.append({"date": d, "rounds": sum(g["rounds"] for g in games),
+                       "total_bet": sum(g["total_bet"] for g in games),
+                       "total_win": sum(g["total_win"] for g in games), "games": games})
+    return {"days": result}
