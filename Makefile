@@ -29,4 +29,4 @@ test: install-test
 	$(BIN)/pytest
 
 bench: install-test
-	$(BIN)/python benchmarks/run_all.py
+	SLOTLAB_BENCH_PG=postgresql://postgres@127.0.0.1:5432/test $(BIN)/python benchmarks/run_all.py
