@@ -19,6 +19,7 @@ from slotlab.server.schemas import (
 )
 from slotlab.server.services import free_rounds, jackpots, rounds, wallet
 from slotlab.server.services import idempotency as idem
+from slotlab.server.services.catalog import GameEntry
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -34,24 +35,25 @@ def list_free_rounds(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
     return {"packages": free_rounds.list_packages(ctx, player.player_id)}
 
 
+def _offer(ctx: ServicesDep, e: GameEntry) -> dict[str, Any]:
+    """What every game listing says: bets in money, RTP, max win, version."""
+    return {
+        "id": e.id,
+        "name": e.game.name,
+        "bets": e.bets_minor(),
+        "bets_credits": list(e.bets_credits),
+        "denomination": e.denomination,
+        "currency": ctx.settings.currency,
+        "rtp": e.rtp,
+        "max_win_cash": ctx.settings.cash_cap(),
+        "model_hash": e.game.model_hash,
+    }
+
+
 @router.get("/games", response_model=list[GameSummaryPublic])
 def list_games(ctx: ServicesDep) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": e.id,
-            "name": e.game.name,
-            "bets": e.bets_minor(),
-            "bets_credits": list(e.bets_credits),
-            "denomination": e.denomination,
-            "currency": ctx.settings.currency,
-            "rtp": e.rtp,
-            "max_win": e.max_win_x,
-            "max_win_cash": ctx.settings.cash_cap(),
-            "model_hash": e.game.model_hash,
-            "progressives": bool(e.progressives),
-        }
-        for e in ctx.catalog
-    ]
+    return [{**_offer(ctx, e), "max_win": e.max_win_x, "progressives": bool(e.progressives)}
+            for e in ctx.catalog]
 
 
 @router.get("/games/{game_id}", responses={404: {"model": ErrorPublic}})
@@ -60,17 +62,9 @@ def read_game(ctx: ServicesDep, game_id: str) -> dict[str, Any]:
     e = ctx.catalog.get(game_id)
     return {
         **e.description,
-        "id": e.id,
-        "name": e.game.name,
-        "bets": e.bets_minor(),
-        "bets_credits": list(e.bets_credits),
-        "denomination": e.denomination,
-        "currency": ctx.settings.currency,
+        **_offer(ctx, e),
         "decimals": ctx.settings.currency_decimals,
-        "model_hash": e.game.model_hash,
-        "rtp": e.rtp,
         "max_win_x": e.max_win_x,
-        "max_win_cash": ctx.settings.cash_cap(),
         "jackpots": [j for j in jackpots.pool_values(ctx.db, ctx.catalog) if j["game"] == e.id],
     }
 
