@@ -16,7 +16,8 @@ from .server_util import ADMIN_TOKEN, key
 def test_register_login_session_wallet(server):
     c, username = server.player()
     wallet = c.get("/api/wallet").json()
-    assert wallet == {"balance": 100_000, "currency": "EUR", "decimals": 2}
+    assert wallet == {"balance": 100_000, "currency": "EUR", "decimals": 2,
+                      "source": "internal"}
     info = c.get("/api/session").json()
     assert info["player"]["username"] == username
     assert info["jurisdiction"]["id"] == "mt"

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import MetaData, inspect, text
 
+from slotlab.server.operator_wallet_store import OpsBase
 from slotlab.store import Database, normalize_url
 from slotlab.store.models import Base
+
+
+def _all_models() -> MetaData:
+    """The server's tables and the operator-wallet operations log (its own metadata)."""
+    combined = MetaData()
+    for md in (Base.metadata, OpsBase.metadata):
+        for table in md.tables.values():
+            table.to_metadata(combined)
+    return combined
 
 
 def test_migrations_create_exactly_the_models(database):
@@ -17,9 +27,10 @@ def test_migrations_create_exactly_the_models(database):
         db.migrate()  # idempotent
         with db.engine.connect() as c:
             diff = compare_metadata(MigrationContext.configure(c, opts={"compare_type": True}),
-                                    Base.metadata)
+                                    _all_models())
             assert diff == []
             assert "ledger_entries" in inspect(c).get_table_names()
+            assert "operator_wallet_ops" in inspect(c).get_table_names()
     finally:
         db.dispose()
 

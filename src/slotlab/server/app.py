@@ -18,6 +18,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from slotlab import __version__
 from slotlab.rounds import Game
 from slotlab.server.errors import ApiError
+from slotlab.server.operator_wallet import OperatorWallet
+from slotlab.server.operator_wallet_store import OperatorWalletStore
 from slotlab.server.routes import admin, games, players, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
@@ -46,6 +48,17 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
     return 422, "invalid_request", "; ".join(parts) or "invalid request"
 
 
+def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
+    """The seamless-wallet adapter of ``wallet_mode=operator``, logging to the server's DB."""
+    assert settings.operator_wallet_url and settings.operator_wallet_secret
+    return OperatorWallet(settings.operator_wallet_url,
+                          settings.operator_wallet_secret.get_secret_value(),
+                          timeout=settings.operator_wallet_timeout_s,
+                          max_attempts=settings.operator_wallet_attempts,
+                          backoff=settings.operator_wallet_backoff_s,
+                          store=OperatorWalletStore(db))
+
+
 def create_app(settings: Settings | None = None, *, games_override: Mapping[str, Game] | None = None
                ) -> FastAPI:
     """The server app. ``games_override`` replaces the engine's game registry (tests, embedding)."""
@@ -60,6 +73,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         # the GIL more often, which shortens the serial section under load.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         ctx = Services(settings, db, load_catalog(settings, games_override))
+        if settings.operator_mode:
+            ctx.operator = make_operator_wallet(settings, db)
         app.state.services = ctx
         maintenance.startup(ctx)
         sweeper = maintenance.Sweeper(ctx)
@@ -68,6 +83,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
             yield
         finally:
             sweeper.stop()
+            if ctx.operator is not None:
+                ctx.operator.close()
             db.dispose()
 
     app = FastAPI(

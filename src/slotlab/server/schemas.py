@@ -84,6 +84,7 @@ class WalletPublic(BaseModel):
     balance: int
     currency: str
     decimals: int
+    source: str = "internal"  # "operator" with wallet_mode=operator (the operator's balance)
 
 
 class SessionInfoPublic(BaseModel):

@@ -6,7 +6,9 @@ docs/server.md lists every setting.
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr, field_validator
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _WEAK_TOKENS = {"changethis", "admin", "secret", "password", "token"}
@@ -26,6 +28,15 @@ class Settings(BaseSettings):
     denominations: dict[str, int] = {}  # game id -> minor units per credit
     default_denomination: int = Field(1, ge=1, le=10**9)
     cash_caps: dict[str, int] = {}  # currency -> max win per round, minor units
+
+    # Wallet: "internal" (the server's own ledger) or "operator" (an operator's seamless wallet
+    # over HTTP, docs/operator-wallet.md; the player's operator id is their slotlab username).
+    wallet_mode: Literal["internal", "operator"] = "internal"
+    operator_wallet_url: str | None = None
+    operator_wallet_secret: SecretStr | None = None  # HMAC-SHA256 key shared with the operator
+    operator_wallet_timeout_s: float = Field(5.0, gt=0)  # per HTTP call
+    operator_wallet_attempts: int = Field(3, ge=1)  # inline tries of a credit or rollback
+    operator_wallet_backoff_s: float = Field(0.5, ge=0)  # first delay between tries (doubled)
 
     # Games offered (None: every game the engine knows).
     games: list[str] | None = None
@@ -92,6 +103,20 @@ class Settings(BaseSettings):
         if any(x < 1 for x in v.values()):
             raise ValueError("denominations and cash caps must be positive integers")
         return v
+
+    @model_validator(mode="after")
+    def _operator_wallet_configured(self) -> Settings:
+        if self.wallet_mode == "operator":
+            if not self.operator_wallet_url:
+                raise ValueError("wallet_mode=operator needs SLOTLAB_OPERATOR_WALLET_URL")
+            if (self.operator_wallet_secret is None
+                    or not self.operator_wallet_secret.get_secret_value()):
+                raise ValueError("wallet_mode=operator needs SLOTLAB_OPERATOR_WALLET_SECRET")
+        return self
+
+    @property
+    def operator_mode(self) -> bool:
+        return self.wallet_mode == "operator"
 
     def denomination(self, game_id: str) -> int:
         return self.denominations.get(game_id, self.default_denomination)

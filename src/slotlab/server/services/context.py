@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argon2 import PasswordHasher
 
@@ -11,6 +11,9 @@ from slotlab.server.services.catalog import Catalog
 from slotlab.server.services.profiles import PROFILES, Profile
 from slotlab.server.settings import Settings
 from slotlab.store import Database
+
+if TYPE_CHECKING:
+    from slotlab.server.operator_wallet import OperatorWallet
 
 
 @dataclass
@@ -20,6 +23,8 @@ class Services:
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
+    # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
+    operator: OperatorWallet | None = None
 
     def __post_init__(self) -> None:
         s = self.settings

@@ -1,7 +1,10 @@
 """Housekeeping: start-up recovery, then a periodic sweep.
 
 The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
-(never under 24 hours) and deletes sessions that ended more than a day ago.
+(never under 24 hours) and deletes sessions that ended more than a day ago. With
+``wallet_mode=operator`` it also resumes the operator wallet's unconfirmed operations
+(:func:`slotlab.server.services.rounds.operator_sweep`): a ``crediting`` round is completed once
+its credit is confirmed, at start-up (a restart resumes the retries) and on every sweep.
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ def startup(ctx: Services) -> dict[str, int]:
 
 def sweep(ctx: Services) -> dict[str, int]:
     auto = rounds.expire_awaiting(ctx)
+    operator = rounds.operator_sweep(ctx) if ctx.operator is not None else {}
     now = utcnow()
     with ctx.db.write() as s:
         keys = s.execute(delete(IdempotencyKey).where(
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
     return {"auto_completed": auto, "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
-            "sessions_deleted": sessions.rowcount}  # type: ignore[attr-defined]
+            "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
+            **operator}
 
 
 class Sweeper(threading.Thread):

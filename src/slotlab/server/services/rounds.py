@@ -8,6 +8,15 @@ is ever visible half-paid. With ``split_round_commits`` (the operator-wallet sha
 the round's creation (status ``open``) commit first and the round is played and settled in a
 second transaction; a crash between the two leaves an ``open`` round that :func:`recover`
 completes from its recorded seed at the next start-up.
+
+With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's:
+the bet is debited at the operator (:class:`~slotlab.server.operator_wallet.OperatorWallet`)
+BEFORE the round's write transaction, and rolled back if the round is then not created; the
+round is always played with split commits and, once settled, waits in ``crediting`` while its
+win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER the
+settling transaction. A confirmed credit completes the round; an unconfirmed one is retried by
+:func:`operator_sweep` (start-up and the periodic sweep). The internal ledger is not touched
+by operator-mode rounds: the operations log ``operator_wallet_ops`` is their money record.
 """
 
 from __future__ import annotations
@@ -15,18 +24,34 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION
-from slotlab.rng import fresh_seed
+from slotlab.rng import Seed, fresh_seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult, replay
-from slotlab.server.errors import conflict, forbidden, not_found, too_fast, unprocessable
+from slotlab.server.errors import (
+    ApiError,
+    conflict,
+    forbidden,
+    not_found,
+    too_fast,
+    unprocessable,
+)
+from slotlab.server.operator_wallet import WalletResult
+from slotlab.server.operator_wallet_store import (
+    CREDIT,
+    DEBIT,
+    DONE,
+    REFUSED,
+    OperatorWalletOp,
+)
 from slotlab.server.services import free_rounds, jackpots, ledger, profiles
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
@@ -36,6 +61,7 @@ from slotlab.store.models import (
     AWAITING_CHOICE,
     CANCELLED,
     COMPLETED,
+    CREDITING,
     LIVE_STATUSES,
     OPEN,
     AdminAction,
@@ -50,6 +76,8 @@ from slotlab.store.models import (
 log = logging.getLogger("slotlab.server")
 _ROUND_ID = re.compile(r"[0-9a-f]{32}")
 MAX_AUTO_STEPS = 1000
+_REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
+_OPERATOR_SWEEP = threading.Lock()  # resume_pending must not run concurrently with itself
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,7 +175,10 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
     cap = ctx.settings.cash_cap()
     if cap is not None and win > cap:
         win = cap
-    if win and r.free_round_id is not None:
+    operator = ctx.operator is not None  # the win is paid by an operator credit, not here
+    if operator:
+        pass
+    elif win and r.free_round_id is not None:
         # A free round's win: its own kind, and the ref names the package.
         ledger.post(s, wallet, win, ledger.FREE_ROUND_WIN,
                     f"free_round:{r.free_round_id}:round:{r.id}:win", round_id=r.id, now=now)
@@ -163,7 +194,7 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
                 log.error("round %s won unknown tier %s", r.id, tier)
                 continue
             amount = jackpots.award(s, pool, r.id, now)
-            if amount:
+            if amount and not operator:
                 ledger.post(s, wallet, amount, ledger.JACKPOT, f"round:{r.id}:jackpot:{i}:{tier}",
                             round_id=r.id, now=now)
             won.append({"tier": tier, "amount": amount})
@@ -171,16 +202,25 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
     r.jackpot_win = sum(j["amount"] for j in won)
     if r.free_round_id is not None:
         free_rounds.add_win(s, r.free_round_id, r.win + r.jackpot_win)
-    r.status = COMPLETED
+    r.status = CREDITING if operator else COMPLETED
     r.awaiting = None
-    r.completed_at = now
+    r.completed_at = None if operator else now
     r.updated_at = now
     r.outcome = outcome or "played"
 
 
-def _refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str) -> None:
+def _refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
+            operator: bool = False) -> None:
     if r.free_round_id is not None:
         free_rounds.give_back(s, r.free_round_id)  # nothing was debited: the round goes back
+    elif operator:  # the bet goes back to the operator's wallet as a credit
+        r.status = CREDITING
+        r.win = 0
+        r.awaiting = None
+        r.completed_at = None
+        r.updated_at = now
+        r.outcome = outcome
+        return
     else:
         ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id,
                     now=now)
@@ -250,7 +290,8 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
         raise unprocessable("bet_not_allowed",
                             f"bet {bet} is not allowed; allowed bets: {entry.bets_minor()}")
     owner = _owner(auth)
-    split = ctx.settings.split_round_commits
+    operator = ctx.operator is not None
+    split = ctx.settings.split_round_commits or operator
     seed0 = fresh_seed()
     try:
         result = None if split else _play(entry, credits, [seed0], [])
@@ -259,6 +300,30 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     rid = uuid.uuid4().hex
     interval = max(ctx.settings.min_round_interval_ms,
                    ctx.profile(auth.jurisdiction).min_cycle_ms)
+    debit: WalletResult | None = None
+    if operator and free_round_id is None:
+        # The operator's debit, outside any write transaction; rolled back below if the round
+        # is then not created.
+        early, debit = _operator_debit(ctx, auth, owner, key, req_hash, rid, bet, interval)
+        if early is not None:
+            return _stored(ctx, early, 201)
+    try:
+        return _start_round_tx(ctx, auth, entry, credits, bet, key, req_hash, free_round_id,
+                               owner, seed0, result, rid, interval, operator, debit)
+    finally:
+        if debit is not None and not _round_exists(ctx, rid):
+            _operator_rollback(ctx, debit)
+
+
+def _round_exists(ctx: Services, rid: str) -> bool:
+    with ctx.db.read() as s:
+        return s.scalar(select(Round.id).where(Round.id == rid)) is not None
+
+
+def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, bet: int,
+                    key: str, req_hash: str, free_round_id: int | None, owner: str,
+                    seed0: Seed, result: RoundResult | None, rid: str, interval: int,
+                    operator: bool, debit: WalletResult | None) -> tuple[int, dict[str, Any]]:
     stored = None
     try:
         # The hot path: Core statements on a detached wallet and round, one transaction.
@@ -286,7 +351,9 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                     _check_pace(interval, last, now)
                     s.execute(update(Player).where(Player.id == auth.player_id)
                               .values(last_round_at=now))
-                if free_round_id is None:
+                if operator and free_round_id is None:
+                    pass  # debited at the operator before this transaction
+                elif free_round_id is None:
                     ledger.post(s, wallet, -bet, ledger.BET, f"round:{rid}:bet", round_id=rid,
                                 now=now)
                 else:  # a free round: no debit, one round of the package used
@@ -333,7 +400,12 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     if result is not None:
         return 201, body
     # Split commits: the debit is durable; now play and settle.
-    return 201, _advance_open(ctx, rid, entry, key_row_key=(owner, key))
+    body = _advance_open(ctx, rid, entry, key_row_key=(owner, key))
+    if operator:
+        if debit is not None and debit.balance is not None:
+            body = {**body, "balance": debit.balance}
+        body = _pay_if_crediting(ctx, body)
+    return 201, body
 
 
 def _advance_open(ctx: Services, rid: str, entry: GameEntry,
@@ -442,7 +514,7 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
         body = better_of(ctx, round_id)
         raise conflict("round_cannot_continue",
                        "the game changed; the round was settled by the better-of rule", round=body)
-    return 200, body
+    return 200, _pay_if_crediting(ctx, body)
 
 
 def open_round(ctx: Services, auth: Auth) -> dict[str, Any] | None:
@@ -548,9 +620,10 @@ def better_of(ctx: Services, round_id: str, notice: bool = True) -> dict[str, An
             if win > r.bet:
                 _complete(ctx, s, None, r, wallet, [], now, "better_of_win")
             else:
-                _refund(s, r, wallet, now, "better_of_refund")
+                _refund(s, r, wallet, now, "better_of_refund", ctx.operator is not None)
             r.notice_pending = notice
-        return round_public(ctx, r, wallet.balance)
+        body = round_public(ctx, r, wallet.balance)
+    return _pay_if_crediting(ctx, body)
 
 
 def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
@@ -595,7 +668,8 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
         r.auto_seeds = auto_seeds
         _settle(ctx, s, entry, r, wallet, result, now, "auto_completed")
         r.notice_pending = True
-        return round_public(ctx, r, wallet.balance)
+        body = round_public(ctx, r, wallet.balance)
+    return _pay_if_crediting(ctx, body)
 
 
 def expire_awaiting(ctx: Services, player_id: int | None = None) -> int:
@@ -651,10 +725,11 @@ def void_round(ctx: Services, round_id: str) -> dict[str, Any]:
         assert r is not None
         if r.status not in (OPEN, AWAITING_CHOICE):
             raise conflict("round_not_voidable", f"a {r.status} round cannot be voided")
-        _refund(s, r, wallet, now, "voided")
+        _refund(s, r, wallet, now, "voided", ctx.operator is not None)
         r.notice_pending = True
         s.add(AdminAction(action="void_round", target=round_id, detail="", created_at=now))
-        return round_public(ctx, r, wallet.balance)
+        body = round_public(ctx, r, wallet.balance)
+    return _pay_if_crediting(ctx, body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -709,3 +784,155 @@ def live_rounds(ctx: Services) -> list[dict[str, Any]]:
                          .where(Round.status.in_(LIVE_STATUSES)).order_by(Round.seq)).all()
         return [{**round_summary(ctx, r), "username": u} for r, u in rows]
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Operator wallet (wallet_mode=operator): debit before the round, credit after it
+
+
+def _username(ctx: Services, player_id: int) -> str:
+    """The player's id at the operator: their slotlab username."""
+    with ctx.db.read() as s:
+        name = s.scalar(select(Player.username).where(Player.id == player_id))
+    if name is None:
+        raise not_found("unknown_player", "no such player")
+    return name
+
+
+def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, rid: str,
+                    bet: int, interval: int) -> tuple[Any, WalletResult | None]:
+    """(stored key row, None) for a repeated request; else (None, the confirmed debit).
+    Refusals raise: 402 ``insufficient_funds``, 403 ``operator_refused``, 503
+    ``operator_unavailable`` (the outcome was unknown and the debit was rolled back)."""
+    assert ctx.operator is not None
+    with ctx.db.read() as s:
+        stored = idem.lookup(s, owner, key, req_hash)
+        if stored is not None:
+            return stored, None
+        live = s.scalar(select(Round).where(Round.player_id == auth.player_id,
+                                            Round.status.in_(LIVE_STATUSES)))
+        if live is not None:
+            raise conflict("round_open", "finish the open round first",
+                           round=round_public(ctx, live, None))
+        if interval:  # checked again in the round's transaction; here to spare a debit
+            _check_pace(interval, s.scalar(select(Player.last_round_at)
+                                           .where(Player.id == auth.player_id)), utcnow())
+    res = ctx.operator.debit(_username(ctx, auth.player_id), bet, ctx.settings.currency, rid)
+    if res.status == DONE:
+        return None, res
+    if res.status == REFUSED:
+        if res.code == "insufficient_funds":
+            raise ApiError(402, "insufficient_funds",
+                           f"the operator refused the bet of {bet}: insufficient funds"
+                           + ("" if res.balance is None else f" (balance {res.balance})"))
+        raise ApiError(403, "operator_refused",
+                       f"the operator refused the bet: {res.code} {res.message or ''}".strip())
+    raise ApiError(503, "operator_unavailable",
+                   "the operator's wallet did not confirm the bet; nothing was taken, retry")
+
+
+def _operator_rollback(ctx: Services, debit: WalletResult) -> None:
+    """Give back a confirmed debit whose round was not created (retried by the sweep)."""
+    assert ctx.operator is not None
+    try:
+        op = ctx.operator.store.get(debit.transaction_id) if ctx.operator.store else None
+        player = op.player_id if op is not None else ""
+        ctx.operator.rollback(player, debit.round_id, debit.transaction_id)
+    except Exception:  # the sweep rolls back a debit left without a round
+        log.exception("rollback of %s failed", debit.transaction_id)
+
+
+def _credit_amount(r: Round) -> int:
+    if r.outcome in _REFUND_OUTCOMES:
+        return 0 if r.free_round_id is not None else r.bet
+    return r.win + r.jackpot_win
+
+
+def _pay_if_crediting(ctx: Services, body: dict[str, Any]) -> dict[str, Any]:
+    """Operator mode: send a ``crediting`` round's credit now; the round as it then is."""
+    if ctx.operator is None or body.get("status") != CREDITING:
+        return body
+    try:
+        paid = pay_operator(ctx, body["round_id"])
+    except Exception:  # the sweep carries on
+        log.exception("credit of round %s failed", body["round_id"])
+        paid = None
+    return body if paid is None else {**body, **paid}
+
+
+def pay_operator(ctx: Services, rid: str) -> dict[str, Any] | None:
+    """Send (or resend: the transaction id is the round's) the credit of a ``crediting``
+    round; the completed round if the operator confirmed it, else None (still crediting)."""
+    assert ctx.operator is not None
+    with ctx.db.read() as s:
+        row = s.execute(select(Round, Player.username)
+                        .join(Player, Player.id == Round.player_id)
+                        .where(Round.id == rid)).one_or_none()
+    if row is None or row[0].status != CREDITING:
+        return None
+    r, username = row
+    res = ctx.operator.credit(username, _credit_amount(r), r.currency, rid)
+    if res.status != DONE:
+        log.warning("credit of round %s not confirmed (%s): the round stays crediting", rid,
+                    res.code)
+        return None
+    return finish_credit(ctx, rid, res.balance)
+
+
+def finish_credit(ctx: Services, rid: str, balance: int | None) -> dict[str, Any] | None:
+    """The operator confirmed the round's credit: ``crediting`` -> ``completed`` (or
+    ``cancelled`` for a refunded round); stored first responses follow."""
+    with ctx.db.write() as s:
+        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
+        if r is None:
+            return None
+        if r.status == CREDITING:
+            now = utcnow()
+            r.status = CANCELLED if r.outcome in _REFUND_OUTCOMES else COMPLETED
+            r.completed_at = now
+            r.updated_at = now
+            body = round_public(ctx, r, balance)
+            for k in s.scalars(select(IdempotencyKey).where(IdempotencyKey.round_id == rid)):
+                if k.response is not None:
+                    k.response = {**k.response, "status": r.status, "balance": balance,
+                                  "completed_at": body["completed_at"]}
+        return round_public(ctx, r, balance)
+
+
+def _on_settled(ctx: Services, res: WalletResult, counts: dict[str, int]) -> None:
+    if res.kind == CREDIT and res.status == DONE:
+        if finish_credit(ctx, res.round_id, res.balance) is not None:
+            counts["operator_credited"] += 1
+    elif res.kind == DEBIT:
+        counts["operator_rolled_back"] += 1
+
+
+def operator_sweep(ctx: Services) -> dict[str, int]:
+    """Retry due operator operations (``resume_pending``) and complete their rounds; send the
+    credit of ``crediting`` rounds that have none in flight (a crash before it was sent, or
+    after it was confirmed); roll back confirmed debits whose round was never created."""
+    op = ctx.operator
+    assert op is not None and op.store is not None
+    counts = {"operator_credited": 0, "operator_rolled_back": 0}
+    with _OPERATOR_SWEEP:
+        op.resume_pending(on_settled=lambda res: _on_settled(ctx, res, counts))
+        with ctx.db.read() as s:
+            ids = list(s.scalars(select(Round.id).where(Round.status == CREDITING)
+                                 .order_by(Round.seq)))
+        for rid in ids:
+            if not op.store.round_open(rid) and pay_operator(ctx, rid) is not None:
+                counts["operator_credited"] += 1
+        cutoff = utcnow() - op.stale_after
+        with ctx.db.read() as s:
+            orphans = list(s.execute(select(OperatorWalletOp.player_id, OperatorWalletOp.round_id,
+                                            OperatorWalletOp.transaction_id).where(
+                OperatorWalletOp.kind == DEBIT, OperatorWalletOp.status == DONE,
+                OperatorWalletOp.created_at < cutoff,
+                ~exists().where(Round.id == OperatorWalletOp.round_id))))
+        for player, rid, txid in orphans:
+            log.warning("debit %s has no round; rolling it back", txid)
+            if op.rollback(player, rid, txid).status == DONE:
+                counts["operator_rolled_back"] += 1
+        # Winnings unpaid for 24 months are discarded (kept on record until then).
+        counts["operator_unpaid_discarded"] = len(op.store.discard_expired())
+    return counts

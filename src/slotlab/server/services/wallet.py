@@ -1,8 +1,10 @@
 """Wallet reads and operator (admin) credits and debits.
 
-Seam for issue 5: an operator's seamless wallet replaces :mod:`ledger` postings for bets and wins
-with remote debit/credit calls; rounds then use ``split_round_commits`` and the ``crediting``
-status while a credit is retried.
+With ``wallet_mode=operator`` an operator's seamless wallet replaces :mod:`ledger` postings for
+bets and wins with remote debit/credit calls (:mod:`slotlab.server.services.rounds`); rounds then
+use split commits and the ``crediting`` status while a credit is retried. The wallet view then
+reads the operator's balance (the player's operator id is their username), and admin credits
+and debits of the internal wallet are refused: the operator owns the money.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from slotlab.server.errors import conflict, not_found, unprocessable
+from slotlab.server.errors import ApiError, conflict, not_found, unprocessable
+from slotlab.server.operator_wallet import OperatorError
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import ledger
 from slotlab.server.services.context import Services
@@ -22,16 +25,40 @@ from slotlab.store.models import AdminAction, Player, Wallet, utcnow
 
 
 def wallet_view(ctx: Services, player_id: int) -> dict[str, Any]:
+    if ctx.operator is not None:
+        return _operator_view(ctx, player_id)
     with ctx.db.read() as s:
         w = s.scalar(select(Wallet).where(Wallet.player_id == player_id))
     if w is None:
         raise not_found("unknown_player", "no wallet")
     return {"balance": w.balance, "currency": w.currency,
-            "decimals": ctx.settings.currency_decimals}
+            "decimals": ctx.settings.currency_decimals, "source": "internal"}
+
+
+def _operator_view(ctx: Services, player_id: int) -> dict[str, Any]:
+    assert ctx.operator is not None
+    with ctx.db.read() as s:
+        username = s.scalar(select(Player.username).where(Player.id == player_id))
+    if username is None:
+        raise not_found("unknown_player", "no wallet")
+    try:
+        b = ctx.operator.balance(username)
+    except OperatorError as e:
+        if e.status is not None and 400 <= e.status < 500:
+            raise ApiError(e.status if e.status == 404 else 409, f"operator_{e.code}",
+                           f"the operator's wallet: {e.message}") from None
+        raise ApiError(503, "operator_unavailable",
+                       f"the operator's wallet cannot be read now ({e.code})") from None
+    return {"balance": int(b["balance"]), "currency": str(b.get("currency") or
+                                                          ctx.settings.currency),
+            "decimals": ctx.settings.currency_decimals, "source": "operator"}
 
 
 def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str | None,
                req_hash: str) -> dict[str, Any]:
+    if ctx.operator is not None:
+        raise conflict("operator_wallet", "the operator's wallet holds the money "
+                       "(wallet_mode=operator): credit or debit the player there")
     with ctx.db.read() as s:
         pid = s.scalar(select(Player.id).where(Player.username == username))
         row = idem.lookup(s, "admin", key, req_hash) if key else None

@@ -5,11 +5,13 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
+from slotlab.server.operator_wallet_store import OpsBase
 from slotlab.store.engine import normalize_url
 from slotlab.store.models import Base
 
 config = context.config
-target_metadata = Base.metadata
+# The operator-wallet operations log has its own metadata (migration 0003 creates it).
+target_metadata = [Base.metadata, OpsBase.metadata]
 
 
 def _run(connection: object) -> None:

@@ -1,0 +1,199 @@
+"""wallet_mode=operator over real HTTP: the game server's rounds debit and credit a real
+reference operator wallet (a uvicorn server on 127.0.0.1), exactly once each, through 402s,
+5xx answers, the maintenance sweep and a restart of the game server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ..operator_wallet.conftest import SECRET, WalletServer
+from .server_util import LiveServer, key
+
+START = 10_000
+
+
+@pytest.fixture
+def wallet_server(tmp_path: Path) -> Iterator[WalletServer]:
+    srv = WalletServer(tmp_path / "operator-wallet.db").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def operator_server(make_server: Callable[..., LiveServer], wallet_server: WalletServer
+                    ) -> Callable[..., LiveServer]:
+    def start(**overrides: Any) -> LiveServer:
+        opts: dict[str, Any] = {
+            "wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
+            "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 2.0,
+            "operator_wallet_attempts": 2, "operator_wallet_backoff_s": 0.0,  # due at once
+            **overrides}
+        return make_server(**opts)
+
+    return start
+
+
+def _player(srv: LiveServer, ws: WalletServer, balance: int = START
+            ) -> tuple[httpx.Client, str]:
+    """A slotlab player and the same player (their username) at the operator."""
+    c, username = srv.player()
+    r = ws.post("/admin/players", {"player_id": username, "token": f"tok-{username}",
+                                   "balance": balance, "currency": "EUR"})
+    assert r.status_code == 200, r.text
+    return c, username
+
+
+def _applied(ws: WalletServer, rid: str) -> list[tuple[str, int]]:
+    """The operator's movements of a round that it answered with 200."""
+    return [(t["kind"], t["amount"]) for t in ws.transactions(rid) if t["status_code"] == 200]
+
+
+def test_rounds_debit_and_credit_the_operator_once(operator_server, wallet_server):
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    expected = START
+    for _ in range(6):
+        headers = key()
+        r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert body["status"] == "completed"
+        expected += body["win"] - 5
+        assert body["balance"] == expected == wallet_server.balance(username)
+        # Zero wins are credited too; each movement exactly once.
+        assert _applied(wallet_server, body["round_id"]) == [("debit", 5), ("credit", body["win"])]
+        again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+        assert again.status_code == 201 and again.json()["round_id"] == body["round_id"]
+        assert again.json()["status"] == "completed"
+        assert wallet_server.balance(username) == expected  # the retry moved nothing
+    # A round with a choice: debited at the start, credited once at the end.
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    assert started["status"] == "awaiting_choice" and started["balance"] == expected - 10
+    done = c.post(f"/api/rounds/{started['round_id']}/choices", json={"choice": "left"},
+                  headers=key()).json()
+    assert done["status"] == "completed"
+    expected += done["win"] - 10
+    assert _applied(wallet_server, started["round_id"]) == [("debit", 10), ("credit", done["win"])]
+    wallet = c.get("/api/wallet").json()
+    assert wallet == {"balance": expected, "currency": "EUR", "decimals": 2, "source": "operator"}
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+    # The internal wallet is not where the money is: admin moves are refused.
+    r = srv.admin().post(f"/api/admin/players/{username}/credit", json={"amount": 5})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "operator_wallet"
+
+
+def test_insufficient_funds_at_the_operator_is_402_and_no_round(operator_server, wallet_server):
+    srv = operator_server()
+    c, username = _player(srv, wallet_server, balance=3)
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+    assert r.status_code == 402 and r.json()["error"]["code"] == "insufficient_funds"
+    assert c.get("/api/history").json() in ([], {"rounds": []})
+    assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
+    assert wallet_server.balance(username) == 3
+    # A bet the player can afford goes ahead.
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 2}, headers=key())
+    assert r.status_code == 201 and r.json()["status"] == "completed"
+
+
+def test_operator_5xx_on_debit_is_503_and_rolled_back(operator_server, wallet_server):
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    wallet_server.faults("debit", fail=1)
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+    assert r.status_code == 503 and r.json()["error"]["code"] == "operator_unavailable"
+    assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
+    assert wallet_server.balance(username) == START
+    assert wallet_server.calls("rollback") >= 1
+
+
+def test_credit_5xx_leaves_the_round_crediting_until_the_sweep(operator_server, wallet_server):
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    wallet_server.faults("credit", fail=1000)
+    body = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()).json()
+    rid = body["round_id"]
+    assert body["status"] == "crediting"
+    assert wallet_server.balance(username) == START - 5
+    live = srv.admin().get("/api/admin/rounds/open").json()["rounds"]
+    assert [(r["round_id"], r["status"]) for r in live] == [(rid, "crediting")]
+    # The player cannot start another round meanwhile, and is not debited for trying.
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+    assert r.status_code == 409 and r.json()["error"]["code"] == "round_open"
+    assert wallet_server.balance(username) == START - 5
+    assert wallet_server.calls("debit") == 1
+    # Still down: the sweep retries, the round stays crediting.
+    srv.admin().post("/api/admin/maintenance")
+    assert c.get(f"/api/rounds/{rid}").json()["status"] == "crediting"
+
+    wallet_server.faults("credit")  # the operator recovers
+    out = srv.admin().post("/api/admin/maintenance").json()
+    assert out["operator_credited"] == 1
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed" and rec["completed_at"] is not None
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    assert wallet_server.balance(username) == START - 5 + rec["win"]
+    assert srv.admin().post("/api/admin/maintenance").json()["operator_credited"] == 0
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+    assert r.status_code == 201 and r.json()["status"] == "completed"
+
+
+def test_restart_resumes_the_pending_credit(operator_server, wallet_server):
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    token = c.headers["Authorization"].split()[1]
+    wallet_server.faults("credit", fail=1000)
+    headers = key()
+    body = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers).json()
+    rid = body["round_id"]
+    assert body["status"] == "crediting"
+    srv.__exit__()  # the game server stops with the win unpaid
+
+    wallet_server.faults("credit")  # the operator is back
+    srv2 = operator_server()  # a new app on the same database: start-up resumes the credit
+    c2 = srv2.client(token)
+    rec = c2.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed"
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    assert wallet_server.balance(username) == START - 5 + rec["win"]
+    # The request retried with its key gets the completed round, and nothing moves again.
+    again = c2.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] == rid
+    assert again.json()["status"] == "completed"
+    assert wallet_server.balance(username) == START - 5 + rec["win"]
+    assert srv2.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_operator_mode_needs_url_and_secret():
+    from pydantic import ValidationError
+
+    from slotlab.server.settings import Settings
+
+    with pytest.raises(ValidationError):
+        Settings(wallet_mode="operator")
+    with pytest.raises(ValidationError):
+        Settings(wallet_mode="operator", operator_wallet_url="http://127.0.0.1:1")
+
+
+def test_credit_never_sent_is_sent_by_the_sweep(operator_server, wallet_server, monkeypatch):
+    """A crash between the settling commit and the credit call: the sweep sends it."""
+    from slotlab.server.services import rounds
+
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    monkeypatch.setattr(rounds, "pay_operator", lambda ctx, rid: None)  # the call never happens
+    body = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()).json()
+    rid = body["round_id"]
+    assert body["status"] == "crediting"
+    assert _applied(wallet_server, rid) == [("debit", 5)]
+    monkeypatch.undo()
+    assert srv.admin().post("/api/admin/maintenance").json()["operator_credited"] == 1
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed"
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    assert wallet_server.balance(username) == START - 5 + rec["win"]
