@@ -535,34 +535,23 @@ def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False
     endpoint("credit", CreditReq)
     endpoint("rollback", RollbackReq)
 
-    @app.post("/admin/players")
-    async def set_player(request: Request) -> Response:
-        try:
-            req = await read(request, PlayerReq)
-        except WalletError as e:
-            return error(e)
-        body = wallet.set_player(req.player_id, balance=req.balance, currency=req.currency,
-                                 token=req.token)
-        a = _answer(200, body)
-        return reply(a.status, a.body)
+    def admin(path: str, model: type[_Req], answer: Any) -> None:
+        """A signed admin call: ``answer(request) -> body`` (no fault injection here)."""
 
-    @app.post("/admin/player")
-    async def get_player(request: Request) -> Response:
-        try:
-            req = await read(request, BalanceReq)
-            a = _answer(200, wallet.player(req.player_id))
-        except WalletError as e:
-            return error(e)
-        return reply(a.status, a.body)
+        async def handle(request: Request) -> Response:
+            try:
+                a = _answer(200, answer(await read(request, model)))
+            except WalletError as e:
+                return error(e)
+            return reply(a.status, a.body)
 
-    @app.post("/admin/transactions")
-    async def list_transactions(request: Request) -> Response:
-        try:
-            req = await read(request, TransactionsReq)
-        except WalletError as e:
-            return error(e)
-        a = _answer(200, {"transactions": wallet.transactions(req.round_id, req.player_id)})
-        return reply(a.status, a.body)
+        app.post(f"/admin/{path}")(handle)
+
+    admin("players", PlayerReq, lambda req: wallet.set_player(
+        req.player_id, balance=req.balance, currency=req.currency, token=req.token))
+    admin("player", BalanceReq, lambda req: wallet.player(req.player_id))
+    admin("transactions", TransactionsReq, lambda req: {
+        "transactions": wallet.transactions(req.round_id, req.player_id)})
 
     if faults_enabled:
         @app.post("/_faults")
