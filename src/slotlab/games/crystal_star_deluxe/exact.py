@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from slotlab.simulate.stats import N_BANDS, Z90, band_labels, band_of
+from slotlab.mechanics.accumulators import N_BANDS, Z90, band_labels, band_of
 
 from .kernel import (
     T_BOTTOM,

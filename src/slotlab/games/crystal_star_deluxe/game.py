@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
 from slotlab.rounds import Event, IllegalBetError, IllegalChoiceError, RoundResult, check_inputs
-from slotlab.simulate.stats import new_accumulators
 
 from . import kernel as k
 from .exact import exact_report, fraction_text

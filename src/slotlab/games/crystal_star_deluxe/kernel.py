@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.rng import randbelow
-from slotlab.simulate.stats import ACC_COMPONENTS, record
 
 # Base-symbol codes fixed by the model encoding (payable base symbols are 2 and up).
 BLANK = 0

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from slotlab.games.lines.kernel import W_COUNT, W_MULT, W_SYMBOL, line_pays
 from slotlab.games.lines.model import LineArrays, LineModel
+from slotlab.mechanics.lines import W_COUNT, W_MULT, W_SYMBOL, line_pays
+from slotlab.mechanics.scatter import convolve, window_count_weights
 
 HIT_ENUMERATION_LIMIT = 50_000_000
 
@@ -80,25 +81,8 @@ def _line_outcomes(counts, paytab, substitutes, wild, wild_mult, wild_each, out)
 def _scatter_counts(strips: np.ndarray, lengths: np.ndarray, rows: int, scatter: int) -> list[
     list[int]]:
     """Per reel: how many stops show k scatters in the window, k = 0..rows."""
-    per_reel = []
-    for r in range(strips.shape[0]):
-        q = [0] * (rows + 1)
-        for p in range(lengths[r]):
-            q[int(np.count_nonzero(strips[r, p : p + rows] == scatter)) if scatter >= 0 else 0] += 1
-        per_reel.append(q)
-    return per_reel
-
-
-def _convolve(polys: list[list[int]]) -> list[int]:
-    total = [1]
-    for q in polys:
-        out = [0] * (len(total) + len(q) - 1)
-        for i, a in enumerate(total):
-            if a:
-                for j, b in enumerate(q):
-                    out[i + j] += a * b
-        total = out
-    return total
+    return [window_count_weights(strips[r], int(lengths[r]), rows, scatter)
+            for r in range(strips.shape[0])]
 
 
 def _cycle(lengths: np.ndarray) -> int:
@@ -129,7 +113,7 @@ class _ReelSetMath:
             line_total += weight * pay
         self.line_per_line = Fraction(line_total, self.cycle)
         self.lines = len(a.lines) * self.line_per_line
-        self.scatter_dist = _convolve(_scatter_counts(strips, lengths, a.rows, a.scatter))
+        self.scatter_dist = convolve(_scatter_counts(strips, lengths, a.rows, a.scatter))
         self.scatter = Fraction(
             sum(n * int(a.scatter_pays[c]) for c, n in enumerate(self.scatter_dist)), self.cycle
         )
@@ -221,7 +205,7 @@ def hit_frequency(model: LineModel) -> Fraction | None:
     no_line = np.zeros(m_reels * a.rows + 1, dtype=np.int64)
     _no_line_win_by_scatter(a.base, a.base_len, a.rows, m_reels, a.lines, trunc,
                             a.substitutes.astype(np.int64), a.wild, a.scatter, no_line)
-    rest = _convolve(_scatter_counts(a.base[m_reels:], a.base_len[m_reels:], a.rows, a.scatter))
+    rest = convolve(_scatter_counts(a.base[m_reels:], a.base_len[m_reels:], a.rows, a.scatter))
     silent = 0
     for c1, n1 in enumerate(no_line):
         for c2, n2 in enumerate(rest):

@@ -11,9 +11,10 @@ import numpy as np
 from slotlab.games.lines import kernel
 from slotlab.games.lines.exact import exact_report
 from slotlab.games.lines.model import LineModel
+from slotlab.mechanics.accumulators import new_accumulators
+from slotlab.mechanics.lines import line_pays
 from slotlab.rng import Seed, chacha_stream, randbelow
 from slotlab.rounds import Awaiting, Event, IllegalChoiceError, RoundResult, check_inputs
-from slotlab.simulate.stats import new_accumulators
 
 GAMBLE_OPTIONS = ("collect", "red", "black")
 CARDS = ("red", "black")
@@ -185,7 +186,7 @@ class LineGame:
         grid = np.array([[self.model.index[s] for s in reel] for reel in window], dtype=np.int64)
         wins = np.empty((len(a.lines), 5), dtype=np.int64)
         m = self._packed
-        units, n = kernel.line_pays(grid, a.lines, a.paytab, m[6], a.wild, a.wild_mult,
+        units, n = line_pays(grid, a.lines, a.paytab, m[6], a.wild, a.wild_mult,
                                     a.wild_each, m[10], m[11], wins)
         count = int(np.count_nonzero(grid == a.scatter)) if a.scatter >= 0 else 0
         events: list[Event] = []
