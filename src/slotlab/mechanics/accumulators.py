@@ -27,7 +27,7 @@ ACC_COMPONENTS = 6
 N_COMPONENTS = 16  # named parts of the win a game may split its RTP into
 ACC_BANDS = ACC_COMPONENTS + N_COMPONENTS
 # Lower edges of the win bands in multiples of the bet; band 0 is "no win", band 1 "under 1x".
-BAND_EDGES = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+BAND_EDGES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000)
 N_BANDS = len(BAND_EDGES) + 2
 ACC_SIZE = ACC_BANDS + N_BANDS
 _EDGES = np.array(BAND_EDGES, dtype=np.int64)
