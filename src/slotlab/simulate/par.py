@@ -85,8 +85,8 @@ def _plots(out: Path, sim: dict[str, Any], exact: dict[str, Any] | None,
         ex = exact.get("components", {})
         ax.bar(x + 0.2, [ex.get(k, {}).get("rtp", 0.0) for k in keys], width=0.4,
                label="exact")
-    ax.set_xticks(x, keys)
-    ax.set_ylabel("share of RTP")
+    ax.set_xticks(x, keys, rotation=30, ha="right")  # games split into up to 16 parts
+    ax.set_ylabel("RTP contribution")
     ax.set_title("RTP split")
     ax.legend()
     fig.tight_layout()
