@@ -59,12 +59,14 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")
 
 
-def _table(title: str, rows: list[dict[str, Any]]) -> Table:
+def _table(title: str, rows: list[dict[str, Any]], fold: bool = False) -> Table:
+    """A table of ``rows``; ``fold`` wraps long cells (exact fractions) instead of cutting them."""
     table = Table(title=title, title_justify="left")
     if not rows:
         return table
     for key in rows[0]:
-        table.add_column(key.replace("_", " "), justify="left" if key == "combination" else "right")
+        table.add_column(key.replace("_", " "), justify="left" if key == "combination" else "right",
+                         overflow="fold" if fold else "ellipsis")
     for row in rows:
         table.add_row(*(_fmt(v) for v in row.values()))
     return table
@@ -159,12 +161,14 @@ def rtp(model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False) -> None:
         _print_json(report)
         return
     summary = Table(title=f"{game.name}: exact figures", title_justify="left", show_header=False)
+    summary.add_column()
+    summary.add_column(overflow="fold")  # exact fractions in full, however long
     for key, value in report.items():
         if not isinstance(value, dict | list):
             summary.add_row(key.replace("_", " "), _fmt(value))
     console.print(summary)
     components = [{"component": k, **v} for k, v in report.get("components", {}).items()]
-    console.print(_table("RTP split", components))
+    console.print(_table("RTP split", components, fold=True))
     for name, rows in report.get("tables", {}).items():
         console.print(_table(name, rows))
     for note in report.get("notes", []):
