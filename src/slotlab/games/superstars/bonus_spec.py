@@ -1,4 +1,4 @@
-"""The schema of a Superstars model's ``bonus`` section: the Bonus Game, its board and the Final Game.
+"""The schema of a Superstars model's ``bonus`` section: the Bonus Game, its board, the Final Game.
 
 Everything is in integer form: prizes are whole multiples of the total bet, tables are
 ``[value, weight]`` pairs with positive integer weights, probabilities are ``"p/q"`` strings.
