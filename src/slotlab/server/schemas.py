@@ -108,6 +108,7 @@ class GameSummaryPublic(BaseModel):
     max_win: int
     max_win_cash: int | None
     model_hash: str
+    variant: str
     progressives: bool
 
 
@@ -126,6 +127,7 @@ class RoundPublic(BaseModel):
     awaiting: dict[str, Any] | None
     events: list[dict[str, Any]]
     model_hash: str
+    variant: str
     outcome: str | None
     free_round_id: int | None = None
     free_round: dict[str, Any] | None = None
@@ -143,6 +145,7 @@ class RoundSummaryPublic(BaseModel):
     round_id: str
     game: str
     model_hash: str
+    variant: str
     bet: int
     win: int
     jackpot_win: int
@@ -180,7 +183,9 @@ class ReplayPublic(BaseModel):
     events_identical: bool
     model_hash_matches: bool
     recorded_model_hash: str
+    replayed_model_hash: str
     current_model_hash: str
+    variant: str
     code_version: str
     win_credits: int | None
     events: list[dict[str, Any]] | None

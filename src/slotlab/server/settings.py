@@ -40,6 +40,17 @@ class Settings(BaseSettings):
 
     # Games offered (None: every game the engine knows).
     games: list[str] | None = None
+    # RTP variant per offered game: game id -> the variant it plays, a game id the engine knows
+    # (``{"superstars": "superstars-92"}``) or a line-game model file path. Rounds are stamped
+    # with it; rounds of a variant played before keep their own model (found by model hash).
+    variants: dict[str, str] = {}
+
+    # The operator, as HELP names it (None: not shown). The unfinished-round procedure text
+    # defaults to one built from auto_complete_after_s; the inactivity timeout is session_idle_s.
+    operator_name: str | None = None
+    operator_contact: str | None = None  # "For further information, please contact ..."
+    operator_terms_url: str | None = None  # the operator's terms and conditions
+    unfinished_rounds_text: str | None = None
 
     # Rounds.
     auto_complete_after_s: float = Field(24 * 3600, ge=0)
@@ -88,6 +99,14 @@ class Settings(BaseSettings):
         if v not in PROFILES:
             raise ValueError(f"unknown jurisdiction {v!r}; known: {sorted(PROFILES)}")
         return v
+
+    @field_validator("variants")
+    @classmethod
+    def _variant_refs(cls, v: dict[str, str]) -> dict[str, str]:
+        bad = [k for k, ref in v.items() if not k or not ref.strip() or len(ref) > 255]
+        if bad:
+            raise ValueError(f"variants: give each game a variant id or model path: {bad}")
+        return {k: ref.strip() for k, ref in v.items()}
 
     @field_validator("sqlite_synchronous")
     @classmethod

@@ -141,6 +141,8 @@ class Round(Base):
     player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
     game_id: Mapped[str] = mapped_column(String(64))
     model_hash: Mapped[str] = mapped_column(String(128))
+    # The RTP variant played (a game id or model file; None before migration 0004: game_id).
+    variant: Mapped[str | None] = mapped_column(String(255), nullable=True)
     code_version: Mapped[str] = mapped_column(String(64))
     currency: Mapped[str] = mapped_column(String(8))
     denomination: Mapped[int] = mapped_column(BigInteger)

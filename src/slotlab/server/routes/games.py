@@ -20,6 +20,7 @@ from slotlab.server.schemas import (
 from slotlab.server.services import free_rounds, jackpots, rounds, wallet
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.help import operator_help
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -36,7 +37,7 @@ def list_free_rounds(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
 
 
 def _offer(ctx: ServicesDep, e: GameEntry) -> dict[str, Any]:
-    """What every game listing says: bets in money, RTP, max win, version."""
+    """What every game listing says: bets in money, RTP, max win, version and variant."""
     return {
         "id": e.id,
         "name": e.game.name,
@@ -47,6 +48,7 @@ def _offer(ctx: ServicesDep, e: GameEntry) -> dict[str, Any]:
         "rtp": e.rtp,
         "max_win_cash": ctx.settings.cash_cap(),
         "model_hash": e.game.model_hash,
+        "variant": e.variant,
     }
 
 
@@ -66,6 +68,7 @@ def read_game(ctx: ServicesDep, game_id: str) -> dict[str, Any]:
         "decimals": ctx.settings.currency_decimals,
         "max_win_x": e.max_win_x,
         "jackpots": [j for j in jackpots.pool_values(ctx.db, ctx.catalog) if j["game"] == e.id],
+        "operator": operator_help(ctx.settings),
     }
 
 

@@ -1,9 +1,11 @@
-"""The games the server offers, with their money terms (denomination, bets in minor units)."""
+"""The games the server offers, with their money terms (denomination, bets in minor units), on
+the RTP variant the operator chose (``SLOTLAB_VARIANTS``), and the models rounds were played on."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 from slotlab.games import find_game, game_ids
 from slotlab.rounds import Game
 from slotlab.server.errors import not_found
+from slotlab.server.services.profiles import PROFILES, below_min_rtp
 from slotlab.server.settings import Settings
 
 log = logging.getLogger("slotlab.server")
@@ -31,17 +34,15 @@ class Progressive:
 
 @dataclass(frozen=True)
 class GameEntry:
-    game: Game
+    id: str  # the offered game id (URLs, rounds, pools, packages)
+    game: Game  # the model played now: the operator's variant, or the game itself
+    variant: str  # what that model is: a game id the engine knows, or a model file path
     denomination: int
     bets_credits: tuple[int, ...]
     progressives: tuple[Progressive, ...]
     rtp: float | None
     max_win_x: int
     description: dict[str, Any]
-
-    @property
-    def id(self) -> str:
-        return self.game.id
 
     @property
     def max_bet_credits(self) -> int:
@@ -84,9 +85,28 @@ def _warm_up(game: Game, bet: int, tries: int = 3) -> None:
             log.warning("warm-up of %s failed; retrying", game.id, exc_info=True)
 
 
+Resolver = Callable[[str], Game]
+
+
+def _resolver(games: Mapping[str, Game] | None) -> Resolver:
+    """A variant reference -> its game: the override mapping first, then the engine's registry
+    (a game id, or a line-game model file path)."""
+    def resolve(ref: str) -> Game:
+        if games is not None and ref in games:
+            return games[ref]
+        return find_game(ref)
+    return resolve
+
+
 class Catalog:
-    def __init__(self, entries: Mapping[str, GameEntry]) -> None:
+    """The offered games, and every model a round was played on: a round keeps its own model
+    (found by its variant and model hash) after the operator switches variants."""
+
+    def __init__(self, entries: Mapping[str, GameEntry], resolve: Resolver | None = None) -> None:
         self.entries = dict(entries)
+        self._resolve = resolve or _resolver(None)
+        self._by_hash: dict[str, Game] = {e.game.model_hash: e.game for e in self.entries.values()}
+        self._lock = threading.Lock()
 
     def get(self, game_id: str) -> GameEntry:
         entry = self.entries.get(game_id)
@@ -97,42 +117,94 @@ class Catalog:
     def find(self, game_id: str) -> GameEntry | None:
         return self.entries.get(game_id)
 
+    def model(self, game_id: str, variant: str | None, model_hash: str) -> Game | None:
+        """The model a round was played on, or None when no known game has its hash any more
+        (the model file changed): such a round cannot be continued or replayed faithfully."""
+        game = self._by_hash.get(model_hash)
+        if game is not None:
+            return game
+        with self._lock:
+            for ref in dict.fromkeys(r for r in (variant, game_id) if r):
+                try:
+                    game = self._resolve(ref)
+                except Exception:
+                    log.warning("variant %s of %s cannot be loaded", ref, game_id, exc_info=True)
+                    continue
+                if game.model_hash == model_hash:
+                    self._by_hash[model_hash] = game
+                    return game
+        return None
+
     def __iter__(self) -> Any:
         return iter(self.entries.values())
 
 
+def _offered(settings: Settings) -> dict[str, Game]:
+    ids = settings.games if settings.games is not None else game_ids()
+    loaded: dict[str, Game] = {}
+    for gid in ids:
+        if gid not in game_ids():
+            log.warning("game %s is not known to the engine; left out", gid)
+            continue
+        try:
+            loaded[gid] = find_game(gid)
+        except Exception:
+            log.exception("game %s failed to load; left out", gid)
+    return loaded
+
+
+def _variant(settings: Settings, resolve: Resolver, gid: str) -> Game:
+    ref = settings.variants[gid]
+    try:
+        return resolve(ref)
+    except Exception as e:
+        raise ValueError(f"SLOTLAB_VARIANTS: variant {ref!r} of game {gid!r} cannot be loaded: "
+                         f"{e}") from e
+
+
 def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None) -> Catalog:
-    """Every offered game, warmed up (kernels compiled) so the first round is fast.
+    """Every offered game on its chosen variant, warmed up (kernels compiled).
 
     ``games`` overrides the engine's registry (tests and embedding). A game that fails to load
-    is left out with a warning, so one broken model cannot take the server down.
+    is left out with a warning, so one broken model cannot take the server down. A variant the
+    operator chose that cannot be loaded, or whose RTP is below the jurisdiction's minimum,
+    stops the start-up with a clear error; a game offered by default below that minimum is left
+    out (games of an override mapping are the embedder's own and are not checked).
     """
-    if games is None:
-        ids = settings.games if settings.games is not None else game_ids()
-        loaded: dict[str, Game] = {}
-        for gid in ids:
-            if gid not in game_ids():
-                log.warning("game %s is not known to the engine; left out", gid)
-                continue
-            try:
-                loaded[gid] = find_game(gid)
-            except Exception:
-                log.exception("game %s failed to load; left out", gid)
-        games = loaded
+    resolve = _resolver(games)
+    offered = dict(games) if games is not None else _offered(settings)
+    unknown = sorted(set(settings.variants) - set(offered))
+    if unknown:
+        raise ValueError(f"SLOTLAB_VARIANTS names games that are not offered: {unknown}; "
+                         f"offered: {sorted(offered)}")
+    profile = PROFILES[settings.jurisdiction]
     entries = {}
-    for gid, game in games.items():
+    for gid, game in offered.items():
+        chosen = gid in settings.variants
+        if chosen:
+            game = _variant(settings, resolve, gid)
+        try:
+            rtp: float | None = float(game.theoretical_rtp())
+        except Exception:
+            log.exception("game %s has no theoretical RTP", gid)
+            rtp = None
+        if below_min_rtp(profile, rtp) and (chosen or games is None):
+            ref = settings.variants.get(gid, gid)
+            shown = "unknown" if rtp is None else f"{rtp:.4%}"
+            msg = (f"game {gid!r} on variant {ref!r} has RTP {shown}, below the minimum "
+                   f"{profile.min_rtp:.2%} of jurisdiction {profile.id!r}")
+            if chosen:
+                raise ValueError(f"{msg}; choose another variant in SLOTLAB_VARIANTS")
+            log.error("%s; left out", msg)
+            continue
         try:
             bets = tuple(int(b) for b in game.bets())
-            try:
-                rtp: float | None = float(game.theoretical_rtp())
-            except Exception:
-                log.exception("game %s has no theoretical RTP", gid)
-                rtp = None
-            entry = GameEntry(game, settings.denomination(gid), bets, _progressives(game), rtp,
+            entry = GameEntry(gid, game, settings.variants.get(gid, gid),
+                              settings.denomination(gid), bets, _progressives(game), rtp,
                               int(game.max_win_x()), dict(game.describe()))
             _warm_up(game, bets[0])
         except Exception:
             log.exception("game %s failed its warm-up; left out", gid)
             continue
         entries[gid] = entry
-    return Catalog(entries)
+    return Catalog(entries, resolve)

@@ -5,7 +5,8 @@ it per player (``PUT /api/admin/players/{username}/jurisdiction``). The profile 
 ``GET /api/session``; the server enforces ``min_cycle_ms`` (429 ``too_fast`` on a round started
 sooner after the player's previous round started), marks every round response with
 ``celebrate`` (never true for a win that is not above the stake unless
-``celebrate_small_wins``) and, with ``session_with_rounds``, returns the session's net position
+``celebrate_small_wins``), refuses a game whose theoretical RTP is below ``min_rtp`` (Malta:
+92%) and, with ``session_with_rounds``, returns the session's net position
 and elapsed time with every round. Autoplay, quick stop and turbo are client features: the
 profile tells the client whether they are allowed, and with which autoplay stop conditions.
 """
@@ -29,6 +30,9 @@ class Profile:
     # Stop conditions autoplay must offer (the seed texts): a number of rounds, on any win, if a
     # single win exceeds an amount, if the balance increases / decreases by an amount.
     autoplay_stop_conditions: tuple[str, ...] = ()
+    # The lowest theoretical RTP (a fraction) a game may be offered at; None: no minimum. The
+    # catalogue enforces it at start-up (docs/operators.md, "RTP variants").
+    min_rtp: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -39,7 +43,7 @@ AUTOPLAY_STOPS = ("rounds", "any_win", "single_win_above", "balance_up_by", "bal
 PROFILES: dict[str, Profile] = {
     "mt": Profile("mt", autoplay=True, quick_stop=True, turbo=True, min_cycle_ms=0,
                   celebrate_small_wins=True, show_net_position=True,
-                  autoplay_stop_conditions=AUTOPLAY_STOPS),
+                  autoplay_stop_conditions=AUTOPLAY_STOPS, min_rtp=0.92),
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
                   celebrate_small_wins=False, show_net_position=True, session_with_rounds=True),
 }
@@ -48,3 +52,11 @@ PROFILES: dict[str, Profile] = {
 def celebrate(profile: Profile, bet: int, win: int) -> bool:
     """Whether the client may celebrate a win (a win not above the stake only where allowed)."""
     return win > bet or (profile.celebrate_small_wins and win > 0)
+
+
+def below_min_rtp(profile: Profile, rtp: float | None) -> bool:
+    """Whether a game at this theoretical RTP may not be offered under the profile. An unknown
+    RTP is below any minimum: it cannot be shown to meet it."""
+    if profile.min_rtp is None:
+        return False
+    return rtp is None or rtp < profile.min_rtp

@@ -21,6 +21,7 @@ by operator-mode rounds: the operations log ``operator_wallet_ops`` is their mon
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -125,6 +126,7 @@ def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]
         "awaiting": r.awaiting,
         "events": list(r.events or []),
         "model_hash": r.model_hash,
+        "variant": r.variant or r.game_id,
         "outcome": r.outcome,
         "free_round_id": r.free_round_id,
         "created_at": _iso(r.created_at),
@@ -137,6 +139,7 @@ def round_summary(ctx: Services, r: Round) -> dict[str, Any]:
         "round_id": r.id,
         "game": r.game_id,
         "model_hash": r.model_hash,
+        "variant": r.variant or r.game_id,
         "bet": r.bet,
         "win": _win_now(ctx, r),
         "jackpot_win": r.jackpot_win,
@@ -289,6 +292,12 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     if credits is None:
         raise unprocessable("bet_not_allowed",
                             f"bet {bet} is not allowed; allowed bets: {entry.bets_minor()}")
+    profile = ctx.profile(auth.jurisdiction)
+    # The catalogue meets the server's profile; a player under another one may need more.
+    if profile.id != ctx.settings.jurisdiction and profiles.below_min_rtp(profile, entry.rtp):
+        raise forbidden("rtp_below_minimum",
+                        f"{game_id} is not offered under jurisdiction {profile.id}: its RTP is "
+                        f"below the minimum {profile.min_rtp}")
     owner = _owner(auth)
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator
@@ -360,7 +369,8 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
                     free_rounds.take_round(s, auth.player_id, free_round_id, entry, bet, now)
                 r = Round(
                     id=rid, player_id=auth.player_id, game_id=entry.id,
-                    model_hash=entry.game.model_hash, code_version=CODE_VERSION,
+                    model_hash=entry.game.model_hash, variant=entry.variant,
+                    code_version=CODE_VERSION,
                     currency=wallet.currency, denomination=entry.denomination,
                     bet_credits=credits, bet=bet, win_credits=0, win=0, uncapped_win=0,
                     jackpot_win=0, jackpots=[], status=OPEN, seeds=[seed0.hex()], choices=[],
@@ -449,10 +459,17 @@ def _load_own(s: Session, auth: Auth, round_id: str) -> Round:
 
 
 def _continuable(ctx: Services, r: Round) -> GameEntry | None:
+    """The offered game on the round's own model (its variant may no longer be the one
+    offered), or None when the game is gone or no known model has the round's hash."""
     entry = ctx.catalog.find(r.game_id)
-    if entry is None or entry.game.model_hash != r.model_hash:
+    if entry is None:
         return None
-    return entry
+    if entry.game.model_hash == r.model_hash:
+        return entry
+    game = ctx.catalog.model(r.game_id, r.variant, r.model_hash)
+    if game is None:
+        return None
+    return dataclasses.replace(entry, game=game, variant=r.variant or r.game_id)
 
 
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
@@ -574,25 +591,33 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
     if rec["events"] == [] and rec["status"] == CANCELLED:
         raise conflict("round_not_played", "this round was cancelled before it was played")
     entry = ctx.catalog.find(rec["game"])
-    if entry is None:
-        raise not_found("unknown_game", f"game {rec['game']!r} is no longer offered")
+    # The round's own model (found by its variant and hash); else the one offered now, which
+    # shows the difference.
+    game = ctx.catalog.model(rec["game"], rec["variant"], rec["model_hash"])
+    if game is None:
+        if entry is None:
+            raise not_found("unknown_game", f"game {rec['game']!r} is no longer offered")
+        game = entry.game
+    current = entry.game.model_hash if entry is not None else game.model_hash
     seeds = [bytes.fromhex(x) for x in rec["seeds"]]
     try:
-        _, result = replay(entry.game, rec["bet_credits"], seeds, rec["choices"], rec["events"])
+        _, result = replay(game, rec["bet_credits"], seeds, rec["choices"], rec["events"])
         events = to_jsonable(list(result.events))
         win_credits = int(result.win)
     except (ValueError, LookupError) as e:
         events, win_credits = None, None
         log.warning("replay of %s failed: %s", round_id, e)
-    hash_ok = entry.game.model_hash == rec["model_hash"]
+    hash_ok = game.model_hash == rec["model_hash"]
     same = events == rec["events"]
     return {
         "round_id": rec["round_id"],
         "identical": same and hash_ok,
         "events_identical": same,
-        "model_hash_matches": hash_ok,
+        "model_hash_matches": hash_ok,  # replayed on the model the round was played on
         "recorded_model_hash": rec["model_hash"],
-        "current_model_hash": entry.game.model_hash,
+        "replayed_model_hash": game.model_hash,
+        "current_model_hash": current,  # the model the game is offered on now
+        "variant": rec["variant"],
         "code_version": CODE_VERSION,
         "win_credits": win_credits,
         "events": events,
@@ -690,11 +715,11 @@ def expire_awaiting(ctx: Services, player_id: int | None = None) -> int:
 def recover(ctx: Services) -> int:
     """Start-up: finish every debited round that waits for no choice, from its recorded seed."""
     with ctx.db.read() as s:
-        rows = s.execute(select(Round.id, Round.game_id, Round.model_hash)
-                         .where(Round.status == OPEN)).all()
-    for rid, game_id, model_hash in rows:
-        entry = ctx.catalog.find(game_id)
-        if entry is None or entry.game.model_hash != model_hash:
+        rows = list(s.scalars(select(Round).where(Round.status == OPEN)))
+    for r0 in rows:
+        rid = r0.id
+        entry = _continuable(ctx, r0)
+        if entry is None:
             better_of(ctx, rid)
         else:
             _advance_open(ctx, rid, entry, outcome="recovered")
