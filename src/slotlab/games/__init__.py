@@ -17,6 +17,7 @@ LINE_MODELS = Path(__file__).parent / "lines" / "models"
 
 _BUILTIN: dict[str, str] = {
     "crystal-star-deluxe": "slotlab.games.crystal_star_deluxe.game:load",
+    "superstars": "slotlab.games.superstars.game:load",
     "super-12-stars": "slotlab.games.super_12_stars.game:load",
 }
 
