@@ -60,8 +60,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from slotlab.games.lines.kernel import _unmanaged
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
-from slotlab.rng import randbelow
+from slotlab.rng import fill_randbelow, randbelow
 
 from .bonus_spec import N_CELLS, SQUARES, WHEEL_SEGMENTS, BonusSpec
 
@@ -115,10 +116,10 @@ CELL_TRIGGER, CELL_SPIN, CELL_DICE, CELL_PLACED, CELL_MERGED, CELL_EMPTIED = ran
 
 # Packed parameters: bp = (params, cell_cum, cell_val, prize_cum, prize_val, board, wheel_cum,
 # wheel_seg, random_cum, random_code, star_cum, star_val, gonzo_cum, gonzo_mult, final_prize,
-# final_dice), all int64[:].
+# final_dice, cell_bounds: 25 x the cell table's total), all int64[:].
 (B_PARAMS, B_CELL_CUM, B_CELL_VAL, B_PRIZE_CUM, B_PRIZE_VAL, B_BOARD, B_WHEEL_CUM, B_WHEEL_SEG,
  B_RANDOM_CUM, B_RANDOM_CODE, B_STAR_CUM, B_STAR_VAL, B_GONZO_CUM, B_GONZO_MULT, B_FINAL_PRIZE,
- B_FINAL_DICE) = range(16)
+ B_FINAL_DICE, B_CELL_BOUNDS) = range(17)
 (P_SPINS, P_EXTRA_MAX, P_GONZO_MIN, P_GONZO_MAX, P_FINN_MIN, P_FINN_MAX, P_FINN_ADD, P_MB_MIN,
  P_MB_MAX, P_MB_VLO, P_MB_VHI, P_SW_RESPINS, P_SW_NUM, P_SW_DEN, P_SW_TOP, P_PLUS,
  P_UPGRADE_STEP, P_TRIGGER_DICE, P_DIE_SIDES) = range(19)
@@ -166,7 +167,7 @@ def pack_bonus(spec: BonusSpec) -> tuple[np.ndarray, ...]:
             np.array([WHEEL_SEGMENTS.index(s) for s in wheel.values], np.int64),
             random.cumulative(), np.array([SQUARES.index(c) for c in random.values], np.int64),
             star.cumulative(), star.int_values(), gonzo.cumulative(), gonzo.int_values(),
-            final_prize, final_dice)
+            final_prize, final_dice, np.full(N_CELLS, cell.total, np.int64))
 
 
 # Draws ----------------------------------------------------------------------------------------
@@ -213,6 +214,17 @@ def _below(stream, n):
 
 
 @njit(cache=True, inline="always")
+def _fill_below(stream, bounds, out):
+    """``out[i] = _below(stream, bounds[i])`` for each ``i`` (one call: ``rng.fill_randbelow``
+    keeps the buffer index in a register)."""
+    if stream[0] == _U_SCRIPT:
+        for i in range(bounds.shape[0]):
+            out[i] = _scripted(stream, bounds[i])
+    else:
+        fill_randbelow(stream, bounds, out)
+
+
+@njit(cache=True, inline="always")
 def _pick(stream, cum):
     """Index ``i`` with probability ``weight[i] / total`` (as ``rng.weighted_pick``)."""
     r = _below(stream, cum[cum.shape[0] - 1])
@@ -240,10 +252,10 @@ def _put(ev, i, kind, a, b, c, d, e, f, g):
 
 
 @njit(cache=True)
-def _cell(ev, n_ev, trace, c, new, old, detail, extra):
-    if trace:
-        return _put(ev, n_ev, EV_CELL, c, new, old, detail, extra, 0, 0)
-    return n_ev
+def _cell(ev, n_ev, c, new, old, detail, extra):
+    """An EV_CELL row (callers test ``trace`` first: a call passing ``ev`` costs reference
+    counting even when it writes nothing)."""
+    return _put(ev, n_ev, EV_CELL, c, new, old, detail, extra, 0, 0)
 
 
 # Features -------------------------------------------------------------------------------------
@@ -294,7 +306,8 @@ def _starburst(stream, bp, val, tmp, trace, ev, n_ev, run):
     for c in range(c0, c0 + STACK):
         old = val[c]
         val[c] = v if old == 0 else old * v
-        n_ev = _cell(ev, n_ev, trace, c, val[c], old, CELL_PLACED if old == 0 else CELL_MERGED, v)
+        if trace:
+            n_ev = _cell(ev, n_ev, c, val[c], old, CELL_PLACED if old == 0 else CELL_MERGED, v)
     return n_ev
 
 
@@ -314,7 +327,8 @@ def _gonzo(stream, bp, val, tmp, trace, ev, n_ev, run):
         c = tmp[i]
         old = val[c]
         val[c] = old * m
-        n_ev = _cell(ev, n_ev, trace, c, val[c], old, CELL_MERGED, m)
+        if trace:
+            n_ev = _cell(ev, n_ev, c, val[c], old, CELL_MERGED, m)
     return n_ev
 
 
@@ -335,7 +349,8 @@ def _missbanks(stream, bp, val, tmp, trace, ev, n_ev, run):
         c = tmp[i]
         old = val[c]
         val[c] = old + v
-        n_ev = _cell(ev, n_ev, trace, c, val[c], old, CELL_PLACED if old == 0 else CELL_MERGED, v)
+        if trace:
+            n_ev = _cell(ev, n_ev, c, val[c], old, CELL_PLACED if old == 0 else CELL_MERGED, v)
     return n_ev
 
 
@@ -356,8 +371,9 @@ def _finn(stream, bp, val, tmp, trace, ev, n_ev, run):
         c = tmp[i]
         old = val[c]
         val[c] = total if c == dest else 0
-        n_ev = _cell(ev, n_ev, trace, c, val[c], old,
-                     CELL_MERGED if c == dest else CELL_EMPTIED, old + add)
+        if trace:
+            n_ev = _cell(ev, n_ev, c, val[c], old,
+                         CELL_MERGED if c == dest else CELL_EMPTIED, old + add)
     return n_ev
 
 
@@ -396,7 +412,8 @@ def _spacewars(stream, bp, val, tmp, trace, ev, n_ev, run):
                 if _below(stream, den) < num:
                     val[c] = tmp[N_CELLS + _below(stream, nv)]
                     landed += 1
-                    n_ev = _cell(ev, n_ev, trace, c, val[c], 0, CELL_PLACED, 0)
+                    if trace:
+                        n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_PLACED, 0)
         if trace:
             _put(ev, head, EV_SW_RESPIN, respin + 1, landed, 0, 0, 0, 0, 0)
         if landed == free:
@@ -428,7 +445,8 @@ def _add_all(val, x, trace, ev, n_ev):
         if val[c] > 0:
             old = val[c]
             val[c] = old + x
-            n_ev = _cell(ev, n_ev, trace, c, val[c], old, CELL_MERGED, x)
+            if trace:
+                n_ev = _cell(ev, n_ev, c, val[c], old, CELL_MERGED, x)
     return n_ev
 
 
@@ -453,7 +471,8 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
         if trigger_cells[c] != 0 or c == dice_cell:
             val[c] = bp[B_PRIZE_VAL][_pick(stream, bp[B_PRIZE_CUM])]
             n_trigger += 1
-            n_ev = _cell(ev, n_ev, trace, c, val[c], 0, CELL_TRIGGER, 0)
+            if trace:
+                n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_TRIGGER, 0)
     dice = prm[P_TRIGGER_DICE] if dice_cell >= 0 else 0
     spins = prm[P_SPINS]
     max_spins = spins
@@ -569,22 +588,30 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
         head = n_ev
         if trace:
             n_ev += 1
-        free = 0
         new_prizes = 0
         new_dice = 0
         cell_cum = bp[B_CELL_CUM]
         cell_val = bp[B_CELL_VAL]
+        free = N_CELLS - _n_prizes(val)
+        _fill_below(stream, bp[B_CELL_BOUNDS][:free], tmp[:free])
+        j = 0
         for c in range(N_CELLS):
             if val[c] == 0:
-                free += 1
-                o = cell_val[_pick(stream, cell_cum)]
+                r = tmp[j]
+                j += 1
+                i = 0
+                while cell_cum[i] <= r:
+                    i += 1
+                o = cell_val[i]
                 if o > 0:
                     val[c] = o
                     new_prizes += 1
-                    n_ev = _cell(ev, n_ev, trace, c, o, 0, CELL_SPIN, 0)
+                    if trace:
+                        n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
                 elif o < 0:
                     new_dice += 1
-                    n_ev = _cell(ev, n_ev, trace, c, 0, 0, CELL_DICE, 0)
+                    if trace:
+                        n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
         dice += new_dice
         if new_prizes > 0:
             spins = max_spins
@@ -667,18 +694,27 @@ def simulate_bonuses(stream, bp, symbols, with_dice, n, acc, sq, counts):
     components :data:`C_REELS`, :data:`C_FINAL`); ``counts`` int64[N_FLAGS] counts the bonuses
     with each flag bit set.
     """
-    cells = np.zeros(N_CELLS, np.int64)
-    val = np.zeros(N_CELLS, np.int64)
-    tmp = np.zeros(WORK, np.int64)
-    ev = np.zeros((1, EV_WIDTH), np.int64)
+    cells_ = np.zeros(N_CELLS, np.int64)
+    val_ = np.zeros(N_CELLS, np.int64)
+    tmp_ = np.zeros(WORK, np.int64)
+    ev_ = np.zeros((1, EV_WIDTH), np.int64)
+    # Views without reference counts (alive as long as this call): passing arrays, and the
+    # tuple of 16 of them, to the feature functions then costs no atomic operation.
+    cells, val, tmp, ev, s = _unmanaged(cells_), _unmanaged(val_), _unmanaged(tmp_), \
+        _unmanaged(ev_), _unmanaged(stream)
+    u = (_unmanaged(bp[0]), _unmanaged(bp[1]), _unmanaged(bp[2]), _unmanaged(bp[3]),
+         _unmanaged(bp[4]), _unmanaged(bp[5]), _unmanaged(bp[6]), _unmanaged(bp[7]),
+         _unmanaged(bp[8]), _unmanaged(bp[9]), _unmanaged(bp[10]), _unmanaged(bp[11]),
+         _unmanaged(bp[12]), _unmanaged(bp[13]), _unmanaged(bp[14]), _unmanaged(bp[15]),
+         _unmanaged(bp[16]))
     scatters = symbols - 1 if with_dice else symbols
     for _ in range(n):
         for c in range(N_CELLS):
             cells[c] = 0
         for r in range(scatters):
-            cells[r * N_ROWS + _below(stream, N_ROWS)] = 1
-        dice_cell = 4 * N_ROWS + _below(stream, N_ROWS) if with_dice else -1
-        reels, final, _, flags = _play(stream, bp, cells, dice_cell, False, ev, 0, val, tmp)
+            cells[r * N_ROWS + _below(s, N_ROWS)] = 1
+        dice_cell = 4 * N_ROWS + _below(s, N_ROWS) if with_dice else -1
+        reels, final, _, flags = _play(s, u, cells, dice_cell, False, ev, 0, val, tmp)
         record(acc, sq, reels + final, 1, (flags & FLAG_FINAL_GAME) != 0)
         acc[ACC_COMPONENTS + C_REELS] += reels
         acc[ACC_COMPONENTS + C_FINAL] += final
