@@ -534,6 +534,7 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
     star_rows = [{"stars": k, "probability": float(p), "fraction": fraction_text(p)}
                  for k, p in f.stars.items()]
     maxima = _feature_maxima(model)
+    bound = max_win_bound(model)
     notes = [
         "Exact: central-reel stops enumerated, the other reels by their marginals; Super 7 "
         "respin, free spins (Wald, 50-spin cap by exact DP), Frenzy (recursion) and Lucky Stars "
@@ -543,8 +544,9 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
         "lucky_stars_parts split lucky_stars: star cash values, Minor and Major stars, Grand.",
         "Frenzy Wheel: the same expectation whichever colour is chosen (mirrored wheel).",
         "hit_rate: P(round win > 0), exact" if hit is not None else "hit_rate: not computed",
-        "max_win: not enumerable (features chain); feature maxima in the table, the simulated "
-        "max win from `slotlab simulate`.",
+        "max_win / max_win_x: a rigorous upper bound, not reached (every line and scatter at "
+        "its most at once, 50 free spins at the top multiplier); feature maxima in the table; "
+        "the simulated max win from `slotlab simulate`.",
     ]
     return {
         "game": model.id,
@@ -572,8 +574,9 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
         "frenzy_expected_x_bet": float(next(iter(f.frenzy.values()))),
         "frenzy_expected_fraction": fraction_text(next(iter(f.frenzy.values()))),
         "sd": None,
-        "max_win": None,
-        "max_win_x": None,
+        "max_win": bound * level,
+        "max_win_x": bound / PAY_DIVISOR,
+        "max_win_exact": False,
         "frequencies": {k: fraction_text(p) for k, p in f.frequencies.items()},
         "lucky_stars_distribution": {str(k): fraction_text(p) for k, p in f.stars.items()},
         "tables": {
@@ -587,6 +590,71 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
         "notes": notes,
         "seconds": time.perf_counter() - started,
     }
+
+
+def _spin_bound(spin: SpinMath, view: CentreView) -> int:
+    """An upper bound of one spin's units given the central view: every line at the longest
+    run its reels allow, scatters at the most their reels can show (lines share cells, so the
+    bound is not reached)."""
+    m = spin.model
+    shown = [{s for w in spin.windows[r] for s in w} for r in range(N_REELS)]
+    lines = 0
+    for line in m.lines:
+        best = 0
+        for t in range(len(SYMBOLS)):
+            if not m.substitutes[t] or t not in shown[0]:
+                continue
+            k = 1
+            while k < N_REELS:
+                ok = view.cells[line[CENTRE]] in (t, W) if k == CENTRE else bool(
+                    shown[k] & {t, W})
+                if not ok:
+                    break
+                k += 1
+            best = max(best, int(m.paytab[t, k]))
+        lines += best
+    g = sum(max(w.count(GS) for w in spin.windows[r]) for r in OTHERS) + view.counts[0]
+    s = sum(max(w.count(SS) for w in spin.windows[r]) for r in OTHERS) + view.counts[1]
+    b = sum(max(w.count(BO) for w in spin.windows[r]) for r in OTHERS) + view.counts[2]
+    golden = max(int(x) for x in m.golden_pays[: g + 1])
+    silver = max(int(x) for x in m.silver_pays[: s + 1])
+    return lines + golden + silver + (m.bonus_pay if b >= 3 else 0)
+
+
+def max_win_bound(model: Model) -> int:
+    """A rigorous upper bound of a round's units: the best central view, each feature it can
+    start at its most (free spins: every spin at its bound, the top multiplier, the cap of
+    spins). The true maximum is far below; the simulated one is the useful figure."""
+    base, free, s10 = SpinMath(model, BASE), SpinMath(model, FREE), SpinMath(model, S10_FREE)
+
+    def set_bound(spin: SpinMath) -> int:
+        return max(_spin_bound(spin, v) * (2 if v.kind == SUPER7 else 1) for v in spin.views)
+
+    free_spin, s10_spin = set_bound(free), set_bound(s10)
+    fs = model.max_free_spins * max(int(x) for x in model.tv_multiplier.values) * free_spin
+    s10_best = 0
+    for i in range(len(model.s10_kind)):
+        kind, amount = int(model.s10_kind[i]), int(model.s10_amount[i])
+        s10_best = max(s10_best, amount * s10_spin if kind == S10_FREE_SPINS else
+                       (model.frenzy_limit + max(int(v) for v in model.frenzy_values))
+                       * PAY_DIVISOR if kind == S10_FRENZY else amount)
+    lucky = model.lucky_cells * max(int(u) for u in model.star_units) + model.grand_units
+    wheel = max(int(v) for v in model.wheel.values)
+    best = 0
+    others_wheel = sum(max(w.count(WH) for w in base.windows[r]) for r in OTHERS)
+    others_bonus = sum(max(w.count(BO) for w in base.windows[r]) for r in OTHERS)
+    for v in base.views:
+        x = _spin_bound(base, v)
+        if v.kind == SUPER7:
+            x += _spin_bound(base, base.s7_view)
+        elif v.kind == SUPER10:
+            x += s10_best
+        elif v.kind == SUPER12:
+            x += lucky
+        x += wheel if others_wheel + v.counts[3] >= 3 else 0
+        x += fs if others_bonus + v.counts[2] >= 3 else 0
+        best = max(best, x)
+    return best
 
 
 def _feature_maxima(model: Model) -> list[dict[str, Any]]:
