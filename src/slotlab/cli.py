@@ -17,9 +17,11 @@ from slotlab.model import ModelError
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError
 from slotlab.simulate.runner import Simulatable
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Plain usage errors (one line, as the command's own errors), not rich panels.
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="slotlab: slot games, their exact math and simulation, and a game server.")
-rng_app = typer.Typer(no_args_is_help=True, help="The random number generator.")
+rng_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                      help="The random number generator.")
 app.add_typer(rng_app, name="rng")
 console = Console()
 
@@ -94,7 +96,8 @@ def games(json_out: JsonOpt = False) -> None:
         _print_json(rows)
         return
     table = Table(title="slotlab games", title_justify="left")
-    for col in ("id", "name", "grid", "lines", "rtp", "max win", "model version"):
+    table.add_column("id", no_wrap=True, min_width=max(len(r["id"]) for r in rows))  # never cut
+    for col in ("name", "grid", "lines", "rtp", "max win", "model version"):
         table.add_column(col)
     for r in rows:
         table.add_row(r["id"], r["name"], r["grid"], str(r["lines"]), f"{r['rtp']:.4%}",
