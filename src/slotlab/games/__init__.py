@@ -45,6 +45,8 @@ def find_game(ref: str) -> Game:
         from slotlab.games.lines.game import LineGame
 
         return LineGame.from_file(path)
+    if path.suffix == ".json" or len(path.parts) > 1:
+        raise UnknownGameError(f"model file {ref!r} does not exist")
     raise UnknownGameError(f"unknown game {ref!r}; known games: {', '.join(game_ids())}")
 
 
