@@ -13,6 +13,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
+from sqlalchemy.engine import make_url
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
@@ -73,6 +75,9 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         # the GIL more often, which shortens the serial section under load.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         ctx = Services(settings, db, load_catalog(settings, games_override))
+        where = make_url(db.url).render_as_string(hide_password=True)
+        log.info("slotlab %s on %s; games: %s", __version__, where,
+                 ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
         app.state.services = ctx
@@ -87,7 +92,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
                 ctx.operator.close()
             db.dispose()
 
-    app = FastAPI(
+    # The API docs (/docs, /redoc) serve their scripts from the package: no CDN, no internet.
+    app = FastAPIOffline(
         title="slotlab game server",
         version=__version__,
         description="Accounts, wallet ledger, rounds, history and replay. Amounts are integer "

@@ -21,6 +21,9 @@ def run(host: str, port: int, db_url: str | None) -> None:
     overrides = {"database_url": db_url} if db_url else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # At INFO an operator reads what the server is (version, database, games) and where it
+    # listens; the migration tool's and uvicorn's start-up chatter goes to WARNING.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     db.migrate()
     db.dispose()
@@ -30,7 +33,8 @@ def run(host: str, port: int, db_url: str | None) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
-    uvicorn.run(app, host=host, port=port, log_level="info",
+    logging.getLogger("slotlab.server").info("starting on http://%s:%d", host, port)
+    uvicorn.run(app, host=host, port=port, log_level="warning",
                 access_log=settings.access_log, timeout_graceful_shutdown=5)
 
 
