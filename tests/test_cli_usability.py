@@ -36,3 +36,19 @@ def test_games_never_cuts_an_id_on_a_narrow_terminal() -> None:
     assert result.exit_code == 0, result.output
     for gid in game_ids():
         assert gid in result.output
+
+
+def test_an_exact_rtp_over_100_percent_is_warned(tmp_path) -> None:
+    import json
+    from pathlib import Path
+
+    model = json.loads((Path(__file__).parent.parent / "examples/models/fruit-5x3.json")
+                       .read_text())
+    model["pays"] = {s: {n: p * 10 for n, p in pays.items()} for s, pays in model["pays"].items()}
+    path = tmp_path / "generous.json"
+    path.write_text(json.dumps(model))
+    result = runner.invoke(app, ["rtp", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "over 100%" in result.output
+    fair = runner.invoke(app, ["rtp", "fruit-5x3", "--json"])
+    assert "over 100%" not in fair.output

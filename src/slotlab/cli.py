@@ -160,6 +160,11 @@ def rtp(model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False) -> None:
         console.print(f"[red]error:[/red] {game.id} has no exact calculator; use simulate")
         raise typer.Exit(2)
     report = exact(_bet(game, bet))
+    rtp_value = report.get("rtp")
+    if isinstance(rtp_value, int | float) and rtp_value > 1:  # a model paying out more than in
+        Console(stderr=True).print(f"[yellow]warning:[/yellow] the RTP of {game.id} is "
+                                   f"{rtp_value:.4%}, over 100%: the game returns more than it "
+                                   "takes")
     if json_out:
         _print_json(report)
         return
