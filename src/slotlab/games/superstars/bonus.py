@@ -137,8 +137,6 @@ def pack_bonus(spec: BonusSpec) -> tuple[np.ndarray, ...]:
     """The kernel's arrays for a ``bonus`` section (layout: the ``B_*`` and ``P_*`` constants)."""
     from fractions import Fraction
 
-    from slotlab.mechanics.weighted import WeightedTable
-
     from .bonus_spec import parse_probability
 
     p = np.zeros(N_PARAMS, np.int64)
@@ -156,10 +154,8 @@ def pack_bonus(spec: BonusSpec) -> tuple[np.ndarray, ...]:
     p[P_TRIGGER_DICE], p[P_DIE_SIDES] = 1, 6
     cell = spec.cell_table()
     prize = spec.prize_table()
-    wheel = WeightedTable.of(spec.wheel)
-    random = WeightedTable.of([(c, 1) for c in spec.random_features])  # "randomly": uniform
-    star = WeightedTable.of(spec.starburst.values_x_bet)
-    gonzo = WeightedTable.of(spec.gonzo.multipliers)
+    wheel, random = spec.wheel_table(), spec.random_table()
+    star, gonzo = spec.starburst_table(), spec.gonzo_table()
     final_prize = np.array([0 if v == "DICE" else v for v in spec.final_board], np.int64)
     final_dice = np.array([1 if v == "DICE" else 0 for v in spec.final_board], np.int64)
     return (p, cell.cumulative(), cell.int_values(), prize.cumulative(), prize.int_values(),

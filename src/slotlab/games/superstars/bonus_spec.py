@@ -237,6 +237,19 @@ class BonusSpec(_Strict):
     def prize_table(self) -> WeightedTable[int]:
         return WeightedTable.of(self.prizes_x_bet)
 
+    def wheel_table(self) -> WeightedTable[str]:
+        return WeightedTable.of(self.wheel)
+
+    def random_table(self) -> WeightedTable[str]:
+        """The Random segment's characters: "one of the following ... randomly" (uniform)."""
+        return WeightedTable.of([(c, 1) for c in self.random_features])
+
+    def starburst_table(self) -> WeightedTable[int]:
+        return WeightedTable.of(self.starburst.values_x_bet)
+
+    def gonzo_table(self) -> WeightedTable[int]:
+        return WeightedTable.of(self.gonzo.multipliers)
+
     def cell_table(self) -> WeightedTable[int]:
         """One draw per empty position: value 0 blank, -1 a Dice, v > 0 a prize of v x bet.
 
