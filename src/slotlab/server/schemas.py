@@ -78,6 +78,7 @@ class SessionPublic(BaseModel):
     token: str
     expires_at: str
     unseen_results: list[dict[str, Any]]
+    open_round: dict[str, Any] | None = None  # a round waiting for the player: offer it again
 
 
 class WalletPublic(BaseModel):
@@ -94,6 +95,7 @@ class SessionInfoPublic(BaseModel):
     net_position: int
     wallet: WalletPublic
     unseen_results: list[dict[str, Any]]
+    open_round: dict[str, Any] | None = None
     free_rounds: dict[str, Any] | None = None
 
 

@@ -32,7 +32,8 @@ def create_session(ctx: ServicesDep, body: SessionCreate) -> dict[str, Any]:
     assert pid is not None
     rounds.expire_awaiting(ctx, player_id=pid)
     return {"token": token, "expires_at": expires.isoformat(),
-            "unseen_results": rounds.unseen_results(ctx, pid)}
+            "unseen_results": rounds.unseen_results(ctx, pid),
+            "open_round": rounds.live_round_of(ctx, pid)}
 
 
 @router.get("/session", response_model=SessionInfoPublic)
@@ -48,6 +49,7 @@ def read_session(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
         "net_position": rounds.net_position(ctx, player.player_id, player.session_started),
         "wallet": wallet.wallet_view(ctx, player.player_id),
         "unseen_results": rounds.unseen_results(ctx, player.player_id),
+        "open_round": rounds.live_round_of(ctx, player.player_id),
         "free_rounds": free_rounds.summary(ctx, player.player_id),
     }
 

@@ -536,12 +536,17 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
 
 def open_round(ctx: Services, auth: Auth) -> dict[str, Any] | None:
     expire_awaiting(ctx, player_id=auth.player_id)
+    return live_round_of(ctx, auth.player_id)
+
+
+def live_round_of(ctx: Services, player_id: int) -> dict[str, Any] | None:
+    """The player's live round (a waiting one with its ``awaiting`` options), with its game."""
     with ctx.db.read() as s:
-        r = s.scalar(select(Round).where(Round.player_id == auth.player_id,
+        r = s.scalar(select(Round).where(Round.player_id == player_id,
                                          Round.status.in_(LIVE_STATUSES)))
         if r is None:
             return None
-        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == auth.player_id))
+        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == player_id))
         body = round_public(ctx, r, balance)
     entry = ctx.catalog.find(r.game_id)
     body["game_info"] = None if entry is None else {
@@ -723,9 +728,12 @@ def recover(ctx: Services) -> int:
             better_of(ctx, rid)
         else:
             _advance_open(ctx, rid, entry, outcome="recovered")
-            # Fill in the first response for a key left pending by the crash.
+            # Fill in the first response for a key left pending by the crash; the player never
+            # saw the result: it is shown at their next login.
             with ctx.db.write() as s:
                 r = s.scalar(select(Round).where(Round.id == rid))
+                if r is not None and r.status != OPEN:
+                    r.notice_pending = True
                 key_row = s.scalar(select(IdempotencyKey).where(IdempotencyKey.round_id == rid,
                                                                 IdempotencyKey.response.is_(None)))
                 if r is not None and key_row is not None:
