@@ -191,11 +191,14 @@ def simulate(
                                            "spawn_key=(i,)).", min=0)] = 0,
     workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
     ray: Annotated[str | None, typer.Option(
-        help="Run on a Ray cluster at this address ('local' starts one here).")] = None,
+        help="Run on a Ray cluster: host:port of its head, ray://host:10001 (needs "
+             "ray[client]), 'auto' (the cluster this machine joined) or 'local' (start one "
+             "here).")] = None,
     bet: BetOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
+    from slotlab.simulate.runner import RayConnectError
     from slotlab.simulate.runner import simulate as run
     from slotlab.simulate.stats import ACC_SPINS
 
@@ -206,8 +209,13 @@ def simulate(
     with Progress(*columns, console=Console(stderr=True), transient=True,
                   disable=json_out) as progress:
         task = progress.add_task(f"simulating {game.id}", total=spins)
-        result = run(game, model, total_bet, spins, seed=seed, workers=workers, ray_address=ray,
-                     on_chunk=lambda c: progress.advance(task, int(c[0][ACC_SPINS])))
+        try:
+            result = run(game, model, total_bet, spins, seed=seed, workers=workers,
+                         ray_address=ray,
+                         on_chunk=lambda c: progress.advance(task, int(c[0][ACC_SPINS])))
+        except RayConnectError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
     data = result.to_json()
     exact = getattr(game, "exact", None)
     if exact is not None:

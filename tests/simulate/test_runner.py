@@ -42,6 +42,7 @@ def test_result_is_identical_on_a_ray_cluster():
     finally:
         ray.shutdown()
     assert _figures(local) == _figures(on_ray)
+    assert on_ray.workers >= 1  # the cluster's CPUs, not a fixed 1
 
 
 def test_bands_edges():
@@ -60,3 +61,21 @@ def test_merge_keeps_the_larger_max_and_its_count():
     assert acc[3] == 30 and acc[4] == 3  # max win and how often
     assert acc[0] == 5 and acc[1] == 102 and acc[5] == 2
     assert np.isclose(sq[0], 3 * 9 + 0.25 + 0.49)
+
+
+@pytest.mark.parametrize(("address", "says"), [
+    ("127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1"),
+    ("not an address", "is not host:port"),
+    ("ray://127.0.0.1:1", "no Ray cluster answers at 127.0.0.1:1"),
+])
+def test_a_wrong_ray_address_fails_fast_in_one_line(address: str, says: str) -> None:
+    pytest.importorskip("ray")
+    import time
+
+    from slotlab.simulate.runner import RayConnectError
+
+    started = time.perf_counter()
+    with pytest.raises(RayConnectError, match=says) as info:
+        simulate(find_game("classic-3x3"), "classic-3x3", 5, 1000, ray_address=address)
+    assert "\n" not in str(info.value)
+    assert time.perf_counter() - started < 10  # not Ray's minute of retries

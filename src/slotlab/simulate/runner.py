@@ -8,6 +8,7 @@ this process (``workers=1``), in a process pool, or on a Ray cluster (``ray_addr
 from __future__ import annotations
 
 import multiprocessing
+import socket
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -82,14 +83,59 @@ def _local_chunks(
             yield future.result()
 
 
+class RayConnectError(RuntimeError):
+    """The Ray cluster cannot be reached or used; the message says why in one line."""
+
+
+def _reachable(host: str, port: int, timeout_s: float = 3.0) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def connect_ray(address: str) -> int:
+    """Join the Ray cluster at ``address`` (``local`` starts one in this process, ``auto`` finds
+    the one this machine belongs to); returns the cluster's CPUs, its workers.
+
+    An explicit ``host:port`` or ``ray://host:port`` is checked with a plain TCP connect first, so
+    a wrong address fails in seconds with one line instead of Ray's long retry and traceback.
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayConnectError("Ray is not installed: pip install 'slotlab[ray]'") from exc
+    if not ray.is_initialized():
+        target: str | None = None if address == "local" else address
+        if address not in ("local", "auto"):
+            hostport = address.removeprefix("ray://")
+            host, _, port = hostport.rpartition(":")
+            if not host or not port.isdigit():
+                raise RayConnectError(f"Ray address {address!r} is not host:port, "
+                                      "ray://host:port, 'auto' or 'local'")
+            if address.startswith("ray://"):
+                try:
+                    import grpc  # noqa: F401
+                    import ray.util.client
+                except ImportError as exc:
+                    raise RayConnectError("ray:// addresses need Ray Client: "
+                                          "pip install 'ray[client]'") from exc
+            if not _reachable(host, int(port)):
+                raise RayConnectError(f"no Ray cluster answers at {hostport}")
+        try:
+            ray.init(address=target, include_dashboard=False, log_to_driver=False)
+        except Exception as exc:  # Ray raises many kinds; the operator needs one line
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RayConnectError(f"cannot join the Ray cluster at {address}: {first}") from exc
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
 def _ray_chunks(
-    game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]], address: str
+    game_ref: str, bet: int, seed: int, plan: list[tuple[int, int]]
 ) -> Iterator[Chunk]:
     import ray
 
-    if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False)
     remote = ray.remote(_run_chunk)
     refs = [remote.remote(game_ref, bet, seed, i, n) for i, n in plan]
     for ref in refs:
@@ -116,7 +162,8 @@ def simulate(
     plan = chunk_plan(spins, chunk_spins)
     started = time.perf_counter()
     if ray_address:
-        chunks = _ray_chunks(game_ref, bet, seed, plan, ray_address)
+        workers = connect_ray(ray_address)
+        chunks = _ray_chunks(game_ref, bet, seed, plan)
     else:
         chunks = _local_chunks(game, game_ref, bet, seed, plan, workers)
     total: Chunk | None = None
@@ -146,5 +193,5 @@ def simulate(
         features=int(acc[ACC_FEATURES]),
         components={name: int(acc[ACC_COMPONENTS + i]) for i, name in enumerate(names)},
         bands=[int(x) for x in acc[ACC_BANDS : ACC_BANDS + N_BANDS]],
-        workers=1 if ray_address else workers,
+        workers=workers,
     )
