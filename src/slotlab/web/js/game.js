@@ -3,11 +3,15 @@
 import { explain } from "./api.js";
 import { alertBox, dialogOpen, toast } from "./dialogs.js";
 import { describeEvent, eventWin, FEATURE_EVENTS } from "./eventtext.js";
+import { featureFor, hostForGame } from "./features/index.js";
 import { openAutoDialog, openBetDialog, openMenu, openPays } from "./panels.js";
 import { openRecall } from "./recall.js";
 import { Reels } from "./reels.js";
 import { sound } from "./sound.js";
 import { h, pick, sleep, store } from "./util.js";
+
+// wins gathered into one presentation per reel stop
+const WIN_EVENTS = new Set(["line_won", "scatter_won", "flat_prize_won"]);
 
 export class GameView {
   constructor(app, gameId) {
@@ -51,6 +55,8 @@ export class GameView {
     this.reels = new Reels(this.desc);
     this.root = root;
     root.replaceChildren(this.render());
+    // a game with features of its own (wheels, hold-and-win, a board) draws them in its module
+    this.feature = featureFor(this.desc, hostForGame(this));
     this.updateBet();
     this.keyHandler = (e) => this.onKey(e);
     document.addEventListener("keydown", this.keyHandler);
@@ -101,6 +107,8 @@ export class GameView {
     this.sessEl = h("div.session-info", { "data-testid": "session-info", hidden: true });
 
     const stage = h("div.stage", {}, this.reels.el, this.gambleEl, this.bigEl);
+    this.stage = stage;
+    this.statusRow = h("div.status-row", {}, this.sessEl, this.fsEl);
     this.view = h(
       "section.game",
       { "data-testid": "game", "data-game": this.id, "aria-label": d.name },
@@ -112,7 +120,7 @@ export class GameView {
         h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, "☰ MENU"),
       ),
       this.jpEl,
-      h("div.status-row", {}, this.sessEl, this.fsEl),
+      this.statusRow,
       this.frbEl,
       h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome": `${d.progressives ? 540 : 450}px` } }, stage),
       this.msg,
@@ -144,14 +152,14 @@ export class GameView {
     this.spinBtn.querySelector(".spin-label").textContent = this.auto
       ? `STOP ${Number.isFinite(this.auto.left) ? this.auto.left : "∞"}`
       : spinning && this.app.profile.quickStop
-        ? "STOP"
+        ? this.feature?.quickStopLabel || "STOP"
         : "SPIN";
     this.spinBtn.setAttribute("aria-label", this.auto ? "Stop auto spin" : spinning ? "Quick stop" : "Spin");
-    this.spinBtn.disabled = s === "gamble" || (spinning && !this.app.profile.quickStop && !this.auto);
+    this.spinBtn.disabled = s === "gamble" || s === "choice" || (spinning && !this.app.profile.quickStop && !this.auto);
     const lockBet = s !== "idle" || !!this.freePkg;
     this.betUp.disabled = lockBet || this.betIndex >= this.ladder.length - 1;
     this.betDown.disabled = lockBet || this.betIndex <= 0;
-    this.autoBtn.disabled = !this.app.profile.autoplay || s === "gamble";
+    this.autoBtn.disabled = !this.app.profile.autoplay || s === "gamble" || s === "choice";
   }
 
   message(text, cls = "") {
@@ -202,7 +210,7 @@ export class GameView {
     e.preventDefault();
     if (e.repeat) return;
     if (this.state === "gamble") this.choose("collect");
-    else this.onSpinButton();
+    else if (this.state !== "choice") this.onSpinButton();
   }
 
   // ---- spinning --------------------------------------------------------------------------
@@ -225,7 +233,7 @@ export class GameView {
   }
 
   async spin() {
-    if (this.busy || this.state === "gamble") return false;
+    if (this.busy || this.state === "gamble" || this.state === "choice") return false;
     const minGap = this.app.profile.minCycleMs;
     const since = performance.now() - this.lastStart;
     if (minGap && this.lastStart && since < minGap + 300) {
@@ -282,6 +290,7 @@ export class GameView {
     this.cardHistory = [];
     this.view.dataset.roundId = res.round_id || "";
     this.bigShown = false;
+    this.feature?.reset();
     await this.playEvents(res.events || []);
     sound.stopSpin();
     if (this.gone) return false;
@@ -316,10 +325,17 @@ export class GameView {
       if (stageWins.length) await this.presentStage(stageWins, instant);
       stageWins = [];
     };
+    this.playingInstant = instant;
     for (let i = this.shown; i < events.length; i++) {
       const e = events[i];
       this.shown = i + 1;
       if (this.gone) return;
+      if (this.feature && !WIN_EVENTS.has(e.type)) {
+        await flush();
+        const w = this.feature.eventWin(e);
+        if (w) this.showFeatureWin(this.roundWin + Number(w));
+        if (await this.feature.handle(e)) continue;
+      }
       switch (e.type) {
         case "reels_stopped":
           await flush();
@@ -393,8 +409,16 @@ export class GameView {
         default:
           await flush();
       }
+      this.feature?.after(e);
     }
     await flush();
+    this.playingInstant = false;
+  }
+
+  /** The round's win so far, as a feature adds to it (credits). */
+  showFeatureWin(credits) {
+    this.roundWin = Number(credits);
+    this.winEl.textContent = this.credits(this.roundWin);
   }
 
   fmt() {
@@ -454,6 +478,7 @@ export class GameView {
 
   /** After the log is played: a gamble to offer, or the round is over. */
   async afterRound(res) {
+    if (res.awaiting && this.offerFeatureChoice(res.awaiting)) return true;
     if (res.awaiting) {
       this.busy = false;
       if (this.auto) {
@@ -467,7 +492,24 @@ export class GameView {
     return true;
   }
 
+  /**
+   * A choice the game's feature module shows (the Frenzy Wheel's colour): the round waits for the
+   * player's click; auto spin stops here rather than choose for the player.
+   */
+  offerFeatureChoice(aw) {
+    if (!this.feature?.offer(aw)) return false;
+    this.busy = false;
+    this.setState("choice");
+    if (this.auto) {
+      const why = "Auto spin stopped: the round waits for your choice.";
+      this.stopAuto(why);
+      toast(why, "info");
+    }
+    return true;
+  }
+
   async finishRound(res) {
+    this.feature?.finish(res);
     const winMoney = this.roundWinMoney(res);
     const ratio = this.betMoney ? winMoney / this.betMoney : 0;
     this.winEl.textContent = this.app.money(winMoney);
@@ -573,6 +615,12 @@ export class GameView {
     if (!this.round || this.busy) return false;
     this.busy = true;
     for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = true;
+    const waited = this.state === "choice" ? this.round.awaiting : null;
+    if (waited) {
+      // the choice is sent; what follows is a show like any other (SPIN quick-stops it)
+      this.skip = false;
+      this.setState("spinning");
+    }
     sound.click();
     let res;
     try {
@@ -589,6 +637,7 @@ export class GameView {
         return false;
       }
       for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = false;
+      if (waited) this.offerFeatureChoice(waited);
       this.message(explain(err), "error");
       toast(explain(err), "error", 8000);
       return false;
@@ -608,6 +657,7 @@ export class GameView {
     }
     await this.playEvents(this.round.events);
     this.busy = false;
+    if (res.awaiting && this.offerFeatureChoice(res.awaiting)) return true;
     if (res.awaiting) {
       await sleep(this.auto ? 0 : 400);
       this.showGamble(res.awaiting);
@@ -647,8 +697,11 @@ export class GameView {
     this.shown = 0;
     this.roundWin = 0;
     this.lastWins = [];
+    this.feature?.reset();
     await this.playEvents(open.events || [], { instant: true });
-    if (open.awaiting) this.showGamble(open.awaiting);
+    if (open.awaiting && this.offerFeatureChoice(open.awaiting)) {
+      /* the feature shows the choice */
+    } else if (open.awaiting) this.showGamble(open.awaiting);
     else await this.finishRound(open);
     this.message("Your unfinished round has been restored: finish it to continue.", "feature");
     toast("Your unfinished round has been restored.", "info");
@@ -690,7 +743,7 @@ export class GameView {
     if (!a) return;
     a.left -= 1;
     const bal = this.app.wallet.balance;
-    const feature = (res.events || []).some((e) => FEATURE_EVENTS.has(e.type));
+    const feature = (res.events || []).some((e) => FEATURE_EVENTS.has(e.type) || this.feature?.isFeature(e));
     let why = null;
     if (a.left <= 0) why = "Auto spin finished: all rounds played.";
     else if (a.onAnyWin && winMoney > 0) why = "Auto spin stopped: a win.";

@@ -82,7 +82,7 @@ export function openAutoDialog(game) {
   let chosen = 10;
   const anyWin = h("input", { type: "checkbox", id: "auto-anywin", "data-testid": "auto-any-win" });
   const feature = h("input", { type: "checkbox", id: "auto-feature", "data-testid": "auto-feature", checked: true });
-  const single = money("If a single win exceeds", "single", "auto-single-win");
+  const single = money("If a single win reaches or exceeds", "single", "auto-single-win");
   const up = money("If balance increases by", "up", "auto-balance-up");
   const down = money("If balance decreases by", "down", "auto-balance-down");
   const err = h("p.error-text", { role: "alert" });
@@ -185,10 +185,48 @@ export function openPays(game) {
       "Incomplete games are resolved automatically; their winnings are paid on your next visit and can be reviewed in RECALL.",
       "Misuse or malfunction voids all pays and plays.",
     ].map((t) => h("li", {}, t))),
+    ...featureHelp(game),
+    operatorHelp(d),
     h("h3", {}, "Additional information"),
     helpButtons(),
   ];
   openDialog(`${d.name}: pays and help`, content, { testid: "pays-dialog", wide: true });
+}
+
+/** The game's own features (its feature module), e.g. the Lucky Stars prizes at this bet. */
+function featureHelp(game) {
+  return (game.feature?.help() || []).flatMap((sec) => [
+    h("h3", {}, sec.title),
+    h("ul.rules", { "data-testid": sec.testid || null }, sec.items.map((t) => h("li", {}, t))),
+  ]);
+}
+
+/** What the operator says (GET /api/games/{id} -> operator): contact, terms, how unfinished
+ * rounds are handled, the inactivity timeout. */
+function operatorHelp(d) {
+  const op = d.operator;
+  if (!op || typeof op !== "object") return null;
+  const items = [];
+  if (op.contact) items.push(h("li", { "data-testid": "operator-contact" }, `For further information, please contact the operator: ${op.contact}`));
+  if (op.unfinished_rounds) items.push(h("li", { "data-testid": "operator-unfinished" }, `Unfinished game rounds: ${op.unfinished_rounds}`));
+  const idle = op.inactivity || (op.inactivity_timeout_s ? `Your session ends after ${minutes(op.inactivity_timeout_s)} without activity.` : "");
+  if (idle) items.push(h("li", { "data-testid": "operator-inactivity" }, `Inactivity: ${idle}`));
+  if (op.terms_url) items.push(h("li", {}, "Terms and conditions: ", h("a", { href: op.terms_url, target: "_blank", rel: "noopener" }, op.terms_url)));
+  if (!items.length) return null;
+  return h(
+    "div",
+    { "data-testid": "operator-help" },
+    h("h3", {}, op.name ? `Your operator: ${op.name}` : "Your operator"),
+    h("p.note", {}, "The following game features and settings may be subject to the terms and conditions on the casino operator's website."),
+    h("ul.rules", {}, items),
+  );
+}
+
+function minutes(s) {
+  const n = Number(s);
+  if (!Number.isFinite(n)) return String(s);
+  if (n % 60) return `${n} seconds`;
+  return n === 60 ? "1 minute" : `${n / 60} minutes`;
 }
 
 function comboGlyphs(p, syms) {
@@ -227,7 +265,7 @@ function helpButtons() {
     ["BET", "Open the bet settings: choose the total bet from the ladder (− and + step it)."],
     ["AUTO SPIN", "Choose a number of automatic rounds and optional stop conditions."],
     ["SPIN", "Start a round with the current bet; press the space bar too. Press again to quick stop the reels where allowed."],
-    ["SOUND", "Turn the sound on or off."],
+    ["SOUND", "Turn the sound on or off; MENU has a slider for the volume."],
     ["LOBBY", "Return to the lobby."],
     ["PAYS / HELP", "This page: pays at the current bet and the rules."],
     ["RECALL", "Game history: your last rounds, each replayable step by step."],
@@ -239,14 +277,18 @@ export function openMenu(game) {
   const app = game.app;
   const p = app.profile;
   const space = h("input", { type: "checkbox", id: "set-space", checked: app.spaceToSpin, onchange: (e) => app.setSpaceToSpin(e.target.checked) });
-  const snd = h("input", { type: "checkbox", id: "set-sound", checked: sound.enabled, onchange: () => game.toggleSound() });
+  const snd = h("input", { type: "checkbox", id: "set-sound", "data-testid": "menu-sound", checked: sound.enabled, onchange: () => game.toggleSound() });
+  const vol = h("input", {
+    type: "range", id: "set-volume", min: 0, max: 100, step: 5, value: Math.round(sound.volume * 100), "data-testid": "volume", "aria-label": "Volume",
+    oninput: (e) => sound.setVolume(Number(e.target.value) / 100),
+  });
   const go = (fn) => () => {
     closeAll();
     setTimeout(fn, 0);
   };
   const content = [
     h("h3", {}, "Settings"),
-    h("div.auto-row", {}, snd, h("label", { for: "set-sound" }, "Sound")),
+    h("div.auto-row", {}, snd, h("label", { for: "set-sound" }, "Sound"), vol),
     h("div.auto-row", {}, space, h("label", { for: "set-space" }, "Space bar to spin")),
     h("div.menu-grid", {}, [
       h("button.ctl", { "data-testid": "menu-bet", onclick: go(() => openBetDialog(game)) }, "BET SETTINGS"),

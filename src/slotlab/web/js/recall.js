@@ -2,6 +2,7 @@
 import { explain } from "./api.js";
 import { openDialog } from "./dialogs.js";
 import { describeEvent, eventWin } from "./eventtext.js";
+import { featureFor, hostForReplay } from "./features/index.js";
 import { Reels } from "./reels.js";
 import { fmtTime, h, pick } from "./util.js";
 
@@ -73,13 +74,32 @@ async function showRound(app, roundId, body, back) {
   let i = -1;
   let win = 0;
   const fmt = { money, sym: (id) => reels.sym(id) };
-  const apply = (k) => {
+  // a game with features of its own draws them here too, every step at once
+  const stage = h("div.replay-stage", {}, reels.el);
+  const featureBar = h("div.replay-features");
+  const feature = featureFor(desc, hostForReplay({ reels, stage, status: featureBar, credits: (c) => money(c), bet: Number(rec.bet_credits ?? rec.bet) }));
+  if (feature) stage.classList.add("with-feature");
+  const say = (e) => feature?.describe(e, fmt) ?? describeEvent(e, fmt);
+  let drawing = 0;
+  const apply = async (k) => {
     // redraw from the start up to event k (so stepping back works too)
+    const token = ++drawing;
     win = 0;
     log.replaceChildren();
     reels.clearWins();
+    feature?.reset();
     for (let j = 0; j <= k; j++) {
       const e = events[j];
+      if (feature) {
+        const w = feature.eventWin(e);
+        if (w) win += Number(w);
+        const took = await feature.handle(e);
+        if (token !== drawing) return;
+        if (took) {
+          log.append(h("li" + (j === k ? ".current" : ""), {}, say(e)));
+          continue;
+        }
+      }
       if (e.type === "reels_stopped" || e.type === "reels_nudged") {
         reels.setWindow(e.window);
       } else if (e.positions) {
@@ -88,9 +108,10 @@ async function showRound(app, roundId, body, back) {
       win += eventWin(e);
       if (e.type === "gamble_resolved") win = e.win !== undefined ? Number(e.win) : e.won ? Number(e.stake) * 2 : 0;
       if (e.type === "round_ended" || e.type === "win_capped") win = Number(e.win ?? e.cap);
-      log.append(h("li" + (j === k ? ".current" : ""), {}, describeEvent(e, fmt)));
+      feature?.after(e);
+      log.append(h("li" + (j === k ? ".current" : ""), {}, say(e)));
     }
-    stepText.textContent = k >= 0 ? describeEvent(events[k], fmt) : "Press NEXT to step through the round.";
+    stepText.textContent = k >= 0 ? say(events[k]) : "Press NEXT to step through the round.";
     counter.textContent = `Step ${k + 1} of ${events.length}`;
     winEl.textContent = money(win);
     prev.disabled = k <= 0;
@@ -111,7 +132,8 @@ async function showRound(app, roundId, body, back) {
   body.replaceChildren(
     h("button.ctl.back", { "data-testid": "replay-back", onclick: back }, "◀ HISTORY"),
     info,
-    h("div.replay-stage", {}, reels.el),
+    featureBar,
+    stage,
     h("div.replay-bar", {}, prev, counter, next, all, h("span", {}, "Win: ", winEl)),
     stepText,
     verify,

@@ -100,12 +100,13 @@ export class Reels {
     return Array.from({ length: n }, () => p[Math.floor(Math.random() * p.length)]);
   }
 
-  /** Start every reel spinning at once (before the server has answered). */
-  startSpin() {
+  /** Start every reel spinning at once (before the server has answered); held reels stay. */
+  startSpin({ hold = [] } = {}) {
     this.clearWins();
     this.quick = false;
     this.el.dataset.state = "spinning";
     for (let r = 0; r < this.nReels; r++) {
+      if (hold.includes(r)) continue;
       const strip = this.strips[r];
       this.stopLoop(r);
       const ids = this.randomIds(FILL);
@@ -154,11 +155,12 @@ export class Reels {
    * Stop the reels reel by reel on the window. anticipateFrom: index of the first reel to slow
    * down for (e.g. when two scatters are already showing).
    */
-  async stop(window, { gap = 170, onReel, anticipate } = {}) {
+  async stop(window, { gap = 170, onReel, anticipate, hold = [] } = {}) {
     const tasks = [];
     let delay = 0;
     let scatters = 0;
     for (let r = 0; r < this.nReels; r++) {
+      if (hold.includes(r) && !this.spinning.has(r)) continue; // a held reel (a respin) stays
       if (!this.spinning.has(r)) this.startSpinOne(r);
       const antic = anticipate && scatters >= 2 && !this.quick;
       if (antic) {

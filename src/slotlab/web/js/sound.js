@@ -5,6 +5,7 @@ import { store } from "./util.js";
 class Sound {
   constructor() {
     this.enabled = store("sound") ?? false;
+    this.volume = Number(store("volume") ?? 0.7); // 0..1, the slider in MENU
     this.ctx = null;
     this.spinNode = null;
   }
@@ -17,6 +18,14 @@ class Sound {
     return this.enabled;
   }
 
+  /** Set the volume (0..1); remembered like the on/off choice. */
+  setVolume(v) {
+    this.volume = Math.min(1, Math.max(0, Number(v) || 0));
+    store("volume", this.volume);
+    if (this.master) this.master.gain.value = 0.35 * this.volume;
+    if (this.enabled) this.blip(660, 0.06, "triangle", 0.15);
+  }
+
   audio() {
     if (!this.enabled) return null;
     if (!this.ctx) {
@@ -24,7 +33,7 @@ class Sound {
       if (!AC) return null;
       this.ctx = new AC();
       this.master = this.ctx.createGain();
-      this.master.gain.value = 0.25;
+      this.master.gain.value = 0.35 * this.volume;
       this.master.connect(this.ctx.destination);
     }
     if (this.ctx.state === "suspended") this.ctx.resume();

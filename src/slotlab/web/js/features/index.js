@@ -1,0 +1,68 @@
+// Which feature module draws a game (by its describe().kind, else its id), and the hosts the
+// game screen and the RECALL replay give it.
+import { Super12Stars } from "./super12stars.js";
+import { Superstars } from "./superstars.js";
+
+const MODULES = [
+  { test: (d) => d.kind === "super-12-stars" || d.id === "super-12-stars" || /^super-12-stars/.test(d.id || ""), make: Super12Stars },
+  { test: (d) => d.kind === "superstars" || /^superstars(-|$)/.test(d.id || ""), make: Superstars },
+];
+
+/** The feature module for this game, mounted on host, or null for a game that needs none. */
+export function featureFor(desc, host) {
+  const m = MODULES.find((x) => x.test(desc || {}));
+  if (!m) return null;
+  const f = new m.make(desc, host);
+  f.mount();
+  return f;
+}
+
+/** The host of a live game screen (see common.js). */
+export function hostForGame(game) {
+  return {
+    get reels() {
+      return game.reels;
+    },
+    get stage() {
+      return game.stage;
+    },
+    get status() {
+      return game.statusRow;
+    },
+    get instant() {
+      return !!game.playingInstant;
+    },
+    skip: () => !!game.skip,
+    auto: () => !!game.auto,
+    gone: () => !!game.gone,
+    credits: (c) => game.credits(c),
+    bet: () => Number(game.round?.bet_credits ?? game.betCredits),
+    message: (t, cls) => game.message(t, cls),
+    choose: (opt) => game.choose(opt),
+    setPacing: (name) => {
+      if (name) game.view.dataset.pacing = name;
+      else delete game.view.dataset.pacing;
+    },
+    setWin: (credits) => game.showFeatureWin(credits),
+  };
+}
+
+/** The host of a RECALL replay: every step drawn at once. */
+export function hostForReplay({ reels, stage, status, credits, bet }) {
+  return {
+    reels,
+    stage,
+    status,
+    instant: true,
+    replay: true,
+    skip: () => true,
+    auto: () => false,
+    gone: () => !stage.isConnected,
+    credits,
+    bet: () => bet,
+    message: () => {},
+    choose: null,
+    setPacing: () => {},
+    setWin: () => {},
+  };
+}
