@@ -126,7 +126,8 @@ CELL_TRIGGER, CELL_SPIN, CELL_DICE, CELL_PLACED, CELL_MERGED, CELL_EMPTIED = ran
 N_PARAMS = 19
 STACK = 3  # a Starburst stack is 3 positions tall
 N_ROWS = 5
-WORK = 64  # scratch words: candidates (25) and Space Wars values (up to 25)
+WORK = 96  # scratch words: candidates or draws (25), Space Wars values (25), the free list
+FREE = 64  # tmp[FREE:FREE + n_free]: the empty positions in cell order
 
 _U_SCRIPT = np.uint64(0x5C12)  # stream kind word of a scripted stream (rng's kinds are 0, 1)
 _M32 = np.uint64(0xFFFFFFFF)
@@ -261,6 +262,17 @@ def _n_prizes(val):
     n = 0
     for c in range(N_CELLS):
         if val[c] > 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _free_cells(val, tmp):
+    """Write the empty positions into ``tmp[FREE:]`` (cell order); returns how many."""
+    n = 0
+    for c in range(N_CELLS):
+        if val[c] == 0:
+            tmp[FREE + n] = c
             n += 1
     return n
 
@@ -469,6 +481,7 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
             n_trigger += 1
             if trace:
                 n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_TRIGGER, 0)
+    n_free = _free_cells(val, tmp)
     dice = prm[P_TRIGGER_DICE] if dice_cell >= 0 else 0
     spins = prm[P_SPINS]
     max_spins = spins
@@ -566,6 +579,7 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
                     n_ev = _put(ev, n_ev, EV_REPLAY_USED, code, 0, 0, 0, 0, 0, 0)
             for run in range(1, runs + 1):
                 n_ev, full = _character(stream, bp, code, val, tmp, trace, ev, n_ev, run)
+                n_free = _free_cells(val, tmp)  # Finn empties positions, others fill them
                 if full:
                     break
         if full:
@@ -588,26 +602,28 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
         new_dice = 0
         cell_cum = bp[B_CELL_CUM]
         cell_val = bp[B_CELL_VAL]
-        free = N_CELLS - _n_prizes(val)
-        _fill_below(stream, bp[B_CELL_BOUNDS][:free], tmp[:free])
-        j = 0
-        for c in range(N_CELLS):
-            if val[c] == 0:
-                r = tmp[j]
-                j += 1
-                i = 0
-                while cell_cum[i] <= r:
-                    i += 1
-                o = cell_val[i]
-                if o > 0:
-                    val[c] = o
-                    new_prizes += 1
-                    if trace:
-                        n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
-                elif o < 0:
+        _fill_below(stream, bp[B_CELL_BOUNDS][:n_free], tmp[:n_free])
+        still = 0  # the free list is compacted in place, keeping cell order
+        for j in range(n_free):
+            c = tmp[FREE + j]
+            r = tmp[j]
+            i = 0
+            while cell_cum[i] <= r:
+                i += 1
+            o = cell_val[i]
+            if o > 0:
+                val[c] = o
+                new_prizes += 1
+                if trace:
+                    n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
+            else:
+                tmp[FREE + still] = c
+                still += 1
+                if o < 0:
                     new_dice += 1
                     if trace:
                         n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
+        n_free = still
         dice += new_dice
         if new_prizes > 0:
             spins = max_spins
@@ -615,7 +631,7 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
             _put(ev, head, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice, 0, 0)
             if new_prizes > 0:
                 n_ev = _put(ev, n_ev, EV_SPINS_RESET, spins, 0, hearts, max_spins, 0, 0, 0)
-        if new_prizes == free:
+        if n_free == 0:
             full = True
             break
     reels = 0
