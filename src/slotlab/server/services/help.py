@@ -11,6 +11,8 @@ from slotlab.server.settings import Settings
 
 def duration_text(seconds: float) -> str:
     """``86400`` -> ``"24 hours"``: the largest unit that divides the duration exactly."""
+    if seconds != int(seconds):
+        return f"{seconds:g} seconds"
     s = int(seconds)
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if s >= size and s % size == 0 and not (unit == "day" and s // size < 2):
