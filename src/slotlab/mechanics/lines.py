@@ -51,7 +51,58 @@ def popcount(x):
     return (x * 0x0101010101010101) >> 56
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _walk_line(window, lines, li, paytab, substitutes, wild, wild_mult, wild_each):
+    """The reference rule for line ``li``: ``(units, symbol, count, multiplier)``, units 0 when
+    the line does not pay."""
+    reels = window.shape[0]
+    w = 0
+    if wild >= 0:
+        while w < reels and window[w, lines[li, w]] == wild:
+            w += 1
+    best, best_sym, best_count, best_mult = 0, -1, 0, 1
+    if w > 0:
+        best, best_sym, best_count = paytab[wild, w], wild, w
+    if w < reels:
+        t = window[w, lines[li, w]]
+        if w == 0 or substitutes[t]:
+            k = w + 1
+            n_wild = w
+            while k < reels:
+                s = window[k, lines[li, k]]
+                if s == t:
+                    k += 1
+                elif s == wild and substitutes[t]:
+                    k += 1
+                    n_wild += 1
+                else:
+                    break
+            pay = paytab[t, k]
+            if pay > 0:
+                mult = 1
+                if n_wild > 0 and wild_mult > 1:
+                    mult = wild_mult
+                    if wild_each:
+                        for _ in range(n_wild - 1):
+                            mult *= wild_mult
+                if pay * mult > best:
+                    best, best_sym, best_count, best_mult = pay * mult, t, k, mult
+    return best, best_sym, best_count, best_mult
+
+
+@njit(cache=True, inline="always")
+def _put_win(wins, n, li, units, symbol, count, mult):
+    wins[n, W_LINE] = li
+    wins[n, W_UNITS] = units
+    wins[n, W_SYMBOL] = symbol
+    wins[n, W_COUNT] = count
+    wins[n, W_MULT] = mult
+
+
+# Functions called (not inlined) with arrays are compiled without reference counting
+# (``_nrt=False``): they allocate nothing, and a caller's counts keep the arrays alive, while the
+# atomic increments and decrements of every array argument cost more than paying a window.
+@njit(cache=True, _nrt=False)
 def walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_each, wins, n):
     """The reference rule, line by line: pay each line in bitmask ``sel`` (``-1``: every line),
     appending paying lines to ``wins`` from row ``n``. Returns ``(units, n)``.
@@ -60,7 +111,6 @@ def walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_ea
     symbol may include wilds that substitute for it, and then carries the wild multiplier (once
     per line, or once per wild). Each line pays only the better of the two runs.
     """
-    reels = window.shape[0]
     n_lines = lines.shape[0]
     total = 0
     li = -1
@@ -76,49 +126,17 @@ def walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_ea
             low = rest & -rest
             rest ^= low
             li = popcount(low - 1)
-        w = 0
-        if wild >= 0:
-            while w < reels and window[w, lines[li, w]] == wild:
-                w += 1
-        best, best_sym, best_count, best_mult = 0, -1, 0, 1
-        if w > 0:
-            best, best_sym, best_count = paytab[wild, w], wild, w
-        if w < reels:
-            t = window[w, lines[li, w]]
-            if w == 0 or substitutes[t]:
-                k = w + 1
-                n_wild = w
-                while k < reels:
-                    s = window[k, lines[li, k]]
-                    if s == t:
-                        k += 1
-                    elif s == wild and substitutes[t]:
-                        k += 1
-                        n_wild += 1
-                    else:
-                        break
-                pay = paytab[t, k]
-                if pay > 0:
-                    mult = 1
-                    if n_wild > 0 and wild_mult > 1:
-                        mult = wild_mult
-                        if wild_each:
-                            for _ in range(n_wild - 1):
-                                mult *= wild_mult
-                    if pay * mult > best:
-                        best, best_sym, best_count, best_mult = pay * mult, t, k, mult
+        best, best_sym, best_count, best_mult = _walk_line(window, lines, li, paytab,
+                                                           substitutes, wild, wild_mult,
+                                                           wild_each)
         if best > 0:
             total += best
-            wins[n, W_LINE] = li
-            wins[n, W_UNITS] = best
-            wins[n, W_SYMBOL] = best_sym
-            wins[n, W_COUNT] = best_count
-            wins[n, W_MULT] = best_mult
+            _put_win(wins, n, li, best, best_sym, best_count, best_mult)
             n += 1
     return total, n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sort_wins(wins, n):
     """Order the first ``n`` rows of ``wins`` by line (insertion sort: ``n`` is small)."""
     for i in range(1, n):
@@ -131,18 +149,27 @@ def sort_wins(wins, n):
             j -= 1
 
 
+MAX_MASKED_REELS = 15  # run lengths kept in 4 bit planes
+
+
 @njit(cache=True, inline="always")
-def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
-                 min_count, wins):
-    """:func:`line_pays` with line bitmasks (see the module note); paying lines are written to
-    ``wins`` in no particular order (:func:`sort_wins` puts them in line order)."""
+def _masked_core(window, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count):
+    """Pay the lines that masks settle (see the module note), writing nothing.
+
+    Returns ``(units, paid, k0, k1, k2, k3, wm, walk)``: the units of the paid lines, their
+    bitmask, their run lengths as four bit planes (bit ``li`` of ``kj`` is bit ``j`` of line
+    ``li``'s count), those paid with the wild multiplier, and the lines left to the reference
+    walk. A paid line's symbol is that of its first cell. Keeping the per-line results as masks
+    (instead of writing a row per paying line as it is found) lets the caller write the rows in
+    line order without sorting them, or not at all.
+    """
     reels, rows = masks.shape
     # A substituted run is multiplied by wild_mult once per line; "each" mode needs the number
     # of wilds in the run, so those lines go to the reference walk.
     extra = wild_mult - 1 if wild_mult > 1 else 0
     each = -1 if wild_each else 0
     total = 0
-    n = 0
+    paid, k0, k1, k2, k3, wm = 0, 0, 0, 0, 0, 0
     walk = 0  # lines left to the reference walk
     starts_wild = 0
     for row0 in range(rows):
@@ -166,23 +193,20 @@ def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_e
                     mk |= mr if x == t else 0
                     wk |= mr if x == wild else 0
                 c_next = c & (mk | (wk & sub))
-            end = c & ~c_next  # runs of exactly k cells
             pay = paytab[t, k]
-            paying = end if pay > 0 else 0
-            to_walk = paying & ~p & each
-            walk |= to_walk
-            paying ^= to_walk
-            total += pay * (popcount(paying) + extra * popcount(paying & ~p))
-            while paying != 0:
-                low = paying & -paying
-                paying ^= low
-                mult = 1 if (p & low) != 0 else wild_mult
-                wins[n, W_LINE] = popcount(low - 1)
-                wins[n, W_UNITS] = pay * mult
-                wins[n, W_SYMBOL] = t
-                wins[n, W_COUNT] = k
-                wins[n, W_MULT] = mult
-                n += 1
+            if pay > 0:
+                paying = c & ~c_next  # runs of exactly k cells
+                to_walk = paying & ~p & each
+                walk |= to_walk
+                paying ^= to_walk
+                total += pay * (popcount(paying) + extra * popcount(paying & ~p))
+                # Which lines paid, their count, their multiplier.
+                paid |= paying
+                k0 |= paying & -(k & 1)
+                k1 |= paying & -((k >> 1) & 1)
+                k2 |= paying & -((k >> 2) & 1)
+                k3 |= paying & -((k >> 3) & 1)
+                wm |= paying & ~p
             if c_next == 0:
                 break
             p &= mk
@@ -202,14 +226,77 @@ def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_e
                     mk |= masks[k, row] if (x == t) | (x == wild) else 0
                 c &= mk
             walk |= c
-    if walk != 0:
-        units, n = walk_lines(window, lines, walk, paytab, substitutes, wild, wild_mult,
-                               wild_each, wins, n)
-        total += units
+    return total, paid, k0, k1, k2, k3, wm, walk
+
+
+@njit(cache=True, inline="always")
+def _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each, walk):
+    """Units of the lines in bitmask ``walk`` by the reference rule, writing nothing."""
+    total = 0
+    while walk != 0:
+        low = walk & -walk
+        walk ^= low
+        total += _walk_line(window, lines, popcount(low - 1), paytab, substitutes, wild,
+                            wild_mult, wild_each)[0]
+    return total
+
+
+@njit(cache=True, inline="always")
+def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
+                 min_count, wins):
+    """:func:`line_pays` with line bitmasks (see the module note), inlined into its caller.
+
+    Paying lines are written to ``wins`` in line order (callers written when they came in no
+    particular order call :func:`sort_wins`, which then only checks)."""
+    reels = masks.shape[0]
+    if reels > MAX_MASKED_REELS:
+        return walk_lines(window, lines, -1, paytab, substitutes, wild, wild_mult, wild_each,
+                          wins, 0)
+    total, paid, k0, k1, k2, k3, wm, walk = _masked_core(window, paytab, substitutes, wild,
+                                                         wild_mult, wild_each, masks, min_count)
+    # One row per paying line, in line order (so sorting them later costs only a check): a
+    # masked line's row comes from the masks (its symbol is that of its first cell), a walked
+    # line's from the reference walk. Most windows walk no line: a loop without that branch.
+    n = 0
+    todo = paid | walk
+    while todo != 0:
+        low = todo & -todo
+        todo ^= low
+        li = popcount(low - 1)
+        if walk & low:
+            units, sym, count, mult = _walk_line(window, lines, li, paytab, substitutes, wild,
+                                                 wild_mult, wild_each)
+            if units == 0:
+                continue
+            total += units
+        else:
+            sym = window[0, lines[li, 0]]
+            count = (((k0 >> li) & 1) | (((k1 >> li) & 1) << 1) | (((k2 >> li) & 1) << 2)
+                     | (((k3 >> li) & 1) << 3))
+            mult = wild_mult if (wm >> li) & 1 else 1
+            units = paytab[sym, count] * mult
+        _put_win(wins, n, li, units, sym, count, mult)
+        n += 1
     return total, n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def masked_line_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
+                      min_count):
+    """The total of :func:`masked_line_pays` (units), without writing the paying lines: for
+    simulation loops that need only the sum."""
+    reels = masks.shape[0]
+    if reels > MAX_MASKED_REELS:
+        every = (1 << lines.shape[0]) - 1  # masks exist only for up to 62 lines
+        return _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
+                             every)
+    total, _paid, _k0, _k1, _k2, _k3, _wm, walk = _masked_core(
+        window, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count)
+    return total + _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
+                                 walk)
+
+
+@njit(cache=True, _nrt=False)
 def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count,
               wins):
     """Pay every line of ``window``; returns ``(total units, number of paying lines)``.
@@ -223,7 +310,6 @@ def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, ma
     if masks.shape[0] == 0:
         return walk_lines(window, lines, -1, paytab, substitutes, wild, wild_mult, wild_each,
                            wins, 0)
-    total, n = masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
-                            masks, min_count, wins)
-    sort_wins(wins, n)
-    return total, n
+    # masked_line_pays writes the rows in line order already: no sort_wins needed.
+    return masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
+                            min_count, wins)
