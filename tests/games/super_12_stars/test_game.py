@@ -250,6 +250,7 @@ def test_describe_has_what_pays_and_help_need(game):
             "lucky_stars", "wheel_x_line_bet"} <= set(d)
     assert (d["kind"], d["reels"], d["rows"], d["pay_divisor"]) == ("super-12-stars", 5, 3, 30)
     assert len(d["lines"]) == 30 and len(d["symbols"]) == 16
+    assert d["reel_strips"]["base"] == game.model.raw["reel_strips"]["base"]
     assert 0.9 < d["rtp"] < 1.0 and d["rtp"] == game.theoretical_rtp()
     assert d["max_win_x"] == game.max_win_x() >= 1
     assert all(isinstance(s, str) and s for s in d["rules"])

@@ -356,6 +356,16 @@ def test_super7_in_free_spins_expands_and_respins_with_the_multiplier(make_game)
     assert all(e["multiplier"] == 2 for e in of_type(r, "line_won") if e["stage"] == "free")
 
 
+def test_super7_in_super10_free_spins_expands_and_respins(make_game):
+    g = make_game(base=["LE BE T10 BE GR", "OR BA T10 SE CH", "PL GR T10 GR BA"],
+                  super10_free=[["LE", "SE", "PL"], ["BE", "SE", "GR"], ["GR", "S7", "CH"],
+                                ["BE", "SE", "GR"], ["GR", "BA", "BA"]])
+    r = g.play_stops(BET, ZERO, [8] + [0] * (5 * 9))  # 5 Super 10 free spins
+    free = [e for e in of_type(r, "reels_stopped") if e["stage"] == "super10_free"]
+    assert [e["respin"] for e in free] == [False, True] * 5
+    assert all(e["multiplier"] == 1 for e in of_type(r, "line_won"))
+
+
 # -- Super 10 ------------------------------------------------------------------------------
 
 

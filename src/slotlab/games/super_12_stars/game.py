@@ -437,6 +437,8 @@ class Super12Stars:
                             "minor_x": spec.lucky_stars.MINOR, "major_x": spec.lucky_stars.MAJOR,
                             "grand_x": spec.lucky_stars.GRAND},
             "reel_sets": list(REEL_SETS),
+            "reel_strips": {name: [list(strip) for strip in getattr(spec.reel_strips, name)]
+                            for name in REEL_SETS},
             "rules": self.rules(),
             "rtp": float(report["rtp"]),
             "max_win_x": self.max_win_x(),
