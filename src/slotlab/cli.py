@@ -1,4 +1,4 @@
-"""The ``slotlab`` command: games, play, rtp, simulate, par, rng dump, serve."""
+"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, serve."""
 
 from __future__ import annotations
 
@@ -240,6 +240,59 @@ def simulate(
                                        for k, v in data["rtp_components"].items()]))
     console.print(_table("win distribution", [{"band": k, "rounds": v}
                                               for k, v in data["win_bands"].items()]))
+
+
+@app.command()
+def tune(
+    model: ModelArg,
+    param: Annotated[str, typer.Option(help="Dotted path of one numeric model parameter, e.g. "
+                                            "bonus.land.prize.")],
+    target: Annotated[float, typer.Option(help="Target RTP: 0.9406 or 94.06.")],
+    lo: Annotated[str | None, typer.Option(help="Lowest value to try (default: half).")] = None,
+    hi: Annotated[str | None, typer.Option(help="Highest value to try (default: twice).")] = None,
+    bonuses: Annotated[int, typer.Option(help="Bonus Games per evaluation.", min=1000)] = (
+        2_000_000),
+    tolerance: Annotated[float, typer.Option(help="Stop within this of the target RTP.")] = (
+        0.0001),
+    seed: Annotated[int, typer.Option(help="Seed of every evaluation.", min=0)] = 0,
+    out: Annotated[Path | None, typer.Option(help="Write the tuned model file here.")] = None,
+    model_id: Annotated[str | None, typer.Option("--id", help="Id of the written model.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Find the value of one model parameter that gives a target RTP (regula falsi bisection
+    on the composed RTP, common random numbers)."""
+    from fractions import Fraction
+
+    from slotlab.games.superstars.tune import tune as run_tune
+
+    game = _load(model)
+    evaluator = getattr(game, "tune_evaluator", None)
+    if evaluator is None:
+        console.print(f"[red]error:[/red] {game.id} cannot be tuned")
+        raise typer.Exit(2)
+    goal = target / 100 if target > 1 else target
+    try:
+        result = run_tune(
+            game.model.raw, param, goal, evaluator(bonuses, seed),  # type: ignore[attr-defined]
+            lo=None if lo is None else Fraction(lo), hi=None if hi is None else Fraction(hi),
+            tolerance=tolerance, on_step=None if json_out else lambda s: console.print(
+                f"  {param} = {s['value']}: rtp {s['rtp']:.6%}"))
+    except (KeyError, IndexError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    tuned = result.pop("model")
+    tuned["rtp_target"] = f"{goal * 100:.2f}%"
+    if model_id:
+        tuned["id"] = model_id
+    if out is not None:
+        out.write_text(json.dumps(tuned, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    result["out"] = None if out is None else str(out)
+    if json_out:
+        _print_json(result)
+        return
+    console.print(f"{param} = {result['value']}: rtp {result['rtp']:.6%} (target {goal:.4%}), "
+                  f"{len(result['evaluations'])} evaluations"
+                  + (f"; model written to {out}" if out else ""))
 
 
 @app.command()

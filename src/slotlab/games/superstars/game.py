@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,12 @@ class Superstars:
         if key not in self._exact:
             self._exact[key] = rtp_report(self, bonuses=bonuses, seed=seed)
         return copy.deepcopy(self._exact[key])
+
+    def tune_evaluator(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]:
+        """For ``slotlab tune``: the composed RTP of a model dict of this game."""
+        from .tune import superstars_evaluator
+
+        return superstars_evaluator(bonuses, seed)
 
     def theoretical_rtp(self) -> float:
         """The variant's declared RTP (the model's ``rtp_target``), proven by the composed
