@@ -561,3 +561,19 @@ def test_features_follow_lines_scatters_and_bonus_pay(make_game):
         "tv_drawn")
     assert r.win == 80 + 5 * BET + BET + sum(
         e["win"] for e in r.events if e.get("stage") == "free" and "win" in e)
+
+
+# -- max win ------------------------------------------------------------------------------------
+
+
+def test_v1_has_no_cap_and_a_model_cap_limits_the_round_win(game, make_game):
+    assert game.model.cap_x is None  # the rule text states no cap
+    g = make_game(base=middle("SE SE SE SE SE"), max_win_cap_x=10)
+    r = g.play_stops(BET, ZERO)
+    assert sum(e["win"] for e in of_type(r, "line_won")) == 1500
+    assert r.win == 10 * BET and of_type(r, "win_capped") == [
+        {"type": "win_capped", "cap": 10 * BET, "uncapped": 1500}]
+    assert g.max_win_x() == 10 and "10 times the total bet" in " ".join(g.rules())
+    frenzy = _s10_game(make_game, max_win_cap_x=20)
+    done = _frenzy(frenzy, "green", [9])  # 25x, above the cap
+    assert done.win == 20 * BET and of_type(done, "win_capped")[0]["uncapped"] == 25 * BET
