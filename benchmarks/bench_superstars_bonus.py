@@ -55,9 +55,14 @@ def main() -> None:
         per_class[name] = {"bonuses": args.bonuses, "wall_seconds": wall, "cpu_seconds": cpu,
                            "bonuses_per_wall_second": args.bonuses / wall,
                            "bonuses_per_cpu_second": args.bonuses / cpu,
-                           "mean_x_bet": stats["mean_x_bet"], "ci99": stats["ci99"]}
+                           "mean_x_bet": stats["mean_x_bet"], "ci99": stats["ci99"],
+                           "final_game_rate": stats["final_game_rate"],
+                           "final_mean_x_bet": stats["final_mean"], "max_x_bet": stats["max_x_bet"]}
+        lo, hi = stats["ci99"]
         print(f"{name:7s} {args.bonuses / cpu:10,.0f} bonuses per CPU second "
-              f"({args.bonuses / wall:,.0f} per wall second), mean {stats['mean_x_bet']:.2f}x")
+              f"({args.bonuses / wall:,.0f} per wall second); mean {stats['mean_x_bet']:.3f}x "
+              f"(99%: {lo:.3f} .. {hi:.3f}), Final Game {stats['final_game_rate']:.4%}, "
+              f"max {stats['max_x_bet']}x")
     figures["simulation_one_core"] = per_class
 
     cells = np.zeros(25, np.int64)

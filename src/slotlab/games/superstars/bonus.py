@@ -689,6 +689,16 @@ def play_bonus_parts(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev):
     return _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp)
 
 
+def new_scratch() -> tuple[np.ndarray, np.ndarray]:
+    """Scratch ``(val, tmp)`` for :func:`play_bonus_with_scratch`."""
+    return np.zeros(N_CELLS, np.int64), np.zeros(WORK, np.int64)
+
+
+# As play_bonus_parts, with the caller's scratch (val int64[25], tmp int64[WORK]): a simulation
+# loop allocates nothing per bonus (and may pass views without reference counts).
+play_bonus_with_scratch = _play
+
+
 # Simulation by trigger class ---------------------------------------------------------------------
 
 C_REELS, C_FINAL = 0, 1  # win components: prizes on the reels, Final Game prizes
