@@ -15,9 +15,11 @@ from slotlab.games.superstars.bonus import (
     N_FLAGS,
     bonus_events,
     class_stats,
+    final_game_mean,
     pack_bonus,
     play_bonus_parts,
     simulate_bonuses,
+    simulate_final_games,
     trace_bonus,
 )
 from slotlab.mechanics.accumulators import (
@@ -94,3 +96,17 @@ def test_class_stats_reports_a_99_percent_interval() -> None:
     assert hi - lo == pytest.approx(2 * Z99 * r["sd_x_bet"] / 20_000**0.5)
     assert r["mean_x_bet"] == pytest.approx(r["reels_mean"] + r["final_mean"])
     assert 0 < r["final_game_rate"] < 1 and r["max_x_bet"] >= r["mean_x_bet"]
+
+
+def test_final_game_mean_of_one_die_is_the_next_six_squares() -> None:
+    assert final_game_mean(SPEC, 1) == Fraction(25 + 50 + 25 + 75 + 25 + 100, 6)
+
+
+@pytest.mark.parametrize("dice", [4, 14])
+def test_simulated_final_games_agree_with_the_exact_mean(dice: int) -> None:
+    """The compiled Final Game against its exact expectation (absorbing chain), 99%."""
+    n = 200_000
+    total, sq = simulate_final_games(chunk_stream(4, dice), BP, dice, n)
+    mean = total / n
+    sd = (sq / n - mean * mean) ** 0.5
+    assert abs(mean - float(final_game_mean(SPEC, dice))) <= Z99 * sd / n**0.5

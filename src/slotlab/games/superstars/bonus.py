@@ -55,6 +55,7 @@ generator output (a draw below ``n`` is ``word * n >> 32``), so tests force any 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -136,8 +137,6 @@ _SCRIPT_FIRST = 2  # index of the first scripted word
 
 def pack_bonus(spec: BonusSpec) -> tuple[np.ndarray, ...]:
     """The kernel's arrays for a ``bonus`` section (layout: the ``B_*`` and ``P_*`` constants)."""
-    from fractions import Fraction
-
     from .bonus_spec import parse_probability
 
     p = np.zeros(N_PARAMS, np.int64)
@@ -458,6 +457,83 @@ def _add_all(val, x, trace, ev, n_ev):
     return n_ev
 
 
+@njit(cache=True)
+def _final_game(stream, bp, n, trace, ev, n_ev):
+    """Roll ``n`` dice on the Final board from the bottom-left square; returns (total, n_ev)."""
+    fprize = bp[B_FINAL_PRIZE]
+    fdice = bp[B_FINAL_DICE]
+    n_sq = fprize.shape[0]
+    sides = bp[B_PARAMS][P_DIE_SIDES]
+    total = 0
+    pos = 0
+    while n > 0:
+        n -= 1
+        r = 1 + _below(stream, sides)
+        to = (pos + r) % n_sq
+        total += fprize[to]
+        n += fdice[to]
+        if trace:
+            n_ev = _put(ev, n_ev, EV_FINAL_ROLLED, r, pos, to, fprize[to], fdice[to], n, 0)
+        pos = to
+    return total, n_ev
+
+
+@njit(cache=True)
+def simulate_final_games(stream, bp, dice, n):
+    """Play ``n`` Final Games of ``dice`` initial dice (the bottom-left die included); returns
+    the sum and the sum of squares of their totals (x bet)."""
+    ev = np.zeros((1, EV_WIDTH), np.int64)
+    total = 0
+    sq = 0.0
+    for _ in range(n):
+        t, _ = _final_game(stream, bp, dice, False, ev, 0)
+        total += t
+        sq += float(t) * float(t)
+    return total, sq
+
+
+def final_game_mean(spec: BonusSpec, dice: int) -> Fraction:
+    """The exact expected Final Game total (x bet) for ``dice`` initial dice.
+
+    ``E_d(p)``, the expectation with ``d`` dice left and the token on square ``p``, solves
+    ``E_d = A (prize + G E_d + (1 - G) E_{d-1})`` with ``A`` the die's move (1/6 to each of the
+    next 6 squares) and ``G`` the die squares (a die square hands the die back); ``E_0 = 0``.
+    One 24 x 24 linear system per ``d``, in fractions.
+    """
+    board = spec.final_board
+    m = len(board)
+    prize = [Fraction(0 if v == "DICE" else v) for v in board]
+    gain = [v == "DICE" for v in board]
+    sixth = Fraction(1, 6)
+    e = [Fraction(0)] * m
+    for _ in range(dice):
+        # (I - A G) x = A (prize + (1 - G) e)
+        rhs = [sum((sixth * (prize[(p + r) % m] + (0 if gain[(p + r) % m] else e[(p + r) % m])))
+                   for r in range(1, 7)) for p in range(m)]
+        a = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
+        for p in range(m):
+            for r in range(1, 7):
+                q = (p + r) % m
+                if gain[q]:
+                    a[p][q] -= sixth
+        e = _solve(a, rhs)
+    return e[0]
+
+
+def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """Gaussian elimination in fractions (the matrix is small and well conditioned)."""
+    n = len(b)
+    a = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        piv = next(r for r in range(col, n) if a[r][col] != 0)
+        a[col], a[piv] = a[piv], a[col]
+        for r in range(n):
+            if r != col and a[r][col] != 0:
+                f = a[r][col] / a[col][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
 # The Bonus Game ---------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -640,7 +716,6 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
     final = 0
     if full:
         flags |= FLAG_FINAL_GAME
-        fprize = bp[B_FINAL_PRIZE]
         fdice = bp[B_FINAL_DICE]
         n = dice + max_spins + hearts * max_spins
         if replay:
@@ -650,16 +725,7 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
         if trace:
             n_ev = _put(ev, n_ev, EV_FINAL_STARTED, dice, max_spins, hearts, 1 if replay else 0,
                         n, reels, 0)
-        pos = 0
-        while n > 0:
-            n -= 1
-            r = 1 + _below(stream, sides)
-            to = (pos + r) % n_sq
-            final += fprize[to]
-            n += fdice[to]
-            if trace:
-                n_ev = _put(ev, n_ev, EV_FINAL_ROLLED, r, pos, to, fprize[to], fdice[to], n, 0)
-            pos = to
+        final, n_ev = _final_game(stream, bp, n, trace, ev, n_ev)
     if trace:
         n_ev = _put(ev, n_ev, EV_ENDED, reels + final, reels, final, 1 if full else 0, 0, 0, 0)
     return reels, final, n_ev, flags
