@@ -38,7 +38,15 @@ from numba.extending import intrinsic
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.hold_and_win import land_on_free_cells, next_counter
-from slotlab.mechanics.lines import W_COUNT, W_LINE, W_SYMBOL, W_UNITS, masked_line_pays, sort_wins
+from slotlab.mechanics.lines import (
+    W_COUNT,
+    W_LINE,
+    W_SYMBOL,
+    W_UNITS,
+    masked_line_pays,
+    masked_line_units,
+    sort_wins,
+)
 from slotlab.rng import randbelow
 
 from .model import (
@@ -203,8 +211,9 @@ def _trace_spin(ev, n_ev, stage, index, awarded, mult, held, s7, stops, wins, n_
 
 
 @njit(cache=True, inline="always")
-def spin(m, reel_set, stream, script, held, stops, window, wins):
-    """Stop the reels of ``reel_set`` and pay the window's lines.
+def spin(m, reel_set, stream, script, held, trace, stops, window, wins):
+    """Stop the reels of ``reel_set`` and pay the window's lines (the paying lines written to
+    ``wins`` only when ``trace``: the simulator needs only their sum).
 
     ``held``: a Super 7 respin, reel 3 stays as it is (wild) and is not drawn. A Super 7 in view
     (not held) turns reel 3 into wilds before anything is counted or paid. Returns
@@ -249,8 +258,13 @@ def spin(m, reel_set, stream, script, held, stops, window, wins):
                     t10 += 1
                 elif s == T12:
                     t12 += 1
-    units, n = masked_line_pays(window, m[M_LINES], m[M_PAYTAB], m[M_SUBST], W, 1, False,
-                                m[M_MASKS], m[M_MIN_COUNT], wins)
+    if trace:
+        units, n = masked_line_pays(window, m[M_LINES], m[M_PAYTAB], m[M_SUBST], W, 1, False,
+                                    m[M_MASKS], m[M_MIN_COUNT], wins)
+    else:
+        units = masked_line_units(window, m[M_LINES], m[M_PAYTAB], m[M_SUBST], W, 1, False,
+                                  m[M_MASKS], m[M_MIN_COUNT])
+        n = 0
     return units, n, golden, silver, bonus, wheel, t10, t12, s7
 
 
@@ -372,7 +386,7 @@ def play_round(m, stream, script, colour, trace, ev, stops, window, wins, held, 
     base_bonus, base_wheel, base_t10, base_t12 = 0, 0, 0, 0
     while True:
         lu, n_wins, golden, silver, bonus, wheel, t10, t12, s7 = spin(
-            m, reel_set, stream, script, held_reel, stops, window, wins)
+            m, reel_set, stream, script, held_reel, trace, stops, window, wins)
         gu = m[M_GOLDEN][golden] * mult
         su = m[M_SILVER][silver] * mult
         bu = bonus_pay * mult if bonus >= 3 else 0
