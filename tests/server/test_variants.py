@@ -50,11 +50,11 @@ def variants(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def serve(database: Any) -> Iterator[Callable[..., LiveServer]]:
-    """Servers on the engine's registry offering classic-3x3 only: ``serve(**settings)``."""
+    """Servers on the engine's registry offering ``games`` (classic-3x3): ``serve(**settings)``."""
     started: list[LiveServer] = []
 
-    def start(**overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, games=[GAME], **overrides), None)
+    def start(games: tuple[str, ...] = (GAME,), **overrides: Any) -> LiveServer:
+        srv = LiveServer(server_settings(database, games=list(games), **overrides), None)
         srv.__enter__()
         started.append(srv)
         return srv
@@ -163,6 +163,19 @@ def test_rounds_keep_their_own_model_after_the_operator_switches(serve, variants
     new = c2.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
     assert new["variant"] == variants["b"] and new["model_hash"] == b.model_hash
     assert srv2.admin().get("/api/admin/audit").json()["ok"]
+    # RTP monitoring holds each round to its own model.
+    (g,) = [x for x in srv2.admin().get("/api/admin/reports/games").json()["games"]
+            if x["game"] == GAME]
+    assert g["variant"] == variants["b"]
+    by = {v["variant"]: v for v in g["variants"]}
+    assert by[variants["a"]]["rounds"] == 2 and by[variants["a"]]["current"] is False
+    assert by[variants["a"]]["theoretical_rtp"] == a.theoretical_rtp()
+    if variants["b"] in by:  # the new round, unless it waits for its gamble
+        assert by[variants["b"]]["theoretical_rtp"] == b.theoretical_rtp()
+    (level,) = g["bets"]
+    weighted = sum(v["theoretical_rtp"] * v["total_bet"] for v in by.values()) / sum(
+        v["total_bet"] for v in by.values())
+    assert level["theoretical_rtp"] == pytest.approx(weighted, rel=1e-12)
 
 
 def _crash(*args: Any, **kwargs: Any) -> Any:
@@ -215,3 +228,4 @@ def test_a_player_under_a_stricter_profile_cannot_play_below_its_minimum(serve, 
     r = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key())
     assert r.status_code == 403 and r.json()["error"]["code"] == "rtp_below_minimum"
     assert c.get("/api/wallet").json()["balance"] == 100_000
+

@@ -11,12 +11,16 @@ the mean of ``n`` returns per unit bet with standard deviation ``sd``, so it lie
 ``rtp +/- z99 * sd / sqrt(n)`` with probability 99 %. ``sd`` is the game's ``sd()`` when it
 returns a number (Crystal Star Deluxe: exact); otherwise (line games) it is measured once by a
 200,000-round simulation (``slotlab.simulate.runner.simulate``, seed 0) and cached per game,
-model and bet. Across bet levels the interval of the whole game weights each level by its bets:
+model and bet. Each round is held to the model it was played on: after the operator switches
+RTP variants, a bet level's theoretical RTP is the bet-weighted mean of its variants' (each
+listed in ``variants``) and its variance the sum of theirs. Across bet levels the interval of
+the whole game weights each level by its bets:
 ``sd_total = sqrt(sum n_b * bet_b^2 * sd_b^2) / sum n_b * bet_b``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import threading
@@ -103,15 +107,33 @@ def _figures(rounds: int, bet: int, win: int, rtp: float | None,
             "alert": bool(alert)}
 
 
+def _model_entry(ctx: Services, gid: str, variant: str | None, model_hash: str
+                 ) -> GameEntry | None:
+    """The offered game on the model its rounds were played on (another variant after a
+    switch), so that each round is held to its own model's figures; None when unknown."""
+    entry = ctx.catalog.find(gid)
+    if entry is None or entry.game.model_hash == model_hash:
+        return entry
+    game = ctx.catalog.model(gid, variant, model_hash)
+    if game is None:
+        return None
+    try:
+        rtp = _float_or_none(game.theoretical_rtp())
+    except Exception:
+        rtp = None
+    return dataclasses.replace(entry, game=game, variant=variant or gid, rtp=rtp)
+
+
 def games_report(ctx: Services) -> dict[str, Any]:
     with ctx.db.read() as s:
         rows = s.execute(
-            select(Round.game_id, Round.bet, Round.bet_credits, func.count(),
-                   func.coalesce(func.sum(Round.bet), 0),
+            select(Round.game_id, Round.variant, Round.model_hash, Round.bet, Round.bet_credits,
+                   func.count(), func.coalesce(func.sum(Round.bet), 0),
                    func.coalesce(func.sum(Round.win + Round.jackpot_win), 0),
                    func.coalesce(func.sum(Round.jackpot_win), 0))
             .where(Round.status == COMPLETED, Round.free_round_id.is_(None))
-            .group_by(Round.game_id, Round.bet, Round.bet_credits)
+            .group_by(Round.game_id, Round.variant, Round.model_hash, Round.bet,
+                      Round.bet_credits)
             .order_by(Round.game_id, Round.bet)
         ).all()
         free = dict(
@@ -126,19 +148,45 @@ def games_report(ctx: Services) -> dict[str, Any]:
     games = []
     for gid in sorted(set(by_game) | set(free) | {e.id for e in ctx.catalog}):
         entry = ctx.catalog.find(gid)
+        # Per bet level, summed over the models (variants) its rounds were played on.
+        acc: dict[tuple[int, int], dict[str, Any]] = {}
+        variants: dict[tuple[str, str], dict[str, Any]] = {}
+        for _, variant, model_hash, bet, credits, n, tb, tw, jw in by_game.get(gid, []):
+            n, tb, tw, jw, bet, credits = int(n), int(tb), int(tw), int(jw), int(bet), int(credits)
+            variant = variant or gid
+            model = _model_entry(ctx, gid, variant, model_hash)
+            rtp = sd = source = None
+            if model is not None and model.game.model_hash:
+                rtp = theoretical_rtp(model, credits)
+                sd, source = standard_deviation(model, credits)
+            lv = acc.setdefault((bet, credits), {"n": 0, "tb": 0, "tw": 0, "jw": 0,
+                                                 "var": 0.0, "exp": 0.0, "sd_n": 0.0,
+                                                 "source": source})
+            lv["n"], lv["tb"], lv["tw"], lv["jw"] = lv["n"] + n, lv["tb"] + tb, lv["tw"] + tw, \
+                lv["jw"] + jw
+            lv["var"] = None if lv["var"] is None or sd is None else lv["var"] + n * (
+                bet * sd) ** 2
+            lv["exp"] = None if lv["exp"] is None or rtp is None else lv["exp"] + rtp * tb
+            lv["sd_n"] = None if lv["sd_n"] is None or sd is None else lv["sd_n"] + n * sd ** 2
+            v = variants.setdefault((variant, model_hash), {
+                "variant": variant, "model_hash": model_hash, "rounds": 0, "total_bet": 0,
+                "total_win": 0, "exp": 0.0,
+                "current": entry is not None and entry.game.model_hash == model_hash})
+            v["rounds"], v["total_bet"], v["total_win"] = (v["rounds"] + n, v["total_bet"] + tb,
+                                                           v["total_win"] + tw)
+            v["exp"] = None if v["exp"] is None or rtp is None else v["exp"] + rtp * tb
         levels = []
         var_sum: float | None = 0.0
         exp_win: float | None = 0.0
         n_all = bet_all = win_all = jp_all = 0
-        for _, bet, credits, n, tb, tw, jw in by_game.get(gid, []):
-            n, tb, tw, jw = int(n), int(tb), int(tw), int(jw)
-            rtp = sd = source = None
-            if entry is not None and entry.game.model_hash:
-                rtp = theoretical_rtp(entry, int(credits))
-                sd, source = standard_deviation(entry, int(credits))
-            sd_money = None if sd is None else math.sqrt(n) * bet * sd
-            levels.append({"bet": int(bet), "bet_credits": int(credits), **_figures(
-                n, tb, tw, rtp, sd_money), "jackpot_win": jw, "sd": sd, "sd_source": source})
+        for (bet, credits), lv in sorted(acc.items()):
+            n, tb, tw, jw = lv["n"], lv["tb"], lv["tw"], lv["jw"]
+            rtp = None if lv["exp"] is None or not tb else lv["exp"] / tb
+            sd = None if lv["sd_n"] is None or not n else math.sqrt(lv["sd_n"] / n)
+            sd_money = None if lv["var"] is None else math.sqrt(lv["var"])
+            levels.append({"bet": bet, "bet_credits": credits, **_figures(
+                n, tb, tw, rtp, sd_money), "jackpot_win": jw, "sd": sd,
+                "sd_source": None if sd is None else lv["source"]})
             n_all, bet_all, win_all, jp_all = n_all + n, bet_all + tb, win_all + tw, jp_all + jw
             var_sum = None if var_sum is None or sd_money is None else var_sum + sd_money ** 2
             exp_win = None if exp_win is None or rtp is None else exp_win + rtp * tb
@@ -147,9 +195,16 @@ def games_report(ctx: Services) -> dict[str, Any]:
         sd_all = None if var_sum is None or not bet_all else math.sqrt(var_sum)
         fr_n, fr_w = free.get(gid, (0, 0))
         games.append({"game": gid, "offered": entry is not None,
+                      "variant": None if entry is None else entry.variant,
                       **_figures(n_all, bet_all, win_all, rtp_all, sd_all),
                       "jackpot_win": jp_all, "free_rounds": fr_n, "free_round_win": fr_w,
-                      "bets": levels})
+                      "bets": levels,
+                      "variants": [{**{k: x for k, x in v.items() if k != "exp"},
+                                    "observed_rtp": v["total_win"] / v["total_bet"]
+                                    if v["total_bet"] else None,
+                                    "theoretical_rtp": None if v["exp"] is None
+                                    or not v["total_bet"] else v["exp"] / v["total_bet"]}
+                                   for v in variants.values()]})
     return {"generated_at": utcnow().isoformat(), "z": Z99, "games": games,
             "alerts": [{"game": g["game"], "bet": lv["bet"]} for g in games
                        for lv in g["bets"] if lv["alert"]]}
