@@ -15,6 +15,13 @@ soon as ``c`` is empty, usually after one or two reels. Only what masks cannot s
 reference walk :func:`walk_lines` (the rules line by line, also used by exact calculators and for
 more than 62 lines): lines starting with a wild (a wild run competes with the substituted run)
 whose cells can still reach a paying run, and wild runs in "each" multiplier mode.
+
+The narrowing (:func:`_masked_core`) writes nothing: it keeps which lines paid, their run
+lengths (as bit planes) and which carry the wild multiplier in a few int64 masks. The rows are
+then written once, in line order, from those masks (a paid line's symbol is that of its first
+cell), so :func:`line_pays` needs no sort, and :func:`masked_line_units` (the total only, for
+simulation loops) writes no row at all. Measured against a plain C evaluator of the same game in
+``benchmarks/bench_line_evaluator.py``.
 """
 
 from __future__ import annotations
