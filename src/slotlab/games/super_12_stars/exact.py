@@ -135,6 +135,13 @@ class SpinMath:
                     nxt[_add(a, b)] += n * m
             joint = nxt
         self.others = joint
+        # For the max-win bound: symbols each reel shows, most of each count the others show.
+        self.shown = [{s for w in self.windows[r] for s in w} for r in range(N_REELS)]
+        self.line_bound: dict[int, int] = {}  # filled by _spin_bound
+        self.most: Counts = (0, 0, 0, 0)
+        for r in OTHERS:
+            self.most = _add(self.most, tuple(max(c) for c in zip(  # type: ignore[arg-type]
+                *(_counts(w) for w in self.windows[r]), strict=True)))
         self._line_value = self._line_values(lengths)
         self.rows_used = [sum(1 for line in model.lines if line[CENTRE] == row)
                           for row in range(N_ROWS)]
@@ -328,11 +335,17 @@ class Figures:
     expected_fs_feature: Fraction  # E[free spins played] over the TV draw
 
 
-def compute(model: Model) -> Figures:
+Sets = tuple[SpinMath, SpinMath, SpinMath]
+
+
+def spin_maths(model: Model) -> Sets:
+    """The per-spin figures of the base, free-spin and Super 10 free-spin reel sets."""
+    return SpinMath(model, BASE), SpinMath(model, FREE), SpinMath(model, S10_FREE)
+
+
+def compute(model: Model, sets: Sets | None = None) -> Figures:
     """The exact figures of the model (independent of the bet)."""
-    base = SpinMath(model, BASE)
-    free = SpinMath(model, FREE)
-    s10 = SpinMath(model, S10_FREE)
+    base, free, s10 = sets or spin_maths(model)
     _check_free_set(free, "free spins", True)
     _check_free_set(s10, "Super 10 free spins", False)
     p7, p10, p12 = base.p_kind(SUPER7), base.p_kind(SUPER10), base.p_kind(SUPER12)
@@ -439,6 +452,13 @@ def _p_pay(spin: SpinMath, centre: Counts, which: int) -> Fraction:
 # -- hit rate -----------------------------------------------------------------------------------
 
 
+_DIGIT = 16  # scatter counts (each < 16) packed as one integer, so that codes add up
+
+
+def _code(c: Counts) -> int:
+    return ((c[0] * _DIGIT + c[1]) * _DIGIT + c[2]) * _DIGIT + c[3]
+
+
 def _silent(spin: SpinMath) -> dict[CentreView, Fraction]:
     """P(the spin pays nothing and triggers neither Bonus nor Wheel | central view)."""
     m = spin.model
@@ -447,43 +467,47 @@ def _silent(spin: SpinMath) -> dict[CentreView, Fraction]:
     w1 = np.array(spin.windows[0], np.int64)  # [stop, row]
     w2 = np.array(spin.windows[1], np.int64)
     paying = m.substitutes.astype(bool)
-    c1 = np.array([_counts(w) for w in spin.windows[0]], np.int64)
-    c2 = np.array([_counts(w) for w in spin.windows[1]], np.int64)
-    # Scatter counts of reels 4 and 5, joint.
-    rest: Counter[Counts] = Counter()
-    for a in spin.windows[3]:
-        for b in spin.windows[4]:
-            rest[_add(_counts(a), _counts(b))] += 1
-    pair_counts = c1[:, None, :] + c2[None, :, :]  # [s1, s2, 4]
+    code = [np.array([_code(_counts(w)) for w in spin.windows[r]], np.int64)
+            for r in range(N_REELS)]
+    pair = code[0][:, None] + code[1][None, :]  # [s1, s2]: counts of reels 1 and 2
+    rest = np.bincount((code[3][:, None] + code[4][None, :]).ravel())  # reels 4 and 5
+    # silent_code[c]: counts c pay no scatter and trigger nothing.
+    g, sv, b, w = np.unravel_index(np.arange(_DIGIT**4), (_DIGIT,) * 4)
+    golden = np.zeros(_DIGIT, np.int64)
+    golden[: len(m.golden_pays)] = m.golden_pays
+    silver = np.zeros(_DIGIT, np.int64)
+    silver[: len(m.silver_pays)] = m.silver_pays
+    silent_code = ((golden[g] == 0) & (silver[sv] == 0) & (b < 3) & (w < 3)).astype(np.int64)
+    # pays[row][x][s1, s2]: some line crossing reel 3 at ``row`` pays when that cell reads x
+    # (a run of 3 decides a line win: reel 1's symbol, matched on reel 2 and on reel 3).
+    none = np.zeros((w1.shape[0], w2.shape[0]), bool)
+    pays = [{x: none.copy() for x in range(len(SYMBOLS))} for _ in range(N_ROWS)]
+    for line in m.lines:
+        a, bb, row = int(line[0]), int(line[1]), int(line[CENTRE])
+        t = w1[:, a]
+        two = paying[t][:, None] & ((w2[None, :, bb] == t[:, None]) | (w2[None, :, bb] == W))
+        for x in range(len(SYMBOLS)):
+            pays[row][x] |= two & ((t == x) | (x == W))[:, None]
     out: dict[CentreView, Fraction] = {}
-    total = spin.others_total
     for view in [*spin.views, spin.s7_view]:
         if view in out:
             continue
         cells = (BLANK,) * N_ROWS if view.kind in (SUPER10, SUPER12) else view.cells
-        quiet = np.ones((w1.shape[0], w2.shape[0]), bool)
-        for line in m.lines:
-            a, b, c = int(line[0]), int(line[1]), int(line[2])
-            t = w1[:, a]
-            x = cells[c]
-            first = paying[t] & ((x == t) | (x == W))
-            second = (w2[None, :, b] == t[:, None]) | (w2[None, :, b] == W)
-            quiet &= ~(first[:, None] & second)
-        keys = Counter(map(tuple, pair_counts[quiet].tolist()))
+        quiet = ~none
+        for row, x in enumerate(cells):
+            if x != BLANK:
+                quiet &= ~pays[row][x]
+        front = np.bincount(pair[quiet] + _code(view.counts))
         silent = 0
-        for k12, n12 in keys.items():
-            for k45, n45 in rest.items():
-                g, s, b, w = _add(_add(k12, k45), view.counts)  # type: ignore[arg-type]
-                if (m.golden_pays[g] == 0 and m.silver_pays[s] == 0 and b < 3 and w < 3):
-                    silent += n12 * n45
-        out[view] = Fraction(silent, total)
+        for c in np.nonzero(front)[0]:
+            silent += int(front[c]) * int(rest @ silent_code[c : c + len(rest)])
+        out[view] = Fraction(silent, spin.others_total)
     return out
 
 
-def hit_rate(model: Model) -> Fraction:
+def hit_rate(model: Model, sets: Sets | None = None) -> Fraction:
     """P(a round wins anything), exactly."""
-    base = SpinMath(model, BASE)
-    s10 = SpinMath(model, S10_FREE)
+    base, _free, s10 = sets or spin_maths(model)
     quiet = _silent(base)
     quiet_s10 = _silent(s10)
     z7_s10 = quiet_s10[s10.s7_view] ** 2
@@ -517,7 +541,8 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
     if bet not in model.bets():
         raise ValueError(f"bet {bet} is not allowed; allowed total bets: {model.bets()}")
     level = bet // PAY_DIVISOR  # credits per line = credits per pay unit
-    f = compute(model)
+    sets = spin_maths(model)
+    f = compute(model, sets)
 
     def rtp_of(units: Fraction) -> Fraction:
         return units * level / bet
@@ -528,13 +553,13 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
                   for k, v in f.components.items()}
     lucky_parts = {k: {"rtp": float(rtp_of(v)), "fraction": fraction_text(rtp_of(v))}
                    for k, v in f.lucky_parts.items()}
-    hit = hit_rate(model) if with_hit_rate else None
+    hit = hit_rate(model, sets) if with_hit_rate else None
     freq_rows = [{"feature": k, "probability": float(p), "one_in": _one_in(p),
                   "fraction": fraction_text(p)} for k, p in f.frequencies.items()]
     star_rows = [{"stars": k, "probability": float(p), "fraction": fraction_text(p)}
                  for k, p in f.stars.items()]
     maxima = _feature_maxima(model)
-    bound = max_win_bound(model)
+    bound = max_win_bound(model, sets)
     notes = [
         "Exact: central-reel stops enumerated, the other reels by their marginals; Super 7 "
         "respin, free spins (Wald, 50-spin cap by exact DP), Frenzy (recursion) and Lucky Stars "
@@ -597,35 +622,33 @@ def _spin_bound(spin: SpinMath, view: CentreView) -> int:
     run its reels allow, scatters at the most their reels can show (lines share cells, so the
     bound is not reached)."""
     m = spin.model
-    shown = [{s for w in spin.windows[r] for s in w} for r in range(N_REELS)]
-    lines = 0
-    for line in m.lines:
-        best = 0
-        for t in range(len(SYMBOLS)):
-            if not m.substitutes[t] or t not in shown[0]:
-                continue
-            k = 1
-            while k < N_REELS:
-                ok = view.cells[line[CENTRE]] in (t, W) if k == CENTRE else bool(
-                    shown[k] & {t, W})
-                if not ok:
-                    break
-                k += 1
-            best = max(best, int(m.paytab[t, k]))
-        lines += best
-    g = sum(max(w.count(GS) for w in spin.windows[r]) for r in OTHERS) + view.counts[0]
-    s = sum(max(w.count(SS) for w in spin.windows[r]) for r in OTHERS) + view.counts[1]
-    b = sum(max(w.count(BO) for w in spin.windows[r]) for r in OTHERS) + view.counts[2]
+    if not spin.line_bound:
+        # The longest run one line can make (any stop of each reel) given its reel-3 cell x:
+        # the same for every line, whatever its rows.
+        pay = m.paytab.tolist()
+        for x in (*range(len(SYMBOLS)), BLANK):
+            best = 0
+            for t in range(len(SYMBOLS)):
+                if not m.substitutes[t] or t not in spin.shown[0]:
+                    continue
+                k = 1
+                while k < N_REELS and (x in (t, W) if k == CENTRE
+                                       else bool(spin.shown[k] & {t, W})):
+                    k += 1
+                best = max(best, pay[t][k])
+            spin.line_bound[x] = best
+    lines = sum(n * spin.line_bound[x] for n, x in zip(spin.rows_used, view.cells, strict=True))
+    g, s, b, _w = _add(spin.most, view.counts)
     golden = max(int(x) for x in m.golden_pays[: g + 1])
     silver = max(int(x) for x in m.silver_pays[: s + 1])
     return lines + golden + silver + (m.bonus_pay if b >= 3 else 0)
 
 
-def max_win_bound(model: Model) -> int:
+def max_win_bound(model: Model, sets: Sets | None = None) -> int:
     """A rigorous upper bound of a round's units: the best central view, each feature it can
     start at its most (free spins: every spin at its bound, the top multiplier, the cap of
     spins). The true maximum is far below; the simulated one is the useful figure."""
-    base, free, s10 = SpinMath(model, BASE), SpinMath(model, FREE), SpinMath(model, S10_FREE)
+    base, free, s10 = sets or spin_maths(model)
 
     def set_bound(spin: SpinMath) -> int:
         return max(_spin_bound(spin, v) * (2 if v.kind == SUPER7 else 1) for v in spin.views)
@@ -641,8 +664,7 @@ def max_win_bound(model: Model) -> int:
     lucky = model.lucky_cells * max(int(u) for u in model.star_units) + model.grand_units
     wheel = max(int(v) for v in model.wheel.values)
     best = 0
-    others_wheel = sum(max(w.count(WH) for w in base.windows[r]) for r in OTHERS)
-    others_bonus = sum(max(w.count(BO) for w in base.windows[r]) for r in OTHERS)
+    _g, _s, others_bonus, others_wheel = base.most
     for v in base.views:
         x = _spin_bound(base, v)
         if v.kind == SUPER7:
