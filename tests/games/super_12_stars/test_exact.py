@@ -238,3 +238,25 @@ def test_exact_is_fast_when_warm():
     started = time.process_time()
     ex.exact_report(model, 30)
     assert time.process_time() - started < 2.0
+
+
+def test_cli_rtp_prints_the_fraction_split_frequencies_hit_rate_and_stars():
+    from typer.testing import CliRunner
+
+    from slotlab.cli import app
+
+    runner = CliRunner()
+    text = runner.invoke(app, ["rtp", "super-12-stars"], terminal_width=200)
+    assert text.exit_code == 0, text.output
+    report = ex.exact_report(load_model(), 30)
+    flat = "".join(text.output.split())  # the long fractions fold over lines
+    assert report["rtp_fraction"] in flat.replace("│", "")
+    for name in [*report["components"], "trigger frequencies", "lucky stars final stars",
+                 "hit rate", "free spins per initial award"]:
+        assert name.replace("_", " ") in text.output or name in text.output, name
+    out = runner.invoke(app, ["rtp", "super-12-stars", "--bet", "300", "--json"])
+    assert out.exit_code == 0
+    data = json.loads(out.output)
+    assert data["bet"] == 300 and data["rtp_fraction"] == report["rtp_fraction"]
+    assert set(data["lucky_stars_distribution"]) == {str(k) for k in range(3, 16)}
+    assert data["hit_rate_exact"] and data["frequencies"]["lucky_stars"] == "1/195"
