@@ -23,7 +23,8 @@
   are, a Super 10 round when its spin, and every immediate free spin it awards, are.
 
 Every figure is an expectation per round, in pay units; the RTP is that over the 30 units of
-the total bet, and credits are units x credits per line, so it is the same at every bet.
+the total bet, and credits are units x credits per line, so it is the same at every bet. The
+max win is not enumerable (features chain); :func:`max_win_bound` gives a rigorous upper bound.
 """
 
 from __future__ import annotations
@@ -572,6 +573,8 @@ def exact_report(model: Model, bet: int, with_hit_rate: bool = True) -> dict[str
         "max_win / max_win_x: a rigorous upper bound, not reached (every line and scatter at "
         "its most at once, 50 free spins at the top multiplier); feature maxima in the table; "
         "the simulated max win from `slotlab simulate`.",
+        "sd: not computed exactly (the lines overlap and the features chain); take it from "
+        "`slotlab simulate`.",
     ]
     return {
         "game": model.id,
