@@ -5,7 +5,7 @@ and writes them to ``benchmarks/results/crystal_star_deluxe.json``. Targets (iss
 calculation under 5 seconds, at least 5 million simulated plays per second per core.
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 (slotlab is imported before numba)
 
 import argparse
 import json
@@ -17,6 +17,10 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+
+# slotlab before numba: importing slotlab points numba's disk cache at a folder keyed on the
+# package's source (see slotlab/__init__.py), which numba reads when it is first imported.
+import slotlab  # noqa: F401
 
 import numba
 

@@ -17,7 +17,7 @@ For fruit-5x3 (bet 30) and classic-3x3 (bet 5) it prints and writes to
   the traced round), after imports.
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 (slotlab is imported before numba)
 
 import argparse
 import json
@@ -29,6 +29,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+# slotlab before numba: importing slotlab points numba's disk cache at a folder keyed on the
+# package's source (see slotlab/__init__.py), which numba reads when it is first imported.
+import slotlab  # noqa: F401
 
 import numba
 import numpy as np
