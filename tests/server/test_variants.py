@@ -229,3 +229,36 @@ def test_a_player_under_a_stricter_profile_cannot_play_below_its_minimum(serve, 
     assert r.status_code == 403 and r.json()["error"]["code"] == "rtp_below_minimum"
     assert c.get("/api/wallet").json()["balance"] == 100_000
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The shipped Superstars variants
+
+
+def test_superstars_variants(serve, monkeypatch):
+    s92, s96 = find_game("superstars-92"), find_game("superstars-96")
+    assert 0.92 <= s92.theoretical_rtp() < find_game("superstars").theoretical_rtp() < (
+        s96.theoretical_rtp())
+    bet = s92.bets()[0]
+    seed = _seed_where(lambda x: s92.play(bet, [x]).win != s96.play(bet, [x]).win)
+    queue = [seed]
+    fresh = rounds.fresh_seed
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: queue.pop(0) if queue else fresh())
+    srv = serve(games=("superstars",), variants={"superstars": "superstars-92"})
+    with srv.client() as anon:
+        (listed,) = anon.get("/api/games").json()
+    assert (listed["id"], listed["variant"]) == ("superstars", "superstars-92")
+    assert listed["rtp"] == s92.theoretical_rtp() and listed["model_hash"] == s92.model_hash
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    body = c.post("/api/games/superstars/rounds", json={"bet": bet}, headers=key()).json()
+    assert body["variant"] == "superstars-92" and body["model_hash"] == s92.model_hash
+    assert body["win"] == s92.play(bet, [seed]).win * body["denomination"]
+    srv.__exit__()
+    srv2 = serve(games=("superstars",), variants={"superstars": "superstars-96"})
+    c2 = srv2.client(token)
+    replay = c2.get(f"/api/rounds/{body['round_id']}/replay").json()
+    assert replay["identical"] and replay["replayed_model_hash"] == s92.model_hash
+    assert replay["current_model_hash"] == s96.model_hash
+    new = c2.post("/api/games/superstars/rounds", json={"bet": bet}, headers=key()).json()
+    assert new["variant"] == "superstars-96" and new["model_hash"] == s96.model_hash
