@@ -18,6 +18,8 @@ LINE_MODELS = Path(__file__).parent / "lines" / "models"
 _BUILTIN: dict[str, str] = {
     "crystal-star-deluxe": "slotlab.games.crystal_star_deluxe.game:load",
     "superstars": "slotlab.games.superstars.game:load",
+    "superstars-96": "slotlab.games.superstars.game:load_96",
+    "superstars-92": "slotlab.games.superstars.game:load_92",
     "super-12-stars": "slotlab.games.super_12_stars.game:load",
 }
 

@@ -180,7 +180,7 @@ class Superstars:
 
     def theoretical_rtp(self) -> float:
         """The variant's declared RTP (the model's ``rtp_target``), proven by the composed
-        estimate's 99 % interval (tests and docs/games/superstars.md)."""
+        estimate's 99 % interval (tests, and the recorded proofs in RULES.md)."""
         return float(Fraction(self.model.spec.rtp_target.rstrip("%")) / 100)
 
     def max_win_x(self) -> int:
