@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -152,14 +153,24 @@ def _describe_event(event: dict[str, Any]) -> str:
 
 
 @app.command()
-def rtp(model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False) -> None:
+def rtp(
+    model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False,
+    bonuses: Annotated[int | None, typer.Option(
+        help="Games whose feature is simulated, not exact (Superstars): Bonus Games to "
+             "simulate (default 1,000,000).", min=1000)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of that simulation.", min=0)] = 0,
+) -> None:
     """Exact theoretical figures: RTP as a fraction, its split, hit frequency, PAR tables."""
     game = _load(model)
     exact = getattr(game, "exact", None)
     if exact is None:
         console.print(f"[red]error:[/red] {game.id} has no exact calculator; use simulate")
         raise typer.Exit(2)
-    report = exact(_bet(game, bet))
+    extra = {} if bonuses is None else {"bonuses": bonuses, "seed": seed}
+    if extra and "bonuses" not in inspect.signature(exact).parameters:
+        console.print(f"[red]error:[/red] {game.id} takes no --bonuses: its RTP is exact")
+        raise typer.Exit(2)
+    report = exact(_bet(game, bet), **extra)
     rtp_value = report.get("rtp")
     if isinstance(rtp_value, int | float) and rtp_value > 1:  # a model paying out more than in
         Console(stderr=True).print(f"[yellow]warning:[/yellow] the RTP of {game.id} is "

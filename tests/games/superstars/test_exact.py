@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from slotlab.cli import app
 from slotlab.games import find_game
-from slotlab.games.superstars import exact
+from slotlab.games.superstars import exact, tune
 from slotlab.games.superstars import kernel as k
 from slotlab.games.superstars.game import Superstars
 from slotlab.games.superstars.model import load_model
@@ -132,3 +135,52 @@ def test_the_cap_is_reflected_in_the_simulation(game):
     acc, _ = game.simulate_chunk(20, 500_000, chunk_stream(14, 0))
     assert acc[ACC_COMPONENTS + 3] <= 0  # what the cap removed is never a gain
     assert acc[ACC_WIN] <= 500_000 * 20 * 10_000
+
+
+# -- slotlab tune ------------------------------------------------------------------------------
+
+
+def test_tune_finds_the_value_of_a_steady_rtp_curve(raw):
+    # A stand-in RTP that grows with the landing probability: 0.5 + 5 x p.
+    def rtp_of(model):
+        return 0.5 + 5 * float(Fraction(model["bonus"]["land"]["prize"]))
+
+    out = tune.tune(raw, "bonus.land.prize", 0.84, rtp_of, lo=Fraction(1, 20),
+                    hi=Fraction(1, 10), tolerance=1e-9)
+    assert out["value"] == "17/250" and out["rtp"] == pytest.approx(0.84)  # p = 0.068
+    assert out["model"]["bonus"]["land"]["prize"] == "17/250"
+    assert len(out["evaluations"]) <= 12
+    assert raw["bonus"]["land"]["prize"] != "17/250"  # the input model is left as it was
+
+
+def test_tune_on_an_integer_parameter_and_bad_requests(raw):
+    def rtp_of(model):
+        return model["line_pays"]["SB"]["5"] / 100
+
+    out = tune.tune(raw, "line_pays.SB.5", 0.73, rtp_of, lo=Fraction(10), hi=Fraction(200))
+    assert out["value"] == 73
+    with pytest.raises(ValueError, match="not between"):
+        tune.tune(raw, "line_pays.SB.5", 5.0, rtp_of, lo=Fraction(10), hi=Fraction(200))
+    with pytest.raises(ValueError, match="integer or a 'p/q'"):
+        tune.tune(raw, "bonus.board", 0.9, rtp_of)
+    with pytest.raises(KeyError):
+        tune.tune(raw, "bonus.nope", 0.9, rtp_of)
+
+
+def test_tune_and_rtp_on_the_command_line(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "tuned.json"
+    res = runner.invoke(app, ["tune", "superstars", "--param", "bonus.land.prize", "--target",
+                              "94.06", "--lo", "0.05", "--hi", "0.09", "--bonuses", "5000",
+                              "--out", str(out), "--id", "superstars-test", "--json"])
+    assert res.exit_code == 0, res.output
+    tuned = json.loads(out.read_text())
+    assert tuned["id"] == "superstars-test" and tuned["rtp_target"] == "94.06%"
+    assert load_model(tuned).spec.bonus.land.prize == json.loads(res.output)["value"]
+    res = runner.invoke(app, ["rtp", "superstars", "--bonuses", "5000", "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["rtp_fraction"] is None and report["bonuses_simulated"] >= 5000
+    assert report["ci99"][0] < report["rtp"] < report["ci99"][1]
+    res = runner.invoke(app, ["rtp", "crystal-star-deluxe", "--bonuses", "5000"])
+    assert res.exit_code == 2 and "takes no --bonuses" in res.output
