@@ -9,13 +9,17 @@ the event's own ``reels`` (the 25 prizes after it). Screenshots go to test-artif
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from .conftest import shot
-from .servers import Server, running
+from .servers import Server
 from .test_client import (
     api,
     minor,
@@ -35,13 +39,39 @@ CONTACT = "support@casino.example, +356 2000 0000"
 
 
 def warm_games() -> None:
-    """Compile every game's kernels in this process first: the server warms each game up when it
-    starts, and a cold numba compile of the new games can take longer than its start timeout."""
+    """Compile every game's kernels and work out its figures in this process first: the server
+    does both for each game when it starts, and a cold numba compile of the new games on a busy
+    machine takes longer than servers.py waits for a start."""
     from slotlab.games import find_game, game_ids
 
     for gid in game_ids():
         g = find_game(gid)
         g.play(g.bets()[0], [bytes(32)])
+        g.theoretical_rtp()
+        g.describe()
+
+
+@contextmanager
+def serve(tmp: Path, **settings: Any) -> Iterator[Server]:
+    """servers.running, warmed up first and with a patient wait for the start."""
+    warm_games()
+    srv = Server(tmp, **settings)
+    srv.thread.start()
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        try:
+            if httpx.get(srv.url + "/api/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    else:
+        srv.stop()
+        raise RuntimeError("server did not start")
+    try:
+        yield srv
+    finally:
+        srv.stop()
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +81,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
     if GID not in game_ids():
         pytest.skip("Superstars is not registered in slotlab.games")
-    warm_games()
-    with running(
+    with serve(
         tmp_path_factory.mktemp("srv-superstars"),
         operator_name="Test Casino",
         operator_contact=CONTACT,
@@ -254,7 +283,7 @@ def test_each_feature_step_by_step_in_recall(
     i = next(k for k, e in enumerate(events) if e["type"] == etype)
     step_to(page, events, i)
     e = events[i]
-    scope = "[data-testid=recall]"
+    scope = "[data-testid=recall-dialog]"
     assert words in page.inner_text("[data-testid=replay-step]")
     # the grid shows the prizes as they stand after this step
     reels = e.get("reels") or next(x["reels"] for x in reversed(events[:i]) if "reels" in x)
@@ -311,7 +340,7 @@ def test_final_game(page: Any, srv: Server) -> None:
     events = open_replay(page)
     i = next(k for k, e in enumerate(events) if e["type"] == "final_game_started")
     step_to(page, events, i)
-    scope = "[data-testid=recall]"
+    scope = "[data-testid=recall-dialog]"
     assert page.locator(f"{scope} [data-testid=board][data-board=final]").count() == 1
     assert str(fg["dice"]) in page.inner_text("[data-testid=replay-step]")
     j = next(k for k, e in enumerate(events) if e["type"] == "final_prize_collected")

@@ -13,6 +13,7 @@ export class Drum {
     this.window = h("div.drum-window", {}, this.strip);
     this.el = h("div.drum", { "data-testid": testid }, title ? h("div.drum-title", {}, title) : null, this.window);
     this.show(this.labels[0] ?? "");
+    this.el.dataset.state = "ready"; // "stopped" only once it has landed on a draw
   }
 
   item(label, i) {

@@ -43,6 +43,7 @@ export class Super12Stars extends Feature {
     this.chosen = null;
     this.frenzy = null;
     this.host.reels.reelEls?.[CENTRE]?.classList.remove("expanded", "giant");
+    this.host.reels.el.classList.remove("lucky-on");
     hidePanel(this.host);
   }
 
@@ -89,6 +90,9 @@ export class Super12Stars extends Feature {
 
   async handle(e) {
     const host = this.host;
+    // a replay shows a wheel, the TV or the Super 10 reel at its own step only (the Frenzy Wheel
+    // through its spins)
+    if (host.instant && !/^(wheel_spun|tv_drawn|super10_spun|frenzy_)/.test(e.type)) hidePanel(host);
     switch (e.type) {
       case "reels_stopped":
         if (!e.respin) return false;

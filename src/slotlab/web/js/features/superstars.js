@@ -146,6 +146,8 @@ export class Superstars extends Feature {
 
   async handle(e) {
     const host = this.host;
+    // a replay shows the Wheel Game at its own step only
+    if (host.instant && e.type !== "wheel_spun") hidePanel(host);
     switch (e.type) {
       case "bonus_triggered":
         for (const [c, r] of e.positions || []) host.reels.cellAt(c, r)?.classList.add("win");

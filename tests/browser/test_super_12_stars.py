@@ -1,0 +1,368 @@
+"""Super 12 Stars in the browser (issue 9, "In the browser"), against the real server in Chromium.
+
+Each feature is reached by a forced outcome (servers.ForcedGame: a seed found to produce it), so
+every round still replays as verified; what the page shows is checked against the server's own
+record of the round. Screenshots go to test-artifacts/screenshots/ (and docs/images/ with
+SLOTLAB_UPDATE_DOC_IMAGES=1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import pairwise
+from typing import Any
+
+import pytest
+
+from .conftest import shot
+from .servers import Server
+from .test_client import (
+    api,
+    last_window,
+    minor,
+    money,
+    open_game,
+    reels_window,
+    register,
+    rounds_played,
+    wait_round,
+)
+from .test_superstars import serve
+
+pytestmark = pytest.mark.browser
+GID = "super-12-stars"
+BET = 30  # credits: the smallest bet, where the page starts (line bet 1 credit)
+CONTACT = "help@casino.example"
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    pytest.importorskip("slotlab.server.app")
+    from slotlab.games import game_ids
+
+    if GID not in game_ids():
+        pytest.skip("Super 12 Stars is not registered in slotlab.games")
+    with serve(
+        tmp_path_factory.mktemp("srv-s12"), operator_name="Test Casino", operator_contact=CONTACT
+    ) as s:
+        yield s
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+
+
+def has(
+    etype: str, test: Callable[[dict[str, Any]], bool] = lambda e: True
+) -> Callable[[Any], bool]:
+    return lambda r: any(e["type"] == etype and test(e) for e in r.events)
+
+
+def force(srv: Server, want: Callable[[Any], bool]) -> None:
+    srv.games[GID].force(BET, want, tries=400_000)
+
+
+def denomination(page: Any) -> int:
+    return int(api(page, "GET", f"/api/games/{GID}")["denomination"])
+
+
+def credits(page: Any, c: int) -> str:
+    return money(c * denomination(page))
+
+
+def latest(page: Any) -> dict[str, Any]:
+    rid = api(page, "GET", "/api/history?limit=1")["rounds"][0]["round_id"]
+    return api(page, "GET", f"/api/rounds/{rid}")
+
+
+def play(page: Any) -> dict[str, Any]:
+    """Spin, wait for the round to end, check reels, win and balance; the round's record."""
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    wait_round(page, n, timeout=180_000)
+    rec = latest(page)
+    assert reels_window(page) == last_window(rec["events"])
+    assert minor(page, "win") == rec["win"]
+    assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+    return rec
+
+
+def watch(page: Any, selector: str, attr: str) -> None:
+    """Record every value an attribute takes (window.__seen) while the round is shown."""
+    page.evaluate(
+        """([sel, attr]) => { window.__seen = [];
+            const root = document.querySelector('[data-testid=game]');
+            new MutationObserver(() => { const el = document.querySelector(sel);
+                if (el && el.getAttribute(attr) !== window.__seen.at(-1))
+                  window.__seen.push(el.getAttribute(attr)); })
+              .observe(root, {attributes: true, subtree: true, childList: true}); }""",
+        [selector, attr],
+    )
+
+
+def replay_step(page: Any, etype: str) -> dict[str, Any]:
+    """Open the newest round in RECALL (verified) and step with NEXT to its first `etype`."""
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    events = latest(page)["events"]
+    i = next(k for k, e in enumerate(events) if e["type"] == etype)
+    for _ in range(i):
+        page.click("[data-testid=replay-next]")
+    assert page.inner_text("[data-testid=replay-count]") == f"Step {i + 1} of {len(events)}"
+    return events[i]
+
+
+# ---- tests -------------------------------------------------------------------------------------
+
+
+def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
+    register(page, srv)
+    assert "Super 12 Stars" in page.inner_text(f"[data-testid=game-card-{GID}]")
+    open_game(page, GID)
+    assert page.locator("[data-testid=reels] .cell[data-symbol]").count() == 15
+    desc = api(page, "GET", f"/api/games/{GID}")
+    shot(page, "super-12-stars-rest")
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    text = page.inner_text("[data-testid=pays-dialog]")
+    assert f"{desc['rtp'] * 100:.2f}%" in text  # "RTP is shown in-game"
+    assert CONTACT in page.inner_text("[data-testid=operator-contact]")
+    lucky = desc["lucky_stars"]
+    prizes = page.inner_text("[data-testid=feature-help]")
+    for tier in ("minor", "major", "grand"):
+        assert f"{tier.upper()} {credits(page, lucky[f'{tier}_x'] * BET)}" in prizes
+    shot(page, "super-12-stars-help")
+
+
+def test_wheel_spins_to_its_segment(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, has("wheel_spun"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=wheel][data-state=stopped]", timeout=60_000)
+    rec = latest(page)
+    e = next(x for x in rec["events"] if x["type"] == "wheel_spun")
+    assert page.get_attribute("[data-testid=wheel]", "data-segment") == str(e["segment"])
+    assert credits(page, e["win"]) in page.inner_text("[data-testid=wheel-result]")
+    shot(page, "super-12-stars-wheel", docs=True)
+    wait_round(page, n, timeout=60_000)
+    assert minor(page, "win") == rec["win"]
+
+
+def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, has("tv_drawn", lambda e: e["multiplier"] > 1))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=tv-multiplier][data-state=stopped]", timeout=60_000)
+    rec = latest(page)
+    tv = next(x for x in rec["events"] if x["type"] == "tv_drawn")
+    assert page.get_attribute("[data-testid=tv-spins]", "data-label") == str(tv["spins"])
+    assert page.get_attribute("[data-testid=tv-multiplier]", "data-label") == f"×{tv['multiplier']}"
+    shot(page, "super-12-stars-tv")
+    # the free-spin counter and the multiplier stay on screen through the free spins
+    page.wait_for_selector("[data-testid=counter-free]:has-text('1 of')", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=reels]').dataset.state === 'idle'"
+    )
+    free = next(x for x in rec["events"] if x["type"] == "reels_stopped" and x["stage"] == "free")
+    assert page.inner_text("[data-testid=counter-free]").endswith(f"1 of {free['spins']}")
+    assert page.inner_text("[data-testid=counter-multiplier]").endswith(f"×{tv['multiplier']}")
+    shot(page, "super-12-stars-free-spins", docs=True)
+    page.click("[data-testid=spin]")  # quick stop: the rest without animation
+    wait_round(page, n, timeout=120_000)
+    assert reels_window(page) == last_window(rec["events"])
+    assert minor(page, "win") == rec["win"]
+    assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+
+
+def test_super7_expands_into_a_wild_reel_and_respins(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, has("super7_expanded", lambda e: e["stage"] == "base"))
+    watch(page, "[data-testid=reel-2]", "class")
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=reel-2].expanded", timeout=60_000)
+    symbols = page.eval_on_selector_all(
+        "[data-testid=reel-2] .cell[data-symbol]", "els => els.map(e => e.dataset.symbol)"
+    )
+    assert symbols == ["W", "W", "W"]
+    shot(page, "super-12-stars-super7", docs=True)
+    wait_round(page, n, timeout=60_000)
+    rec = latest(page)
+    respin = [e for e in rec["events"] if e["type"] == "reels_stopped" and e["respin"]]
+    assert respin and respin[0]["window"][2] == ["W", "W", "W"]
+    assert reels_window(page) == last_window(rec["events"])
+    # once expanded, the central reel is held through the respin: it never spins again
+    seen = page.evaluate("window.__seen")
+    after = seen[next(i for i, c in enumerate(seen) if c and "expanded" in c) :]
+    assert not any(c and "spinning" in c for c in after)
+    assert minor(page, "win") == rec["win"]
+
+
+def test_super10_reel_spins_to_its_outcome(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, has("super10_spun", lambda e: e["outcome"] == "direct"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=super10-reel][data-state=stopped]", timeout=60_000)
+    rec = latest(page)
+    e = next(x for x in rec["events"] if x["type"] == "super10_spun")
+    assert page.get_attribute("[data-testid=super10-reel]", "data-label") == credits(page, e["win"])
+    shot(page, "super-12-stars-super10")
+    wait_round(page, n, timeout=60_000)
+    assert minor(page, "win") == rec["win"]
+
+
+def frenzy(r: Any) -> bool:
+    return r.awaiting is not None and r.awaiting.kind == "frenzy_colour"
+
+
+def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, frenzy)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=choice-red]", timeout=60_000)
+    assert page.is_visible("[data-testid=choice-green]")
+    assert page.get_attribute("[data-testid=game]", "data-state") == "choice"
+    page.wait_for_timeout(800)
+    open_round = api(page, "GET", "/api/rounds/open")
+    assert open_round["awaiting"]["kind"] == "frenzy_colour"  # the round waits for the click
+    assert not any(e["type"] == "frenzy_spun" for e in open_round["events"])
+    shot(page, "super-12-stars-frenzy-choice", docs=True)
+    # a reload offers the colour again
+    page.reload()
+    page.wait_for_selector("[data-testid=choice-red]")
+    n = rounds_played(page)
+    page.click("[data-testid=choice-red]")
+    page.wait_for_selector("[data-testid=frenzy-wheel][data-state=stopped]", timeout=60_000)
+    shot(page, "super-12-stars-frenzy-spin")
+    wait_round(page, n, timeout=120_000)
+    rec = latest(page)
+    assert rec["choices"] == ["red"]
+    end = next(e for e in rec["events"] if e["type"] == "frenzy_ended")
+    assert page.get_attribute("[data-testid=counter-frenzy]", "data-value") == f"{end['total']}×"
+    assert minor(page, "win") == rec["win"]
+    assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+    # RECALL replays the spins of the wheel step by step
+    spun = replay_step(page, "frenzy_spun")
+    scope = "[data-testid=recall-dialog]"
+    assert (
+        page.get_attribute(f"{scope} [data-testid=frenzy-wheel]", "data-colour") == spun["colour"]
+    )
+    assert "Frenzy" in page.inner_text("[data-testid=replay-step]")
+    shot(page, "super-12-stars-recall-frenzy")
+
+
+def test_autoplay_stops_at_the_frenzy_choice(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    g = srv.games[GID]
+    g.force(BET, lambda r: r.win == 0 and r.awaiting is None)
+    g.force(BET, frenzy)
+    page.click("[data-testid=auto]")
+    page.click("[data-testid=auto-rounds-10]")
+    page.click("[data-testid=auto-start]")
+    page.wait_for_selector("[data-testid=game][data-auto-stop]", timeout=120_000)
+    assert "waits for your choice" in page.get_attribute("[data-testid=game]", "data-auto-stop")
+    page.wait_for_selector("[data-testid=choice-green]")
+    assert api(page, "GET", "/api/rounds/open")["awaiting"]["kind"] == "frenzy_colour"
+    n = rounds_played(page)
+    page.click("[data-testid=choice-green]")
+    wait_round(page, n, timeout=120_000)
+    assert latest(page)["choices"] == ["green"]
+    assert len(api(page, "GET", "/api/history?limit=10")["rounds"]) == 2
+
+
+def lucky_with_reset_and_minor(r: Any) -> bool:
+    respun = [e for e in r.events if e["type"] == "lucky_stars_respun"]
+    reset = any(a["counter"] < 3 and b["counter"] == 3 for a, b in pairwise(respun))
+    ended = [e for e in r.events if e["type"] == "lucky_stars_ended"]
+    return reset and bool(ended) and (ended[0]["minor"] > 0 or ended[0]["major"] > 0)
+
+
+def test_lucky_stars_hold_stars_and_reset_the_counter(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    force(srv, lucky_with_reset_and_minor)
+    watch(page, "[data-testid=counter-respins]", "data-value")
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=lucky-grid]:not([hidden])", timeout=60_000)
+    rec = latest(page)
+    events = rec["events"]
+    started = next(e for e in events if e["type"] == "lucky_stars_started")
+    page.wait_for_selector("[data-testid=counter-grand]")
+    lucky = api(page, "GET", f"/api/games/{GID}")["lucky_stars"]
+    for tier in ("minor", "major", "grand"):
+        shown = page.inner_text(f"[data-testid=counter-{tier}]")
+        assert shown.endswith(credits(page, lucky[f"{tier}_x"] * BET))
+    shot(page, "super-12-stars-lucky-stars-start")
+    wait_round(page, n, timeout=180_000)
+    # every star the events placed is held with its value
+    stars = started["stars"] + [
+        s for e in events if e["type"] == "lucky_stars_respun" for s in e["new_stars"]
+    ]
+    held = page.locator("[data-testid=lucky-grid] .hold-cell.star")
+    assert held.count() == len(stars)
+    for s in stars:
+        c, r = s["cell"]
+        cell = f"[data-testid=lucky-cell-{c}-{r}]"
+        assert page.get_attribute(cell, "data-value") == s["value"]
+        label = page.inner_text(cell)
+        assert (
+            (s["value"] in label)
+            if s["value"] in ("MINOR", "MAJOR")
+            else credits(page, s["win"]) in label
+        )
+    # the counter went down and back to 3 when a new star landed
+    seen = [int(v) for v in page.evaluate("window.__seen") if v is not None]
+    assert any(a < 3 and b == 3 for a, b in pairwise(seen)), seen
+    end = next(e for e in events if e["type"] == "lucky_stars_ended")
+    assert page.get_attribute("[data-testid=counter-stars]", "data-value") == str(end["stars"])
+    assert minor(page, "win") == rec["win"]
+    shot(page, "super-12-stars-lucky-stars", docs=True)
+    # RECALL: the grid after the first respin that resets the counter
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    respun = [(k, e) for k, e in enumerate(events) if e["type"] == "lucky_stars_respun"]
+    k, e = next((k, e) for (k, e) in respun if e["new_stars"])
+    for _ in range(k):
+        page.click("[data-testid=replay-next]")
+    scope = "[data-testid=recall-dialog] [data-testid=lucky-grid]"
+    assert page.locator(f"{scope} .hold-cell.star").count() == e["stars_held"]
+    respins = "[data-testid=recall-dialog] [data-testid=counter-respins]"
+    assert page.get_attribute(respins, "data-value") == "3"
+    shot(page, "super-12-stars-recall-lucky-stars")
+
+
+def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
+    register(phone, srv)
+    open_game(phone, GID)
+    force(srv, frenzy)
+    phone.click("[data-testid=spin]")
+    phone.wait_for_selector("[data-testid=choice-red]", timeout=60_000)
+    for testid in ("choice-red", "choice-green"):
+        b = phone.locator(f"[data-testid={testid}]").bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 390, f"{testid} off screen"
+    shot(phone, "phone-super-12-stars-frenzy")
+    n = rounds_played(phone)
+    phone.click("[data-testid=choice-green]")
+    phone.wait_for_timeout(500)
+    phone.click("[data-testid=spin]")  # quick stop
+    wait_round(phone, n, timeout=120_000)
+    force(srv, has("lucky_stars_ended"))
+    n = rounds_played(phone)
+    phone.click("[data-testid=spin]")
+    phone.wait_for_selector("[data-testid=lucky-grid]:not([hidden])", timeout=60_000)
+    phone.click("[data-testid=spin]")
+    wait_round(phone, n, timeout=120_000)
+    shot(phone, "phone-super-12-stars-lucky-stars")
