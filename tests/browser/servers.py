@@ -89,8 +89,10 @@ class Server:
 
     def start(self) -> None:
         self.thread.start()
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        # Start-up compiles every game's kernels when numba's cache is cold (minutes on a busy
+        # 2-core machine); we wait for it, bounded, and stop at once if the server thread died.
+        deadline = time.time() + 900
+        while time.time() < deadline and self.thread.is_alive():
             try:
                 if httpx.get(self.url + "/api/health", timeout=2).status_code == 200:
                     return
