@@ -62,8 +62,9 @@ def frenzy(r: RoundResult) -> bool:
 
 
 def free_spins(r: RoundResult) -> bool:
-    types = [e["type"] for e in r.events]
-    return r.awaiting is None and "free_spins_awarded" in types and r.win > 0
+    """A Bonus free-spins round (not the Super 10 mini game's free spins) that pays."""
+    bonus_spins = any(e["type"] == "reels_stopped" and e.get("stage") == "free" for e in r.events)
+    return r.awaiting is None and bonus_spins and r.win > 0
 
 
 def force_seeds(monkeypatch: pytest.MonkeyPatch, *seeds: bytes) -> None:
