@@ -24,9 +24,11 @@ install-test: $(BIN)/python
 serve: install
 	$(BIN)/slotlab serve
 
+# Tests run in parallel (one worker per core, a file's tests together so that its servers and
+# browser start once); the 25 slowest are listed so that each change keeps its cost in view.
 test: install-test
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile --durations=25
 
 bench: install-test
 	SLOTLAB_BENCH_PG=postgresql://postgres@127.0.0.1:5432/test $(BIN)/python benchmarks/run_all.py

@@ -66,11 +66,11 @@ class ForcedGame:
 
 class Server:
     def __init__(self, tmp: Path, **settings: Any) -> None:
-        from slotlab.games import find_game, game_ids
+        from slotlab.games import find_game, offered_ids
         from slotlab.server.app import create_app
         from slotlab.server.settings import Settings
 
-        self.games = {gid: ForcedGame(find_game(gid)) for gid in game_ids()}
+        self.games = {gid: ForcedGame(find_game(gid)) for gid in offered_ids()}
         cfg = Settings(
             database_url=f"sqlite:///{tmp / 'slotlab.db'}",
             admin_token=ADMIN_TOKEN,

@@ -204,6 +204,7 @@ def test_the_server_refuses_to_start_on_a_variant_below_the_minimum(serve, varia
 def test_a_default_game_below_the_minimum_is_left_out(variants, monkeypatch):
     low = find_game(variants["c"])
     monkeypatch.setattr(catalog, "game_ids", lambda: [GAME, "low-test"])
+    monkeypatch.setattr(catalog, "offered_ids", lambda: [GAME, "low-test"])
     monkeypatch.setattr(catalog, "find_game", lambda ref: low if ref == "low-test"
                         else find_game(ref))
     cat = catalog.load_catalog(Settings())
@@ -262,3 +263,11 @@ def test_superstars_variants(serve, monkeypatch):
     assert replay["current_model_hash"] == s96.model_hash
     new = c2.post("/api/games/superstars/rounds", json={"bet": bet}, headers=key()).json()
     assert new["variant"] == "superstars-96" and new["model_hash"] == s96.model_hash
+
+
+def test_other_variants_are_not_offered_as_games_of_their_own():
+    """Superstars' 96% and 92% models are variants an operator picks, not extra lobby games."""
+    offered = [e.id for e in catalog.load_catalog(Settings(games=None))]
+    assert "superstars" in offered
+    assert "superstars-96" not in offered and "superstars-92" not in offered
+

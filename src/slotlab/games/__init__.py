@@ -24,6 +24,14 @@ _BUILTIN: dict[str, str] = {
 }
 
 
+# Other RTP variants of a game: listed by `slotlab games`, loadable by id, but offered by the
+# server only as the variant an operator chooses for the game (SLOTLAB_VARIANTS).
+_VARIANT_OF: dict[str, str] = {
+    "superstars-96": "superstars",
+    "superstars-92": "superstars",
+}
+
+
 class UnknownGameError(LookupError):
     """No game has this id and no model file has this path."""
 
@@ -32,6 +40,16 @@ def game_ids() -> list[str]:
     """Every known game id: built-in games first, then the shipped line models."""
     lines = sorted(p.stem for p in LINE_MODELS.glob("*.json"))
     return [*_BUILTIN, *(i for i in lines if i not in _BUILTIN)]
+
+
+def variant_of(game_id: str) -> str | None:
+    """The game whose RTP variant ``game_id`` is, or None for a game in its own right."""
+    return _VARIANT_OF.get(game_id)
+
+
+def offered_ids() -> list[str]:
+    """The games a lobby offers by default: every game id but the other games' variants."""
+    return [i for i in game_ids() if i not in _VARIANT_OF]
 
 
 @cache

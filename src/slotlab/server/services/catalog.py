@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from slotlab.games import find_game, game_ids
+from slotlab.games import find_game, game_ids, offered_ids
 from slotlab.rounds import Game
 from slotlab.server.errors import not_found
 from slotlab.server.services.profiles import PROFILES, below_min_rtp
@@ -140,7 +140,7 @@ class Catalog:
 
 
 def _offered(settings: Settings) -> dict[str, Game]:
-    ids = settings.games if settings.games is not None else game_ids()
+    ids = settings.games if settings.games is not None else offered_ids()
     loaded: dict[str, Game] = {}
     for gid in ids:
         if gid not in game_ids():
