@@ -352,9 +352,13 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
     force(srv, frenzy)
     phone.click("[data-testid=spin]")
     phone.wait_for_selector("[data-testid=choice-red]", timeout=60_000)
+    stage = phone.locator(".stage").first.bounding_box()
     for testid in ("choice-red", "choice-green"):
         b = phone.locator(f"[data-testid={testid}]").bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 390, f"{testid} off screen"
+        # inside the reel window, not cut off by it (the panel clips what overflows)
+        assert stage["y"] <= b["y"] and b["y"] + b["height"] <= stage["y"] + stage["height"], (
+            f"{testid} cut off below the reels")
     shot(phone, "phone-super-12-stars-frenzy")
     n = rounds_played(phone)
     phone.click("[data-testid=choice-green]")
