@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,3 +49,14 @@ def validate(schema: type[M], data: dict[str, Any], source: str) -> M:
             where = ".".join(str(p) for p in err["loc"]) or "(top level)"
             problems.append(f"  {where}: {err['msg']}")
         raise ModelError(f"{source}: invalid model\n" + "\n".join(problems)) from exc
+
+
+def read_source(source: Any, shipped: Callable[[Any], Path | None]) -> tuple[dict[str, Any], str]:
+    """A game's model as ``(raw data, where it came from)``: ``source`` is an already parsed
+    dict, a name of a shipped model (``shipped(source)`` gives its path, or None when it is not
+    one), or a file path."""
+    if isinstance(source, dict):
+        return source, "<dict>"
+    path = shipped(source) or Path(source)
+    return read_json(path), str(path)
+

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from slotlab.model import ModelError, content_hash, read_json, validate
+from slotlab.model import ModelError, content_hash, read_source, validate
 
 from .kernel import BLANK, STAR
 
@@ -294,11 +294,7 @@ def load_model(source: int | str | Path | dict[str, Any] = DEFAULT_VERSION) -> M
 
     Raises :class:`slotlab.model.ModelError` naming every problem.
     """
-    if isinstance(source, dict):
-        raw, where = source, "<dict>"
-    else:
-        path = model_path(source) if isinstance(source, int) else Path(source)
-        raw, where = read_json(path), str(path)
+    raw, where = read_source(source, lambda s: model_path(s) if isinstance(s, int) else None)
     spec = validate(ModelSpec, raw, where)
     return Model(spec, raw, where)
 

@@ -64,7 +64,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotlab.mechanics.lines import line_masks
 from slotlab.mechanics.weighted import WeightedTable
-from slotlab.model import ModelError, content_hash, read_json, validate
+from slotlab.model import ModelError, content_hash, read_source, validate
 
 MODELS = Path(__file__).parent / "models"
 DEFAULT_VERSION = 1
@@ -420,11 +420,7 @@ def load_model(source: int | str | Path | dict[str, Any] = DEFAULT_VERSION) -> M
 
     Raises :class:`slotlab.model.ModelError` naming every problem.
     """
-    if isinstance(source, dict):
-        raw, where = source, "<dict>"
-    else:
-        path = model_path(source) if isinstance(source, int) else Path(source)
-        raw, where = read_json(path), str(path)
+    raw, where = read_source(source, lambda s: model_path(s) if isinstance(s, int) else None)
     spec = validate(ModelSpec, raw, where)
     return Model(spec, raw, where)
 

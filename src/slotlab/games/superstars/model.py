@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from slotlab.mechanics.lines import line_masks
-from slotlab.model import ModelError, content_hash, read_json, validate
+from slotlab.model import ModelError, content_hash, read_source, validate
 
 try:  # the Bonus Game's schema, written beside this module by the bonus engineer
     from .bonus_spec import BonusSpec as _BonusSchema
@@ -254,12 +254,10 @@ def load_model(source: str | Path | dict[str, Any] = DEFAULT_ID) -> Model:
 
     Raises :class:`slotlab.model.ModelError` naming every problem.
     """
-    if isinstance(source, dict):
-        raw, where = source, "<dict>"
-    else:
-        path = model_path(source) if isinstance(source, str) and model_path(source).exists() \
-            else Path(source)
-        raw, where = read_json(path), str(path)
+    def shipped(s: str | Path) -> Path | None:
+        return model_path(s) if isinstance(s, str) and model_path(s).exists() else None
+
+    raw, where = read_source(source, shipped)
     spec = validate(ModelSpec, raw, where)
     return Model(spec, raw, where)
 
