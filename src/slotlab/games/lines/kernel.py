@@ -14,7 +14,7 @@ Speed notes: a call between compiled functions that passes an array costs an ato
 and decrement of its reference count, and numba adds more of those for every array variable of
 an inlined function. So ``spin``, ``play_round`` and the line pays are inlined into the
 simulation loop, which first takes views of its arrays without a reference count
-(:func:`_unmanaged`, views that never leave that loop): a round then makes no atomic reference
+(:func:`unmanaged`, views that never leave that loop): a round then makes no atomic reference
 count operation. The reel stops are drawn with the inlined ``rng.randbelow``, reel by reel: the
 same draws as ``fill_randbelow`` without a call. The base spin and the free spins share one
 loop so the spin is compiled once (cold compile time), and event rows are written element by
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from slotlab.games.lines.model import LineArrays
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
@@ -41,6 +39,7 @@ from slotlab.mechanics.lines import (
     sort_wins,
     walk_lines,
 )
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import randbelow
 
 S_REELS, S_ROWS, S_WILD, S_WILD_MULT, S_WILD_EACH = 0, 1, 2, 3, 4
@@ -192,24 +191,6 @@ def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.empty((m[0].shape[0], 5), dtype=np.int64))
 
 
-@intrinsic
-def _unmanaged(typingctx, arr):
-    """A view of ``arr`` without its reference count, valid while ``arr`` lives.
-
-    Passing an array to a compiled function costs an atomic increment and decrement of its
-    reference count; with many arrays per call and several calls per round that was most of a
-    round's time. Views without a count (null meminfo) skip those, so the simulation loop takes
-    such views once of arrays its caller keeps alive for the whole call.
-    """
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(arr)(context, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-
-    return arr(arr), codegen
-
-
 @njit(cache=True)
 def simulate_rounds(m, stream, spins, level, bet, acc, sq, stops, window, wins):
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
@@ -217,7 +198,7 @@ def simulate_rounds(m, stream, spins, level, bet, acc, sq, stops, window, wins):
 
     Components: base line pays, base scatter pays, free spins, and what the cap removed.
     """
-    u = _unmanaged  # the caller keeps every one of these arrays alive during the call
+    u = unmanaged  # the caller keeps every one of these arrays alive during the call
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]))
     stream, acc, sq, stops, window, wins = u(stream), u(acc), u(sq), u(stops), u(window), u(wins)

@@ -24,7 +24,7 @@ bet, so the chunk scales them to credits once at the end).
 
 Speed notes (as in ``games/lines/kernel.py``): the spin, the line pays and the round are inlined
 into the simulation loop, which first takes views of its arrays without a reference count
-(:func:`_unmanaged`), so a round makes no atomic reference-count operation and no allocation.
+(:func:`unmanaged`), so a round makes no atomic reference-count operation and no allocation.
 The base spin, the Super 7 respin and every free spin share one loop so the spin is compiled
 once; event rows are written element by element.
 """
@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.hold_and_win import land_on_free_cells, next_counter
@@ -47,6 +45,7 @@ from slotlab.mechanics.lines import (
     masked_line_units,
     sort_wins,
 )
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import randbelow
 
 from .model import (
@@ -514,27 +513,13 @@ def scratch(m: Packed) -> tuple[np.ndarray, ...]:
             np.zeros(cells, np.int64), np.zeros(cells, np.int64), np.zeros(N_COMP, np.int64))
 
 
-@intrinsic
-def _unmanaged(typingctx, arr):
-    """A view of ``arr`` without its reference count, valid while ``arr`` lives (see
-    ``games/lines/kernel.py``: it removes the atomic reference counting of every array passed
-    between the inlined functions of the simulation loop)."""
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(arr)(context, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-
-    return arr(arr), codegen
-
-
 @njit(cache=True)
 def simulate_rounds(m, stream, spins, level, bet, acc, sq, script, stops, window, wins, held,
                     value, landed, comp):
     """Play ``spins`` rounds into the accumulators (credits: ``level`` credits per pay unit,
     total bet ``bet`` credits), the Frenzy colour drawn at random. ``script`` is an empty
     script (:func:`new_script`); the other arrays are :func:`scratch`."""
-    u = _unmanaged  # the caller keeps every one of these arrays alive during the call
+    u = unmanaged  # the caller keeps every one of these arrays alive during the call
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]), u(m[12]), u(m[13]), u(m[14]), u(m[15]), u(m[16]),
          u(m[17]), u(m[18]), u(m[19]), u(m[20]), u(m[21]), u(m[22]), u(m[23]), u(m[24]),

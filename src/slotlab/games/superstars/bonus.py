@@ -67,8 +67,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from slotlab.games.lines.kernel import _unmanaged
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import fill_randbelow, randbelow
 
 from .bonus_spec import N_CELLS, SQUARES, WHEEL_SEGMENTS, BonusSpec
@@ -794,13 +794,13 @@ def simulate_bonuses(stream, bp, symbols, with_dice, n, acc, sq, counts):
     ev_ = np.zeros((1, EV_WIDTH), np.int64)
     # Views without reference counts (alive as long as this call): passing arrays, and the
     # tuple of 16 of them, to the feature functions then costs no atomic operation.
-    cells, val, tmp, ev, s = _unmanaged(cells_), _unmanaged(val_), _unmanaged(tmp_), \
-        _unmanaged(ev_), _unmanaged(stream)
-    u = (_unmanaged(bp[0]), _unmanaged(bp[1]), _unmanaged(bp[2]), _unmanaged(bp[3]),
-         _unmanaged(bp[4]), _unmanaged(bp[5]), _unmanaged(bp[6]), _unmanaged(bp[7]),
-         _unmanaged(bp[8]), _unmanaged(bp[9]), _unmanaged(bp[10]), _unmanaged(bp[11]),
-         _unmanaged(bp[12]), _unmanaged(bp[13]), _unmanaged(bp[14]), _unmanaged(bp[15]),
-         _unmanaged(bp[16]))
+    cells, val, tmp, ev, s = unmanaged(cells_), unmanaged(val_), unmanaged(tmp_), \
+        unmanaged(ev_), unmanaged(stream)
+    u = (unmanaged(bp[0]), unmanaged(bp[1]), unmanaged(bp[2]), unmanaged(bp[3]),
+         unmanaged(bp[4]), unmanaged(bp[5]), unmanaged(bp[6]), unmanaged(bp[7]),
+         unmanaged(bp[8]), unmanaged(bp[9]), unmanaged(bp[10]), unmanaged(bp[11]),
+         unmanaged(bp[12]), unmanaged(bp[13]), unmanaged(bp[14]), unmanaged(bp[15]),
+         unmanaged(bp[16]))
     scatters = symbols - 1 if with_dice else symbols
     for _ in range(n):
         for c in range(N_CELLS):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from slotlab.games.lines.kernel import _unmanaged
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.lines import (
     W_COUNT,
@@ -38,6 +37,7 @@ from slotlab.mechanics.lines import (
     masked_line_pays,
     sort_wins,
 )
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import randbelow
 
 from . import bonus as _bonus
@@ -182,7 +182,7 @@ def play_round(m, bp, stream, trace, ev, stops, window, wins, cells):
 def simulate_rounds(m, bp, stream, spins, level, bet, acc, sq, stops, window, wins, cells):
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
     unit and total bet ``bet`` credits, components ``C_*``."""
-    u = _unmanaged  # the caller keeps every one of these arrays alive during the call
+    u = unmanaged  # the caller keeps every one of these arrays alive during the call
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]))
     stream, acc, sq = u(stream), u(acc), u(sq)
     stops, window, wins, cells = u(stops), u(window), u(wins), u(cells)

@@ -1,0 +1,28 @@
+"""Array views without reference counting, for the hot loops of simulation kernels.
+
+Passing an array to a compiled function costs an atomic increment and decrement of its reference
+count; with many arrays per call and several calls per round that was most of a round's time.
+A view without a count (null meminfo) skips those, so a simulation loop takes such views once of
+arrays its caller keeps alive for the whole call. This reaches into numba's array model
+(``cgutils``), so a numba upgrade may need a look here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+
+@intrinsic
+def unmanaged(typingctx: Any, arr: Any) -> Any:
+    """A view of ``arr`` without its reference count, valid while ``arr`` lives; it must never
+    leave the loop that made it."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ary = context.make_array(arr)(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
