@@ -11,6 +11,7 @@ import pytest
 from slotlab.mechanics.hold_and_win import (
     final_held_distribution,
     land_on_free_cells,
+    land_on_free_list,
     next_counter,
 )
 from slotlab.rng import chunk_stream, cumulative_weights
@@ -82,3 +83,15 @@ def test_exact_chain_agrees_with_simulation_99() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError):
         final_held_distribution(3, 4, Fraction(1, 2), 3)
+
+
+def test_a_free_list_respin_holds_values_and_keeps_non_holding_landings_free() -> None:
+    cumulative = np.array([5, 8, 10], dtype=np.int64)  # nothing 5/10, a value 3/10, other 2/10
+    outcomes = np.array([0, 7, -1], dtype=np.int64)
+    free = np.array([1, 3, 4, 7], dtype=np.int64)
+    draws = np.array([0, 6, 9, 4], dtype=np.int64)
+    cells, what = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    still, n = land_on_free_list(draws, free, 4, cumulative, outcomes, cells, what)
+    assert (still, n) == (3, 2)
+    assert list(free[:still]) == [1, 4, 7]  # cell order kept; the held cell left the list
+    assert list(cells[:n]) == [3, 4] and list(what[:n]) == [7, -1]

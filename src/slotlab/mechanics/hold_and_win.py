@@ -6,7 +6,8 @@ value, otherwise it counts down; the feature ends when the counter reaches 0 or 
 held. A game decides what an outcome means (a value, a label, an extra die) and which outcomes
 hold their cell.
 
-:func:`land_on_free_cells` is the compiled respin; :func:`final_held_distribution` is the exact
+:func:`land_on_free_cells` is the compiled respin (and :func:`land_on_free_list` the same over a
+list of free cells, from draws made in one batch); :func:`final_held_distribution` is the exact
 absorbing Markov chain over (cells held, counter) for the case where every landing holds and
 each free cell lands with the same probability.
 """
@@ -39,6 +40,39 @@ def land_on_free_cells(stream: np.ndarray, held: np.ndarray, cumulative: np.ndar
         if o != 0:
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def land_on_free_list(draws: np.ndarray, free: np.ndarray, n_free: int, cumulative: np.ndarray,
+                      outcomes: np.ndarray, landed_cells: np.ndarray,
+                      landed_outcomes: np.ndarray) -> tuple[int, int]:
+    """One respin of the cells on a free list, from draws the caller made (in one batch).
+
+    ``free[:n_free]`` are the cells not held, in cell order; ``draws[j]``, uniform below
+    ``cumulative[-1]``, decides cell ``free[j]``: it lands ``outcomes[i]`` for the first ``i``
+    with ``cumulative[i] > draws[j]``. An outcome > 0 holds its cell (a value); 0 is nothing;
+    one < 0 lands something that leaves the cell free (an extra die, say). The free list is
+    compacted in place, keeping cell order; each landing's cell and outcome go to
+    ``landed_cells[k]``, ``landed_outcomes[k]`` in cell order. Returns ``(cells still free,
+    landings)``. A game with few held cells keeps a free list rather than scanning the grid.
+    """
+    still = 0
+    n = 0
+    for j in range(n_free):
+        c = free[j]
+        r = draws[j]
+        i = 0
+        while cumulative[i] <= r:
+            i += 1
+        o = outcomes[i]
+        if o != 0:
+            landed_cells[n] = c
+            landed_outcomes[n] = o
+            n += 1
+        if o <= 0:
+            free[still] = c
+            still += 1
+    return still, n
 
 
 @njit(cache=True, inline="always")

@@ -68,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.hold_and_win import land_on_free_list, next_counter
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import fill_randbelow, randbelow
 
@@ -133,8 +134,11 @@ CELL_TRIGGER, CELL_SPIN, CELL_DICE, CELL_PLACED, CELL_MERGED, CELL_EMPTIED = ran
 N_PARAMS = 19
 STACK = 3  # a Starburst stack is 3 positions tall
 N_ROWS = 5
-WORK = 96  # scratch words: candidates or draws (25), Space Wars values (25), the free list
+WORK = 160  # scratch words: candidates or draws (25), Space Wars values (25), the free list,
+# and a spin's landings (cells, what landed)
 FREE = 64  # tmp[FREE:FREE + n_free]: the empty positions in cell order
+LANDED = 96  # tmp[LANDED:LANDED + n]: the cells a Bonus spin landed on, in cell order
+LANDED_AS = 128  # tmp[LANDED_AS + k]: what landed there (a prize > 0, a Dice < 0)
 
 _U_SCRIPT = np.uint64(0x5C12)  # stream kind word of a scripted stream (rng's kinds are 0, 1)
 _M32 = np.uint64(0xFFFFFFFF)
@@ -675,40 +679,28 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
             if trace:
                 n_ev = _put(ev, n_ev, EV_SPINS_RESET, spins, 1, hearts, max_spins, 0, 0, 0)
         # One Bonus spin: every empty position spins on its own; locked ones do not.
-        spins -= 1
         n_spin += 1
         head = n_ev
         if trace:
             n_ev += 1
+        _fill_below(stream, bp[B_CELL_BOUNDS][:n_free], tmp[:n_free])
+        n_free, n_landed = land_on_free_list(tmp, tmp[FREE:], n_free, bp[B_CELL_CUM],
+                                             bp[B_CELL_VAL], tmp[LANDED:], tmp[LANDED_AS:])
         new_prizes = 0
         new_dice = 0
-        cell_cum = bp[B_CELL_CUM]
-        cell_val = bp[B_CELL_VAL]
-        _fill_below(stream, bp[B_CELL_BOUNDS][:n_free], tmp[:n_free])
-        still = 0  # the free list is compacted in place, keeping cell order
-        for j in range(n_free):
-            c = tmp[FREE + j]
-            r = tmp[j]
-            i = 0
-            while cell_cum[i] <= r:
-                i += 1
-            o = cell_val[i]
+        for k in range(n_landed):  # prizes hold their position, a Dice adds a die
+            c, o = tmp[LANDED + k], tmp[LANDED_AS + k]
             if o > 0:
                 val[c] = o
                 new_prizes += 1
                 if trace:
                     n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
             else:
-                tmp[FREE + still] = c
-                still += 1
-                if o < 0:
-                    new_dice += 1
-                    if trace:
-                        n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
-        n_free = still
+                new_dice += 1
+                if trace:
+                    n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
         dice += new_dice
-        if new_prizes > 0:
-            spins = max_spins
+        spins = next_counter(spins, new_prizes, max_spins)  # only a prize resets the spins
         if trace:
             _put(ev, head, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice, 0, 0)
             if new_prizes > 0:
