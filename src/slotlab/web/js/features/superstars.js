@@ -156,6 +156,7 @@ export class Superstars extends Feature {
         await announce(host, "BONUS GAME!", 1500);
         return true;
       case "bonus_started": {
+        host.reels.clearWins(); // the spin's line-win tags would float over the board
         this.board.show(true);
         this.board.setSquares(this.bonusSquares(e.board || this.boardNames, 0));
         this.board.place(0);
