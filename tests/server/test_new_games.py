@@ -145,3 +145,25 @@ def test_superstars_whichever_cap_comes_first(make_server, monkeypatch, tmp_path
     assert rec["uncapped_win"] == 5 * bet  # the round's own cap applies inside the round
     assert c.get("/api/wallet").json()["balance"] == 100_000 - bet + paid_x * bet
     assert c.get(f"/api/rounds/{body['round_id']}/replay").json()["identical"]
+
+
+def test_superstars_offers_the_ladder_from_010_in_a_currency_kept_in_mills(make_server,
+                                                                            monkeypatch):
+    """A Superstars credit is 0.005 (0.25x of a 0.10 stake is 2.5 cents), so the research's
+    0.10-100 ladder needs money kept in thousandths: currency_decimals 3, 5 mills a credit."""
+    game = find_game(SUPERSTARS)
+    bet = game.bets()[0]  # 20 credits = 0.100
+    seed = _seed(game, bet, lambda r: r.win > 0 and (r.win * 5) % 10 != 0)  # a win of x.xx5
+    _force(monkeypatch, seed)
+    srv = make_server(games={SUPERSTARS: game}, currency_decimals=3,
+                      denominations={SUPERSTARS: 5})
+    c, _ = srv.player()
+    with srv.client() as anon:
+        info = anon.get(f"/api/games/{SUPERSTARS}").json()
+    assert info["decimals"] == 3
+    assert info["bets"][0] == 100 and info["bets"][-1] == 100_000  # 0.100 .. 100.000
+    body = c.post(f"/api/games/{SUPERSTARS}/rounds", json={"bet": 100}, headers=key()).json()
+    expected = game.play(bet, [seed], [])
+    assert body["win"] == expected.win * 5 and body["win"] % 10 == 5  # half a cent, paid exactly
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 100 + body["win"]
+    assert c.get(f"/api/rounds/{body['round_id']}/replay").json()["identical"]
