@@ -264,6 +264,8 @@ FEATURES = [
     ("upgraded_square_paid", "Upgraded square"),
     ("extra_spins_gained", "Extra Spins"),
     ("heart_gained", "Extra Life"),
+    ("replay_armed", "Replay"),
+    ("replay_used", "Replay"),
 ]
 
 
@@ -302,6 +304,10 @@ def test_each_feature_step_by_step_in_recall(
         assert page.get_attribute(f"{scope} [data-testid=counter-spins]", "data-value") == str(
             e["spins"]
         )
+    if etype == "replay_armed" and e["armed"]:
+        assert page.get_attribute(f"{scope} [data-testid=counter-replay]", "data-value") == "armed"
+    if etype == "replay_used":
+        assert page.locator(f"{scope} [data-testid=counter-replay]").is_hidden()
     token = page.get_attribute(f"{scope} [data-testid=board-token]", "data-square")
     rolls = [x for x in events[:i] if x["type"] == "dice_rolled"]
     assert token == str(rolls[-1]["to"] if rolls else 0)
