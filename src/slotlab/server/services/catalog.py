@@ -179,6 +179,9 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None) ->
                          f"offered: {sorted(offered)}")
     profile = PROFILES[settings.jurisdiction]
     entries = {}
+    # Said before the warm-up: on a cold kernel cache it takes minutes, and nothing else shows.
+    log.info("loading %d games (a first start compiles their kernels: a few minutes)",
+             len(offered))
     for gid, game in offered.items():
         chosen = gid in settings.variants
         if chosen:
