@@ -463,6 +463,21 @@ def test_errors_are_told_in_words(page: Any, server: Any) -> None:
     shot(page, "classic-3x3-insufficient-funds")
 
 
+def test_registration_says_its_rules_in_words(page: Any, server: Any) -> None:
+    page.goto(server.url + "/")
+    assert "at least 8 characters" in page.inner_text("[data-testid=account-rules]")
+    page.fill("[data-testid=username]", unique("p"))
+    page.fill("[data-testid=password]", "ab")
+    page.click("[data-testid=register-submit]")
+    text = page.inner_text("[data-testid=login-error]")
+    assert "at least 8 characters" in text and "String should" not in text
+    page.fill("[data-testid=username]", "x!")  # too short, and a character not allowed
+    page.fill("[data-testid=password]", PASSWORD)
+    page.click("[data-testid=register-submit]")
+    assert "3 to 32 letters" in page.inner_text("[data-testid=login-error]")
+    assert page.locator("[data-testid=lobby]").count() == 0  # nothing was created
+
+
 def test_phone_size(phone: Any, server: Any) -> None:
     register(phone, server)
     shot(phone, "phone-lobby")

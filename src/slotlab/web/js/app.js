@@ -6,6 +6,11 @@ import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
 import { formatMoney, h, pct, pick, store } from "./util.js";
 
+// What the server accepts for a new account (server/schemas.py: Username, Password).
+const MIN_PASSWORD = 8;
+const USERNAME_RULE = /^[A-Za-z0-9_.-]{3,32}$/;
+const ACCOUNT_RULES = `a username of 3 to 32 letters, digits, dots, dashes or underscores, and a password of at least ${MIN_PASSWORD} characters.`;
+
 class App {
   constructor() {
     this.api = new Api("");
@@ -291,6 +296,15 @@ class App {
         err.textContent = "Enter a username and a password.";
         return;
       }
+      // The server's rules for a new account, said in words before it refuses them.
+      if (mode === "register" && !USERNAME_RULE.test(body.username)) {
+        err.textContent = `Choose ${ACCOUNT_RULES}`;
+        return;
+      }
+      if (mode === "register" && body.password.length < MIN_PASSWORD) {
+        err.textContent = `A password needs at least ${MIN_PASSWORD} characters.`;
+        return;
+      }
       try {
         if (mode === "register") await this.api.call("POST", "/api/players", body, { retries: 1 });
         const s = await this.api.call("POST", "/api/sessions", body, { retries: 1 });
@@ -306,7 +320,7 @@ class App {
               : e instanceof ApiError && e.status === 429
                 ? "Too many attempts: please wait a minute and try again."
                 : e instanceof ApiError && (e.status === 422 || e.status === 400)
-                  ? `Registration refused: ${e.message}`
+                  ? `Choose ${ACCOUNT_RULES}`
                   : explain(e);
       }
     };
@@ -319,6 +333,7 @@ class App {
       user,
       h("label", { for: "password" }, "Password"),
       pass,
+      h("p.note", { "data-testid": "account-rules" }, `New account: ${ACCOUNT_RULES}`),
       err,
       h(
         "div.login-actions",
