@@ -54,6 +54,7 @@ from numba import njit
 from slotlab.games import find_game
 from slotlab.games.lines import kernel
 from slotlab.mechanics.lines import line_pays, masked_line_pays
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import next_u64, xoshiro_stream
 
 HERE = Path(__file__).parent
@@ -167,7 +168,7 @@ def _fill_window(padded, stops, window, scatter):
 def slotlab_xoshiro(stream, spins, padded, lines, paytab, substitutes, wild, wild_mult, scatter,
                     scatter_pays, masks, min_count, out):
     """The slotlab side: ``spins`` spins paid by the inlined ``masked_line_pays``."""
-    u = kernel._unmanaged  # as the line kernel's loop: the caller keeps these alive
+    u = unmanaged  # as the line kernel's loop: the caller keeps these alive
     stream, padded, lines, paytab = u(stream), u(padded), u(lines), u(paytab)
     substitutes, scatter_pays, masks, min_count = (u(substitutes), u(scatter_pays), u(masks),
                                                    u(min_count))
@@ -192,7 +193,7 @@ def slotlab_xoshiro(stream, spins, padded, lines, paytab, substitutes, wild, wil
 def slotlab_line_pays_xoshiro(stream, spins, padded, lines, paytab, substitutes, wild, wild_mult,
                               scatter, scatter_pays, masks, min_count, out):
     """The same through the public ``line_pays`` (a call per spin, wins in line order)."""
-    u = kernel._unmanaged
+    u = unmanaged
     stream, padded, lines, paytab = u(stream), u(padded), u(lines), u(paytab)
     substitutes, scatter_pays, masks, min_count = (u(substitutes), u(scatter_pays), u(masks),
                                                    u(min_count))
