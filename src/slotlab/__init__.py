@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 
 # The modules compiled kernels are made of: the random streams, the shared mechanics, the games.
-_KERNEL_SOURCES = ("rng.py", "mechanics", "games", "simulate")
+_KERNEL_SOURCES = ("rng.py", "mechanics", "games")
 
 
 def _source_digest(parts: tuple[str, ...] = ()) -> str:
