@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from slotlab.rounds import Game
 
@@ -68,6 +69,34 @@ def find_game(ref: str) -> Game:
     if path.suffix == ".json" or len(path.parts) > 1:
         raise UnknownGameError(f"model file {ref!r} does not exist")
     raise UnknownGameError(f"unknown game {ref!r}; known games: {', '.join(game_ids())}")
+
+
+# How to build a game of each family from a model's data: ``family -> "module:factory"``. The
+# family of a game is the package it comes from (``slotlab.games.<family>``).
+_FROM_DATA: dict[str, str] = {
+    "lines": "slotlab.games.lines.game:LineGame.from_data",
+    "crystal_star_deluxe": "slotlab.games.crystal_star_deluxe.game:CrystalStarDeluxe.from_data",
+    "super_12_stars": "slotlab.games.super_12_stars.game:Super12Stars.from_data",
+    "superstars": "slotlab.games.superstars.game:Superstars.from_data",
+}
+
+
+def model_source(game: Game) -> tuple[str, dict[str, Any]]:
+    """``(family, model data)`` of a game: what :func:`game_from_source` rebuilds it from, so
+    that a model version stays playable after its file is edited (the server keeps these)."""
+    family = type(game).__module__.split(".")[2]
+    return family, game.model.raw  # type: ignore[attr-defined]
+
+
+def game_from_source(family: str, data: dict[str, Any]) -> Game:
+    """The game of ``family`` on the model ``data`` (as :func:`model_source` gave it)."""
+    if family not in _FROM_DATA:
+        raise UnknownGameError(f"unknown game family {family!r}")
+    module, factory = _FROM_DATA[family].split(":")
+    target: Any = importlib.import_module(module)
+    for name in factory.split("."):
+        target = getattr(target, name)
+    return target(data)  # type: ignore[no-any-return]
 
 
 def all_games() -> list[Game]:

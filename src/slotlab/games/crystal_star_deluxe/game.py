@@ -46,6 +46,11 @@ class CrystalStarDeluxe:
         self._exact: dict[int, dict[str, Any]] = {}
         self._ev_rows = 3 * (1 + model.n_lines)
 
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> CrystalStarDeluxe:
+        """The game on a model given as its parsed JSON (a stored model version)."""
+        return cls(load_model(data))
     def __repr__(self) -> str:
         return f"CrystalStarDeluxe(v{self.model.version}, {self.model_hash[:12]})"
 

@@ -37,6 +37,11 @@ class LineGame:
     def from_file(cls, path: Path | str) -> LineGame:
         return cls(LineModel.from_file(path))
 
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> LineGame:
+        """The game on a model given as its parsed JSON (a stored model version)."""
+        return cls(LineModel.from_dict(data))
+
     def __repr__(self) -> str:
         return f"LineGame({self.id!r}, hash={self.model_hash[:12]})"
 

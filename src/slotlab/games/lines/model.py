@@ -173,6 +173,7 @@ class LineModel:
 
     def __init__(self, spec: LineModelSpec, raw: dict[str, object]) -> None:
         self.spec = spec
+        self.raw = raw
         self.hash = content_hash(raw)
         self.symbol_ids = [s.id for s in spec.symbols]
         self.index = {s: i for i, s in enumerate(self.symbol_ids)}
