@@ -28,6 +28,7 @@ from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
 from slotlab.server.settings import Settings
 from slotlab.store import Database
+from slotlab.store.model_sources import ModelSources
 
 log = logging.getLogger("slotlab.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -74,7 +75,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         # Fewer threads than clients: the thread holding the database write lock then gets
         # the GIL more often, which shortens the serial section under load.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
-        ctx = Services(settings, db, load_catalog(settings, games_override))
+        ctx = Services(settings, db, load_catalog(settings, games_override, ModelSources(db)))
         where = make_url(db.url).render_as_string(hide_password=True)
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))

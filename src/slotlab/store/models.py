@@ -121,6 +121,19 @@ class Session(Base):
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class ModelSource(Base):
+    """Every model version the server offered, kept by its hash: a round finds its own model
+    here after the model file is edited or removed (replay, resuming an open round)."""
+
+    __tablename__ = "model_sources"
+
+    model_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    family: Mapped[str] = mapped_column(String(64))  # which game's rules read it
+    game_id: Mapped[str] = mapped_column(String(255))
+    source: Mapped[str] = mapped_column(Text)  # the model's canonical JSON
+    stored_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class Round(Base):
     __tablename__ = "rounds"
     __table_args__ = (

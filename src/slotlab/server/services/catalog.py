@@ -11,10 +11,12 @@ from fractions import Fraction
 from typing import Any
 
 from slotlab.games import find_game, game_ids, offered_ids
+from slotlab.model_archive import archived
 from slotlab.rounds import Game
 from slotlab.server.errors import not_found
 from slotlab.server.services.profiles import PROFILES, below_min_rtp
 from slotlab.server.settings import Settings
+from slotlab.store.model_sources import ModelSources
 
 log = logging.getLogger("slotlab.server")
 
@@ -100,11 +102,13 @@ def _resolver(games: Mapping[str, Game] | None) -> Resolver:
 
 class Catalog:
     """The offered games, and every model a round was played on: a round keeps its own model
-    (found by its variant and model hash) after the operator switches variants."""
+    (found by its model hash) after the operator switches variants or edits a model file."""
 
-    def __init__(self, entries: Mapping[str, GameEntry], resolve: Resolver | None = None) -> None:
+    def __init__(self, entries: Mapping[str, GameEntry], resolve: Resolver | None = None,
+                 sources: ModelSources | None = None) -> None:
         self.entries = dict(entries)
         self._resolve = resolve or _resolver(None)
+        self._sources = sources
         self._by_hash: dict[str, Game] = {e.game.model_hash: e.game for e in self.entries.values()}
         self._lock = threading.Lock()
 
@@ -118,12 +122,17 @@ class Catalog:
         return self.entries.get(game_id)
 
     def model(self, game_id: str, variant: str | None, model_hash: str) -> Game | None:
-        """The model a round was played on, or None when no known game has its hash any more
-        (the model file changed): such a round cannot be continued or replayed faithfully."""
+        """The model a round was played on: an offered one, one the database keeps by hash, the
+        round's variant if its file still has that hash, or an archived shipped version. None
+        when none has the hash: such a round cannot be continued or replayed faithfully."""
         game = self._by_hash.get(model_hash)
         if game is not None:
             return game
         with self._lock:
+            game = self._stored(model_hash)
+            if game is not None:
+                self._by_hash[model_hash] = game
+                return game
             for ref in dict.fromkeys(r for r in (variant, game_id) if r):
                 try:
                     game = self._resolve(ref)
@@ -134,6 +143,17 @@ class Catalog:
                     self._by_hash[model_hash] = game
                     return game
         return None
+
+    def _stored(self, model_hash: str) -> Game | None:
+        try:
+            if self._sources is not None:
+                game = self._sources.load(model_hash)
+                if game is not None:
+                    return game
+            return archived(model_hash)
+        except Exception:
+            log.warning("stored model %s cannot be loaded", model_hash[:12], exc_info=True)
+            return None
 
     def __iter__(self) -> Any:
         return iter(self.entries.values())
@@ -162,8 +182,10 @@ def _variant(settings: Settings, resolve: Resolver, gid: str) -> Game:
                          f"{e}") from e
 
 
-def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None) -> Catalog:
-    """Every offered game on its chosen variant, warmed up (kernels compiled).
+def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None,
+                 sources: ModelSources | None = None) -> Catalog:
+    """Every offered game on its chosen variant, warmed up (kernels compiled), its model kept in
+    ``sources`` by hash before any round is played on it.
 
     ``games`` overrides the engine's registry (tests and embedding). A game that fails to load
     is left out with a warning, so one broken model cannot take the server down. A variant the
@@ -209,5 +231,7 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None) ->
         except Exception:
             log.exception("game %s failed its warm-up; left out", gid)
             continue
+        if sources is not None:
+            sources.keep(game)
         entries[gid] = entry
-    return Catalog(entries, resolve)
+    return Catalog(entries, resolve, sources)
