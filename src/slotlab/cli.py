@@ -359,6 +359,18 @@ def rng_dump(
 
 
 @app.command()
+def integrity(
+    game: Annotated[list[str] | None, typer.Argument(
+        help="Games or model files to list (default: every game the platform knows).")] = None,
+) -> None:
+    """Print this install's certified list (code digest and model hashes) as JSON: the file a
+    test lab certifies and the server checks (SLOTLAB_CERTIFIED_LIST)."""
+    from slotlab.integrity import certified_list
+
+    _print_json(certified_list(_load(g) for g in (game or game_ids())))
+
+
+@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,

@@ -26,6 +26,7 @@ from slotlab.server.routes import admin, games, players, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
+from slotlab.server.services.integrity import IntegrityMonitor
 from slotlab.server.settings import Settings
 from slotlab.store import Database
 from slotlab.store.model_sources import ModelSources
@@ -79,6 +80,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         where = make_url(db.url).render_as_string(hide_password=True)
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
+        ctx.integrity = IntegrityMonitor(db, ctx.catalog, settings.certified_list)
+        ctx.integrity.check(record_new=True)  # after the warm-up: the kernels are compiled
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
         app.state.services = ctx

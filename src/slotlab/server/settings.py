@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = Field(19 * 1024, ge=8)
     argon2_parallelism: int = Field(1, ge=1)
 
+    # Software integrity (R21): the certified list the operator installed (docs/operators.md);
+    # the code, the models and the compiled kernels are checked at start-up and at this interval.
+    certified_list: str | None = None
+    integrity_interval_s: float = Field(24 * 3600, gt=0)
+
     # Housekeeping.
     idempotency_ttl_s: int = Field(48 * 3600, ge=24 * 3600)
     maintenance_interval_s: float = Field(60, gt=0)

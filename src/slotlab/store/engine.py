@@ -228,8 +228,9 @@ class Database:
             self.read_engine.dispose()
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision`` with the migrations shipped in this package."""
+def migrate(engine: Engine, revision: str = "heads") -> None:
+    """Bring the schema to ``revision`` (every head: migrations written side by side apply in
+    any order) with the migrations shipped in this package."""
     from alembic import command
     from alembic.config import Config
 

@@ -134,6 +134,18 @@ class ModelSource(Base):
     stored_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class KernelDigest(Base):
+    """The digest of a compiled-kernel cache file as this host first loaded it (software
+    integrity, R21): a recorded file that changes takes its games out of play."""
+
+    __tablename__ = "kernel_digests"
+
+    host: Mapped[str] = mapped_column(String(255), primary_key=True)
+    path: Mapped[str] = mapped_column(String(500), primary_key=True)  # under NUMBA_CACHE_DIR
+    sha256: Mapped[str] = mapped_column(String(64))
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class Round(Base):
     __tablename__ = "rounds"
     __table_args__ = (

@@ -13,7 +13,7 @@ from typing import Any
 from slotlab.games import find_game, game_ids, offered_ids
 from slotlab.model_archive import archived
 from slotlab.rounds import Game
-from slotlab.server.errors import not_found
+from slotlab.server.errors import ApiError, not_found
 from slotlab.server.services.profiles import PROFILES, below_min_rtp
 from slotlab.server.settings import Settings
 from slotlab.store.model_sources import ModelSources
@@ -111,12 +111,20 @@ class Catalog:
         self._sources = sources
         self._by_hash: dict[str, Game] = {e.game.model_hash: e.game for e in self.entries.values()}
         self._lock = threading.Lock()
+        # Games taken out of play by the integrity check: game id -> why (replaced whole).
+        self.out_of_service: dict[str, str] = {}
 
     def get(self, game_id: str) -> GameEntry:
+        """An offered game that is in play: 404 for an unknown game, 503 for one out of play."""
         entry = self.entries.get(game_id)
         if entry is None:
             raise not_found("unknown_game", f"no game {game_id!r}")
+        if game_id in self.out_of_service:
+            raise out_of_service(game_id)
         return entry
+
+    def in_service(self, game_id: str) -> bool:
+        return game_id not in self.out_of_service
 
     def find(self, game_id: str) -> GameEntry | None:
         return self.entries.get(game_id)
@@ -157,6 +165,12 @@ class Catalog:
 
     def __iter__(self) -> Any:
         return iter(self.entries.values())
+
+
+def out_of_service(game_id: str) -> ApiError:
+    return ApiError(503, "game_out_of_service",
+                    f"game {game_id!r} is out of service: its software failed the integrity "
+                    "check; open rounds are kept and settled when it returns")
 
 
 def _offered(settings: Settings) -> dict[str, Game]:

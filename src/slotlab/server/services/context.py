@@ -14,6 +14,7 @@ from slotlab.store import Database
 
 if TYPE_CHECKING:
     from slotlab.server.operator_wallet import OperatorWallet
+    from slotlab.server.services.integrity import IntegrityMonitor
 
 
 @dataclass
@@ -25,6 +26,8 @@ class Services:
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
     operator: OperatorWallet | None = None
+    # Software integrity checks (R21): which games are out of play, and the alerts.
+    integrity: IntegrityMonitor | None = None
 
     def __post_init__(self) -> None:
         s = self.settings

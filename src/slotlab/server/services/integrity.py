@@ -1,0 +1,152 @@
+"""Software integrity checked at start-up and every 24 hours (R21), games out of play on a
+mismatch.
+
+The check compares this install with the certified list the operator installed
+(``SLOTLAB_CERTIFIED_LIST``): the package's code digest and each offered game's model hash; and
+each game's compiled-kernel cache files with the digests this install recorded (in the database,
+per host) when it first loaded them. A game that fails is taken out of play: new rounds and
+choices get 503 ``game_out_of_service``, an alert is logged and shown by
+``GET /api/admin/integrity``. A certified list that is configured but cannot be read takes every
+game out (fail closed). Without a certified list only the kernel cache is checked, and the
+report says the install is not checked against one.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import threading
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from slotlab.integrity import (
+    CertifiedList,
+    CertifiedListError,
+    code_digest,
+    file_digest,
+    kernel_cache_dir,
+    kernel_cache_files,
+)
+from slotlab.server.services.catalog import Catalog
+from slotlab.store import Database
+from slotlab.store.models import KernelDigest, utcnow
+
+log = logging.getLogger("slotlab.server")
+
+MAX_ALERTS = 200  # the admin report keeps the latest; every alert is in the log
+
+
+@dataclass(frozen=True)
+class GameCheck:
+    game: str
+    model_hash: str
+    certified: bool | None  # None: no certified list installed
+    kernel_files: int
+    in_service: bool
+    reason: str | None
+
+
+class IntegrityMonitor:
+    """Runs the checks and keeps their outcome: which games are out of play, and the alerts."""
+
+    def __init__(self, db: Database, catalog: Catalog, certified_list: str | None,
+                 host: str | None = None) -> None:
+        self.db = db
+        self.catalog = catalog
+        self.certified_path = Path(certified_list) if certified_list else None
+        self.host = host or platform.node() or "localhost"
+        self.checked_at: datetime | None = None
+        self.games: list[GameCheck] = []
+        self.alerts: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def check(self, record_new: bool = False) -> list[GameCheck]:
+        """Check every offered game; ``record_new`` (at start-up, after the warm-up compiled the
+        kernels) records the digests of kernel files this host has not seen yet."""
+        with self._lock:
+            code = code_digest()
+            cert, cert_problem = self._certified()
+            recorded = self._recorded()
+            results, new = [], []
+            for entry in self.catalog:
+                reasons = []
+                if cert_problem:
+                    reasons.append(cert_problem)
+                elif cert is not None:
+                    if cert.code != code:
+                        reasons.append(f"the code digest {code[:16]}... is not the certified "
+                                       f"one ({cert.code[:16]}...)")
+                    if entry.game.model_hash not in cert.models:
+                        reasons.append(f"model {entry.game.model_hash[:16]}... is not certified")
+                files = kernel_cache_files(entry.game)
+                for path in files:
+                    key = str(path.relative_to(kernel_cache_dir()))
+                    digest = file_digest(path)
+                    if key not in recorded:
+                        if record_new:
+                            recorded[key] = digest
+                            new.append((key, digest))
+                    elif recorded[key] != digest:
+                        reasons.append(f"compiled kernel file {key} changed since it was recorded")
+                reason = "; ".join(reasons) or None
+                results.append(GameCheck(
+                    entry.id, entry.game.model_hash,
+                    None if cert is None and not cert_problem else not reasons, len(files),
+                    reason is None, reason))
+            self._record(new)
+            self.checked_at = utcnow()
+            self.games = results
+            out = {g.game: g.reason for g in results if g.reason}
+            for gid, reason in out.items():
+                if self.catalog.out_of_service.get(gid) != reason:
+                    self._alert(gid, reason)
+            for gid in set(self.catalog.out_of_service) - set(out):
+                log.warning("integrity: game %s is back in play", gid)
+            self.catalog.out_of_service = out
+            return results
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "checked_at": self.checked_at.isoformat() if self.checked_at else None,
+            "ok": all(g.in_service for g in self.games),
+            "certified_list": str(self.certified_path) if self.certified_path else None,
+            "code_digest": code_digest(),
+            "host": self.host,
+            "games": [asdict(g) for g in self.games],
+            "alerts": list(self.alerts),
+        }
+
+    def _certified(self) -> tuple[CertifiedList | None, str | None]:
+        if self.certified_path is None:
+            return None, None
+        try:
+            return CertifiedList.read(self.certified_path), None
+        except CertifiedListError as e:
+            return None, f"certified list unusable: {e}"
+
+    def _alert(self, game: str, reason: str) -> None:
+        log.error("integrity: game %s taken out of play: %s", game, reason)
+        self.alerts.append({"at": utcnow().isoformat(), "game": game, "message": reason})
+        del self.alerts[:-MAX_ALERTS]
+
+    def _recorded(self) -> dict[str, str]:
+        with self.db.read() as s:
+            rows = s.execute(select(KernelDigest.path, KernelDigest.sha256)
+                             .where(KernelDigest.host == self.host))
+            return {r.path: r.sha256 for r in rows}
+
+    def _record(self, new: list[tuple[str, str]]) -> None:
+        if not new:
+            return
+        now = utcnow()
+        try:
+            with self.db.write() as s:
+                s.add_all(KernelDigest(host=self.host, path=p, sha256=d, recorded_at=now)
+                          for p, d in new)
+        except IntegrityError:  # another process on this host recorded them first
+            log.info("integrity: kernel digests recorded by another process")
