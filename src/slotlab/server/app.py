@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
@@ -29,6 +30,7 @@ from slotlab.server.services.context import Services
 from slotlab.server.services.integrity import IntegrityMonitor
 from slotlab.server.settings import Settings
 from slotlab.store import Database
+from slotlab.store.engine import CommitFailed
 from slotlab.store.model_sources import ModelSources
 
 log = logging.getLogger("slotlab.server")
@@ -119,6 +121,15 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         detail = exc.detail if isinstance(exc.detail, str) else code
         return JSONResponse({"error": {"code": code, "message": detail}},
                             status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(CommitFailed)
+    async def _database_down(_: Request, exc: Exception) -> JSONResponse:
+        # Fail closed (R5): the transaction was rolled back, so nothing was taken or changed.
+        log.error("database unavailable: %s", exc)
+        return _error(503, "database_unavailable",
+                      "the database is unavailable; nothing was taken or changed, retry later")
 
     @app.exception_handler(Exception)
     async def _crash(_: Request, exc: Exception) -> JSONResponse:
