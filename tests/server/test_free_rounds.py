@@ -256,7 +256,7 @@ def test_free_round_cut_between_split_commits_is_recovered(make_server, monkeypa
     def crash(*args, **kwargs):
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(rounds, "_advance_open", crash)
+    monkeypatch.setattr(rounds, "advance_open", crash)
     h = idem.request_hash("POST", "/api/games/instant-test/rounds",
                           {"bet": 5, "free_round_id": pkg})
     with pytest.raises(RuntimeError):

@@ -182,11 +182,12 @@ def test_operator_mode_needs_url_and_secret():
 
 def test_credit_never_sent_is_sent_by_the_sweep(operator_server, wallet_server, monkeypatch):
     """A crash between the settling commit and the credit call: the sweep sends it."""
-    from slotlab.server.services import rounds
+    from slotlab.server.services import round_operator
 
     srv = operator_server()
     c, username = _player(srv, wallet_server)
-    monkeypatch.setattr(rounds, "pay_operator", lambda ctx, rid: None)  # the call never happens
+    monkeypatch.setattr(round_operator, "pay_operator",
+                        lambda ctx, rid: None)  # the call never happens
     body = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()).json()
     rid = body["round_id"]
     assert body["status"] == "crediting"

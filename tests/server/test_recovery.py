@@ -21,7 +21,7 @@ def test_open_round_is_completed_at_start_up(make_server, monkeypatch):
     def crash(*args, **kwargs):
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(rounds, "_advance_open", crash)
+    monkeypatch.setattr(rounds, "advance_open", crash)
     auth = authenticate(srv.ctx, token)
     h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
     with pytest.raises(RuntimeError):  # the service itself: over HTTP this would be a 500

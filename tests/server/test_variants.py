@@ -127,7 +127,7 @@ def test_rounds_keep_their_own_model_after_the_operator_switches(serve, variants
     waiting = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
     assert waiting["status"] == "awaiting_choice"
     # ... and one debited on A but never played: the process died between the two commits.
-    monkeypatch.setattr(rounds, "_advance_open", _crash)
+    monkeypatch.setattr(rounds, "advance_open", _crash)
     h = idem.request_hash("POST", f"/api/games/{GAME}/rounds", {"bet": BET})
     with pytest.raises(RuntimeError):
         rounds.start_round(srv.ctx, authenticate(srv.ctx, token3), GAME, BET, key()[

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
+from slotlab.server.errors import not_found
 from slotlab.server.schemas import (
     AdminMovePublic,
     AmountCreate,
@@ -24,7 +25,8 @@ from slotlab.server.services import (
     ledger,
     maintenance,
     reports,
-    rounds,
+    round_history,
+    round_recovery,
     wallet,
 )
 from slotlab.server.services import idempotency as idem
@@ -82,17 +84,17 @@ def set_jurisdiction(ctx: ServicesDep, username: str, body: JurisdictionCreate
 
 @router.get("/rounds/open", response_model=LiveRoundsPublic)
 def list_open_rounds(ctx: ServicesDep) -> dict[str, Any]:
-    return {"rounds": rounds.live_rounds(ctx)}
+    return {"rounds": round_history.live_rounds(ctx)}
 
 
 @router.get("/rounds/{round_id}", response_model=RoundRecordPublic)
 def read_any_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
-    return JSONResponse(rounds.round_record(ctx, None, round_id))
+    return JSONResponse(round_history.round_record(ctx, None, round_id))
 
 
 @router.post("/rounds/{round_id}/void", response_model=RoundPublic)
 def void_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
-    return JSONResponse(rounds.void_round(ctx, round_id))
+    return JSONResponse(round_recovery.void_round(ctx, round_id))
 
 
 @router.get("/reports/games")
@@ -119,3 +121,20 @@ def audit(ctx: ServicesDep) -> dict[str, Any]:
 def run_maintenance(ctx: ServicesDep) -> dict[str, int]:
     """Run the housekeeping sweep now (auto-complete abandoned rounds, forget old keys)."""
     return maintenance.sweep(ctx)
+
+
+@router.get("/integrity")
+def read_integrity(ctx: ServicesDep) -> dict[str, Any]:
+    """The latest software integrity check (R21): each game in or out of play, and the alerts."""
+    if ctx.integrity is None:
+        raise not_found("no_integrity_check", "the integrity check has not run")
+    return ctx.integrity.report()
+
+
+@router.post("/integrity")
+def run_integrity(ctx: ServicesDep) -> dict[str, Any]:
+    """Run the software integrity check now (it runs at start-up and every 24 hours)."""
+    if ctx.integrity is None:
+        raise not_found("no_integrity_check", "the integrity check has not run")
+    ctx.integrity.check()
+    return ctx.integrity.report()

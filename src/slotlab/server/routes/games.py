@@ -17,7 +17,7 @@ from slotlab.server.schemas import (
     RoundPublic,
     WalletPublic,
 )
-from slotlab.server.services import free_rounds, jackpots, rounds, wallet
+from slotlab.server.services import free_rounds, jackpots, round_view, rounds, wallet
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.help import operator_help
@@ -49,6 +49,7 @@ def _offer(ctx: ServicesDep, e: GameEntry) -> dict[str, Any]:
         "max_win_cash": ctx.settings.cash_cap(),
         "model_hash": e.game.model_hash,
         "variant": e.variant,
+        "in_service": ctx.catalog.in_service(e.id),
     }
 
 
@@ -91,4 +92,4 @@ def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: Ro
     h = idem.request_hash("POST", f"/api/games/{game_id}/rounds",
                           body.model_dump(exclude_none=True))
     status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id)
-    return JSONResponse(rounds.with_profile(ctx, player, data), status_code=status)
+    return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)

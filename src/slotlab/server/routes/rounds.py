@@ -18,7 +18,7 @@ from slotlab.server.schemas import (
     RoundRecordPublic,
 )
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import rounds
+from slotlab.server.services import round_history, round_replay, round_view, rounds
 
 router = APIRouter(prefix="/api", tags=["rounds"])
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -32,27 +32,27 @@ def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: 
     key = idem.check_key(idempotency_key)
     h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices", body.model_dump())
     status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h)
-    return JSONResponse(rounds.with_profile(ctx, player, data), status_code=status)
+    return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)
 
 
 @router.get("/rounds/open", response_model=OpenRoundPublic,
             responses={204: {"description": "no open round"}})
 def read_open_round(ctx: ServicesDep, player: CurrentPlayer) -> Any:
-    body = rounds.open_round(ctx, player)
+    body = round_history.open_round(ctx, player)
     return Response(status_code=204) if body is None else JSONResponse(body)
 
 
 @router.get("/history", response_model=HistoryPublic)
 def read_history(ctx: ServicesDep, player: CurrentPlayer,
                  limit: Annotated[int, Query(ge=1, le=1000)] = 10) -> dict[str, Any]:
-    return {"rounds": rounds.history(ctx, player, limit)}
+    return {"rounds": round_history.history(ctx, player, limit)}
 
 
 @router.get("/rounds/{round_id}", response_model=RoundRecordPublic, responses=_ERRORS)
 def read_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> JSONResponse:
-    return JSONResponse(rounds.round_record(ctx, player, round_id))
+    return JSONResponse(round_history.round_record(ctx, player, round_id))
 
 
 @router.get("/rounds/{round_id}/replay", response_model=ReplayPublic, responses=_ERRORS)
 def replay_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> dict[str, Any]:
-    return rounds.replay_round(ctx, player, round_id)
+    return round_replay.replay_round(ctx, player, round_id)

@@ -1,0 +1,128 @@
+"""Operator wallet mode, the credit side: a settled round waits in ``crediting`` while its win
+(zero included; the bet for a voided or refunded round) is sent as a credit AFTER the settling
+transaction. A confirmed credit completes the round; an unconfirmed one is retried by
+:func:`operator_sweep` (start-up and the periodic sweep), which also rolls back confirmed debits
+whose round was never created. The debit side is on the money path (:mod:`.rounds`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from sqlalchemy import exists, select
+
+from slotlab.server.operator_wallet import WalletResult
+from slotlab.server.operator_wallet_store import CREDIT, DEBIT, DONE, OperatorWalletOp
+from slotlab.server.services.context import Services
+from slotlab.server.services.round_view import round_public
+from slotlab.store.models import (
+    CANCELLED,
+    COMPLETED,
+    CREDITING,
+    IdempotencyKey,
+    Player,
+    Round,
+    utcnow,
+)
+
+log = logging.getLogger("slotlab.server")
+_REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
+_OPERATOR_SWEEP = threading.Lock()  # resume_pending must not run concurrently with itself
+
+
+def _credit_amount(r: Round) -> int:
+    if r.outcome in _REFUND_OUTCOMES:
+        return 0 if r.free_round_id is not None else r.bet
+    return r.win + r.jackpot_win
+
+
+def pay_if_crediting(ctx: Services, body: dict[str, Any]) -> dict[str, Any]:
+    """Operator mode: send a ``crediting`` round's credit now; the round as it then is."""
+    if ctx.operator is None or body.get("status") != CREDITING:
+        return body
+    try:
+        paid = pay_operator(ctx, body["round_id"])
+    except Exception:  # the sweep carries on
+        log.exception("credit of round %s failed", body["round_id"])
+        paid = None
+    return body if paid is None else {**body, **paid}
+
+
+def pay_operator(ctx: Services, rid: str) -> dict[str, Any] | None:
+    """Send (or resend: the transaction id is the round's) the credit of a ``crediting``
+    round; the completed round if the operator confirmed it, else None (still crediting)."""
+    assert ctx.operator is not None
+    with ctx.db.read() as s:
+        row = s.execute(select(Round, Player.username)
+                        .join(Player, Player.id == Round.player_id)
+                        .where(Round.id == rid)).one_or_none()
+    if row is None or row[0].status != CREDITING:
+        return None
+    r, username = row
+    res = ctx.operator.credit(username, _credit_amount(r), r.currency, rid)
+    if res.status != DONE:
+        log.warning("credit of round %s not confirmed (%s): the round stays crediting", rid,
+                    res.code)
+        return None
+    return finish_credit(ctx, rid, res.balance)
+
+
+def finish_credit(ctx: Services, rid: str, balance: int | None) -> dict[str, Any] | None:
+    """The operator confirmed the round's credit: ``crediting`` -> ``completed`` (or
+    ``cancelled`` for a refunded round); stored first responses follow."""
+    with ctx.db.write() as s:
+        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
+        if r is None:
+            return None
+        if r.status == CREDITING:
+            now = utcnow()
+            r.status = CANCELLED if r.outcome in _REFUND_OUTCOMES else COMPLETED
+            r.completed_at = now
+            r.updated_at = now
+            body = round_public(ctx, r, balance)
+            for k in s.scalars(select(IdempotencyKey).where(IdempotencyKey.round_id == rid)):
+                if k.response is not None:
+                    k.response = {**k.response, "status": r.status, "balance": balance,
+                                  "completed_at": body["completed_at"]}
+        return round_public(ctx, r, balance)
+
+
+def _on_settled(ctx: Services, res: WalletResult, counts: dict[str, int]) -> None:
+    if res.kind == CREDIT and res.status == DONE:
+        if finish_credit(ctx, res.round_id, res.balance) is not None:
+            counts["operator_credited"] += 1
+    elif res.kind == DEBIT:
+        counts["operator_rolled_back"] += 1
+
+
+def operator_sweep(ctx: Services) -> dict[str, int]:
+    """Retry due operator operations (``resume_pending``) and complete their rounds; send the
+    credit of ``crediting`` rounds that have none in flight (a crash before it was sent, or
+    after it was confirmed); roll back confirmed debits whose round was never created."""
+    op = ctx.operator
+    assert op is not None and op.store is not None
+    counts = {"operator_credited": 0, "operator_rolled_back": 0}
+    with _OPERATOR_SWEEP:
+        op.resume_pending(on_settled=lambda res: _on_settled(ctx, res, counts))
+        with ctx.db.read() as s:
+            ids = list(s.scalars(select(Round.id).where(Round.status == CREDITING)
+                                 .order_by(Round.seq)))
+        for rid in ids:
+            if not op.store.round_open(rid) and pay_operator(ctx, rid) is not None:
+                counts["operator_credited"] += 1
+        cutoff = utcnow() - op.stale_after
+        with ctx.db.read() as s:
+            orphans = list(s.execute(select(OperatorWalletOp.player_id, OperatorWalletOp.round_id,
+                                            OperatorWalletOp.transaction_id).where(
+                OperatorWalletOp.kind == DEBIT, OperatorWalletOp.status == DONE,
+                OperatorWalletOp.created_at < cutoff,
+                ~exists().where(Round.id == OperatorWalletOp.round_id))))
+        for player, rid, txid in orphans:
+            log.warning("debit %s has no round; rolling it back", txid)
+            if op.rollback(player, rid, txid).status == DONE:
+                counts["operator_rolled_back"] += 1
+        # Winnings unpaid for 24 months are discarded (kept on record until then).
+        counts["operator_unpaid_discarded"] = len(op.store.discard_expired())
+    return counts

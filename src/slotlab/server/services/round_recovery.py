@@ -1,0 +1,148 @@
+"""Rounds the player left or that cannot go on: auto-completion of abandoned choices, start-up
+recovery of debited rounds never played (split commits), and the admin's void."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from slotlab.server.errors import conflict, not_found
+from slotlab.server.services import ledger
+from slotlab.server.services.context import Services
+from slotlab.server.services.live_seeds import fresh_seed
+from slotlab.server.services.round_operator import pay_if_crediting
+from slotlab.server.services.round_view import ROUND_ID, round_public, to_jsonable
+from slotlab.server.services.rounds import (
+    advance_open,
+    better_of,
+    continuable,
+    play,
+    refund,
+    settle,
+)
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    OPEN,
+    AdminAction,
+    IdempotencyKey,
+    Round,
+    Wallet,
+    utcnow,
+)
+
+log = logging.getLogger("slotlab.server")
+MAX_AUTO_STEPS = 1000
+
+
+def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
+    """Finish an abandoned round with the game's random choice policy and credit its win."""
+    with ctx.db.read() as s:
+        r0 = s.scalar(select(Round).where(Round.id == round_id))
+    if r0 is None or r0.status != AWAITING_CHOICE or not ctx.catalog.in_service(r0.game_id):
+        return None  # (a game out of play keeps its rounds until it is back)
+    entry = continuable(ctx, r0)
+    try:
+        if entry is None:
+            raise LookupError("game gone or changed")
+        seeds = [bytes.fromhex(x) for x in r0.seeds]
+        choices = list(r0.choices)
+        auto_seeds = list(r0.auto_seeds)
+        result = play(entry, r0.bet_credits, seeds, choices)
+        if to_jsonable(list(result.events)) != r0.events:
+            raise ValueError("stored events do not replay")
+        steps = 0
+        while result.awaiting is not None:
+            steps += 1
+            if steps > MAX_AUTO_STEPS:
+                raise RuntimeError("auto policy does not finish the round")
+            aseed = fresh_seed()
+            choice = entry.game.auto_choice(result, aseed)
+            auto_seeds.append(aseed.hex())
+            seeds.append(fresh_seed())
+            choices.append(choice)
+            result = play(entry, r0.bet_credits, seeds, choices)
+    except Exception:
+        log.exception("round %s cannot be auto-completed; better-of rule", round_id)
+        return better_of(ctx, round_id)
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, r0.player_id)
+        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        assert r is not None
+        if r.status != AWAITING_CHOICE or r.step != r0.step:
+            return None  # the player came back meanwhile
+        r.seeds = [x.hex() for x in seeds]
+        r.choices = choices
+        r.auto_seeds = auto_seeds
+        settle(ctx, s, entry, r, wallet, result, now, "auto_completed")
+        r.notice_pending = True
+        body = round_public(ctx, r, wallet.balance)
+    return pay_if_crediting(ctx, body)
+
+
+def expire_awaiting(ctx: Services, player_id: int | None = None) -> int:
+    """Auto-complete rounds that waited longer than ``auto_complete_after_s``."""
+    cutoff = utcnow() - timedelta(seconds=ctx.settings.auto_complete_after_s)
+    with ctx.db.read() as s:
+        q = select(Round.id).where(Round.status == AWAITING_CHOICE, Round.updated_at <= cutoff)
+        if player_id is not None:
+            q = q.where(Round.player_id == player_id)
+        ids = list(s.scalars(q))
+    done = 0
+    for rid in ids:
+        if auto_complete(ctx, rid) is not None:
+            done += 1
+    return done
+
+
+def recover(ctx: Services) -> int:
+    """Start-up: finish every debited round that waits for no choice, from its recorded seed."""
+    with ctx.db.read() as s:
+        rows = list(s.scalars(select(Round).where(Round.status == OPEN)))
+    for r0 in rows:
+        if not ctx.catalog.in_service(r0.game_id):  # kept until the game is back in play
+            continue
+        rid = r0.id
+        entry = continuable(ctx, r0)
+        if entry is None:
+            better_of(ctx, rid)
+        else:
+            advance_open(ctx, rid, entry, outcome="recovered")
+            # Fill in the first response for a key left pending by the crash; the player never
+            # saw the result: it is shown at their next login.
+            with ctx.db.write() as s:
+                r = s.scalar(select(Round).where(Round.id == rid))
+                if r is not None and r.status != OPEN:
+                    r.notice_pending = True
+                key_row = s.scalar(select(IdempotencyKey).where(IdempotencyKey.round_id == rid,
+                                                                IdempotencyKey.response.is_(None)))
+                if r is not None and key_row is not None:
+                    balance = s.scalar(select(Wallet.balance)
+                                       .where(Wallet.player_id == r.player_id))
+                    key_row.status_code = 201
+                    key_row.response = round_public(ctx, r, balance)
+    return len(rows)
+
+
+def void_round(ctx: Services, round_id: str) -> dict[str, Any]:
+    """Admin: a malfunction voids pays and plays; the bet is refunded, the round cancelled."""
+    with ctx.db.read() as s:
+        pid = s.scalar(select(Round.player_id).where(Round.id == round_id)) if ROUND_ID.fullmatch(
+            round_id) else None
+    if pid is None:
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    with ctx.db.write() as s:
+        now = utcnow()
+        wallet = ledger.lock_wallet(s, pid)
+        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        assert r is not None
+        if r.status not in (OPEN, AWAITING_CHOICE):
+            raise conflict("round_not_voidable", f"a {r.status} round cannot be voided")
+        refund(s, r, wallet, now, "voided", ctx.operator is not None)
+        r.notice_pending = True
+        s.add(AdminAction(action="void_round", target=round_id, detail="", created_at=now))
+        body = round_public(ctx, r, wallet.balance)
+    return pay_if_crediting(ctx, body)

@@ -1,0 +1,109 @@
+"""How a round is shown: its public body, its summary, and the profile's extras per response."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from slotlab.server.services import ledger, profiles
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.context import Services
+from slotlab.store.models import CANCELLED, COMPLETED, LedgerEntry, Round, Wallet, utcnow
+
+ROUND_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):  # numpy scalars
+        return o.item()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def to_jsonable(x: Any) -> Any:
+    """Plain JSON values (tuples become lists), as the database will give them back."""
+    return json.loads(json.dumps(x, default=_json_default))
+
+
+def iso(t: datetime | None) -> str | None:
+    return None if t is None else t.isoformat()
+
+
+def _win_now(ctx: Services, r: Round) -> int:
+    if r.status in (COMPLETED, CANCELLED):
+        return r.win
+    win = r.win_credits * r.denomination
+    cap = ctx.settings.cash_cap()
+    return win if cap is None else min(win, cap)
+
+
+def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]:
+    return {
+        "round_id": r.id,
+        "game": r.game_id,
+        "status": r.status,
+        "bet": r.bet,
+        "bet_credits": r.bet_credits,
+        "denomination": r.denomination,
+        "currency": r.currency,
+        "win": _win_now(ctx, r),
+        "jackpots": list(r.jackpots or []),
+        "jackpot_win": r.jackpot_win,
+        "balance": balance,
+        "awaiting": r.awaiting,
+        "events": list(r.events or []),
+        "model_hash": r.model_hash,
+        "variant": r.variant or r.game_id,
+        "outcome": r.outcome,
+        "free_round_id": r.free_round_id,
+        "created_at": iso(r.created_at),
+        "completed_at": iso(r.completed_at),
+    }
+
+
+def round_summary(ctx: Services, r: Round) -> dict[str, Any]:
+    return {
+        "round_id": r.id,
+        "game": r.game_id,
+        "model_hash": r.model_hash,
+        "variant": r.variant or r.game_id,
+        "bet": r.bet,
+        "win": _win_now(ctx, r),
+        "jackpot_win": r.jackpot_win,
+        "status": r.status,
+        "outcome": r.outcome,
+        "created_at": iso(r.created_at),
+        "completed_at": iso(r.completed_at),
+    }
+
+
+def with_profile(ctx: Services, auth: Auth, body: dict[str, Any]) -> dict[str, Any]:
+    """A round response as the player's jurisdiction wants it: ``celebrate`` always; the
+    session's net position and elapsed time when the profile asks for them with every round.
+    Added per response (not stored with the idempotency key): a retry gets them fresh."""
+    profile = ctx.profile(auth.jurisdiction)
+    out = {**body, "celebrate": profiles.celebrate(
+        profile, int(body.get("bet") or 0),
+        int(body.get("win") or 0) + int(body.get("jackpot_win") or 0))}
+    if profile.session_with_rounds:
+        now = utcnow()
+        out["session"] = {
+            "net_position": net_position(ctx, auth.player_id, auth.session_started),
+            "elapsed_s": int((now - auth.session_started).total_seconds()),
+            "started_at": auth.session_started.isoformat()}
+    return out
+
+
+def net_position(ctx: Services, player_id: int, since: datetime) -> int:
+    with ctx.db.read() as s:
+        return int(s.scalar(
+            select(func.coalesce(func.sum(LedgerEntry.amount), 0))
+            .join(Wallet, Wallet.id == LedgerEntry.wallet_id)
+            .where(Wallet.player_id == player_id, LedgerEntry.created_at >= since,
+                   LedgerEntry.kind.in_(ledger.PLAY_KINDS))
+        ) or 0)
