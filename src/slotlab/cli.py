@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from slotlab.counts import CountError, parse_count
 from slotlab.games import UnknownGameError, find_game, game_ids
 from slotlab.model import ModelError
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError
@@ -30,6 +30,16 @@ ModelArg = Annotated[str, typer.Argument(help="A game id (see `slotlab games`) o
 BetOpt = Annotated[int | None, typer.Option(
     "--bet", help="Total bet in credits, one of the game's bets (default: the smallest).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def count(value: str | int) -> int:
+    """A count option's value: 2000000000, 2_000_000_000, 2e9, 2G, 500M, 10k."""
+    if isinstance(value, int):  # a default
+        return value
+    try:
+        return parse_count(value)
+    except CountError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 def _load(ref: str) -> Game:
@@ -197,7 +207,9 @@ def rtp(
 @app.command()
 def simulate(
     model: ModelArg,
-    spins: Annotated[int, typer.Option(help="Number of rounds to simulate.", min=1)],
+    spins: Annotated[int, typer.Option(parser=count, metavar="N",
+                                       help="Rounds to simulate: 2000000000, 2_000_000_000, "
+                                            "2e9, 2G, 500M, 10k.")],
     seed: Annotated[int, typer.Option(help="Root seed; chunk i draws from SeedSequence(seed, "
                                            "spawn_key=(i,)).", min=0)] = 0,
     workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
@@ -205,28 +217,47 @@ def simulate(
         help="Run on a Ray cluster: host:port of its head, ray://host:10001 (needs "
              "ray[client]), 'auto' (the cluster this machine joined) or 'local' (start one "
              "here).")] = None,
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="Keep finished chunks in this file as they complete; the same command resumes "
+             "from it after Ctrl-C, kill -9 or a lost machine.")] = None,
+    chunk_spins: Annotated[int, typer.Option(parser=count, metavar="N",
+                                             help="Rounds per chunk (part of the job: a "
+                                                  "checkpoint resumes the same size).")] = 1 << 20,
     bet: BetOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
-    from slotlab.simulate.runner import RayConnectError
+    from slotlab.simulate.checkpoint import CheckpointError
+    from slotlab.simulate.progress import SimulationProgress
+    from slotlab.simulate.runner import ChunkLostError, RayConnectError, RunProgress
     from slotlab.simulate.runner import simulate as run
-    from slotlab.simulate.stats import ACC_SPINS
 
     game = _load_simulatable(model)
     total_bet = _bet(game, bet)
-    columns = (TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.percentage:>5.1f}%"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True,
-                  disable=json_out) as progress:
-        task = progress.add_task(f"simulating {game.id}", total=spins)
-        try:
+    last: list[RunProgress] = []
+
+    def on_progress(state: RunProgress) -> None:
+        last[:] = [state]
+        bar.update(state)
+
+    try:
+        with SimulationProgress(f"simulating {game.id}", Console(stderr=True),
+                                disable=json_out) as bar:
             result = run(game, model, total_bet, spins, seed=seed, workers=workers,
-                         ray_address=ray,
-                         on_chunk=lambda c: progress.advance(task, int(c[0][ACC_SPINS])))
-        except RayConnectError as exc:
-            console.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from exc
+                         ray_address=ray, chunk_spins=chunk_spins, checkpoint=checkpoint,
+                         on_progress=on_progress)
+    except (RayConnectError, CheckpointError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    except ChunkLostError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    except KeyboardInterrupt:
+        done = f"{last[0].chunks_done} of {last[0].chunks_total} chunks" if last else "no chunks"
+        kept = (f"{done} are in {checkpoint}: the same command resumes" if checkpoint else
+                "nothing was kept (--checkpoint FILE keeps finished chunks)")
+        Console(stderr=True).print(f"interrupted: {kept}")
+        raise typer.Exit(130) from None
     data = result.to_json()
     exact = getattr(game, "exact", None)
     if exact is not None:
@@ -243,8 +274,9 @@ def simulate(
         table.add_row("exact rtp", f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
                                    " the interval)")
     for key in ("hit_rate", "sd", "volatility_index_90", "max_win", "max_win_x", "max_win_count",
-                "feature_rate", "feature_one_in", "spins", "seconds", "spins_per_second",
-                "workers", "model_hash"):
+                "feature_rate", "feature_one_in", "spins", "seed", "chunks", "chunk_spins",
+                "resumed_chunks", "chunks_rerun", "seconds", "spins_per_second", "backend",
+                "workers", "model_hash", "code_version"):
         table.add_row(key.replace("_", " "), _fmt(data[key]))
     console.print(table)
     console.print(_table("RTP split", [{"component": k, "rtp": v}

@@ -58,6 +58,15 @@ class SimulationResult:
     components: dict[str, int] = field(default_factory=dict)
     bands: list[int] = field(default_factory=list)
     workers: int = 1
+    # What anyone needs to rerun it and get the same numbers, and how this run went.
+    code_version: str = ""
+    simulation_code: str = ""  # digest of the code computing the figures (see runner)
+    backend: str = "in-process"  # in-process, processes or ray
+    chunk_spins: int = 0
+    chunks: int = 0
+    resumed_chunks: int = 0  # taken from a checkpoint, not run by this invocation
+    resumed_spins: int = 0
+    chunks_rerun: int = 0  # run again after their Ray node or worker was lost
 
     @property
     def rtp(self) -> float:
@@ -95,6 +104,14 @@ class SimulationResult:
             "rtp_components": {k: v / (spins * self.bet) for k, v in self.components.items()},
             "win_bands": dict(zip(band_labels(), self.bands, strict=True)),
             "seconds": self.seconds,
-            "spins_per_second": spins / self.seconds if self.seconds > 0 else None,
+            "spins_per_second": ((spins - self.resumed_spins) / self.seconds
+                                 if self.seconds > 0 else None),
             "workers": self.workers,
+            "code_version": self.code_version,
+            "simulation_code": self.simulation_code,
+            "backend": self.backend,
+            "chunk_spins": self.chunk_spins,
+            "chunks": self.chunks,
+            "resumed_chunks": self.resumed_chunks,
+            "chunks_rerun": self.chunks_rerun,
         }
