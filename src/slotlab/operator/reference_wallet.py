@@ -33,17 +33,19 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
+
+_T = TypeVar("_T")
 
 ENDPOINTS = ("authenticate", "balance", "debit", "credit", "rollback")
 _ID = Field(min_length=1, max_length=200)
@@ -256,7 +258,7 @@ class ReferenceWallet:
 
     # -- transactions ------------------------------------------------------------------------
 
-    def _tx(self, fn: Any) -> Any:
+    def _tx(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
         with self._lock:
             c = self._conn
             c.execute("BEGIN IMMEDIATE")
@@ -269,7 +271,8 @@ class ReferenceWallet:
             return out
 
     def _player(self, c: sqlite3.Connection, player_id: str) -> sqlite3.Row:
-        p = c.execute("SELECT * FROM players WHERE player_id = ?", (player_id,)).fetchone()
+        p: sqlite3.Row | None = c.execute("SELECT * FROM players WHERE player_id = ?",
+                                          (player_id,)).fetchone()
         if p is None:
             raise WalletError(404, "unknown_player", f"no player {player_id!r}")
         return p
@@ -295,7 +298,8 @@ class ReferenceWallet:
 
     def transactions(self, round_id: str | None = None, player_id: str | None = None
                      ) -> list[dict[str, Any]]:
-        q, args = "SELECT * FROM transactions WHERE 1 = 1", []
+        q = "SELECT * FROM transactions WHERE 1 = 1"
+        args: list[str] = []
         if round_id is not None:
             q, args = q + " AND round_id = ?", [*args, round_id]
         if player_id is not None:

@@ -184,7 +184,8 @@ class OperatorWallet:
         if not isinstance(data, dict):
             return _Outcome("unknown", r.status_code, None, "bad_response",
                             f"{endpoint}: HTTP {r.status_code}, not a JSON object")
-        err = data.get("error") if isinstance(data.get("error"), dict) else {}
+        error = data.get("error")
+        err: dict[str, Any] = error if isinstance(error, dict) else {}
         code = str(err.get("code", f"http_{r.status_code}"))
         message = str(err.get("message", ""))
         if 200 <= r.status_code < 300:

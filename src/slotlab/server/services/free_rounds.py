@@ -16,9 +16,9 @@ requests for the last round cannot both get it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -146,10 +146,10 @@ def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, be
     if older is not None:
         raise conflict("free_round_out_of_order",
                        f"packages are used in creation order: play package {older} first")
-    done = s.execute(update(FreeRoundPackage)
+    done = cast(CursorResult[Any], s.execute(update(FreeRoundPackage)
                      .where(FreeRoundPackage.id == p.id, FreeRoundPackage.rounds_left > 0)
                      .values(rounds_left=FreeRoundPackage.rounds_left - 1)
-                     .execution_options(synchronize_session=False))
+                     .execution_options(synchronize_session=False)))
     if done.rowcount != 1:  # pragma: no cover - the row lock makes this unreachable
         raise conflict("free_round_used_up", f"free round package {p.id} has no rounds left")
     s.refresh(p)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import contextlib
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -25,7 +25,7 @@ from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
 from slotlab.store import Database
 from slotlab.store.models import JackpotEntry, JackpotPool, utcnow
 
-_INSERT_ENTRY = insert(JackpotEntry.__table__)
+_INSERT_ENTRY = insert(cast(Table, JackpotEntry.__table__))
 
 
 def _reset_micro(entry: GameEntry, reset_credits: int) -> int:

@@ -9,8 +9,9 @@ updates the cached balance in the same transaction; it refuses to go below zero.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from slotlab.server.errors import insufficient_funds, not_found
@@ -49,10 +50,10 @@ def lock_wallet_row(s: Session, player_id: int) -> Wallet:
     return Wallet(id=row.id, player_id=player_id, balance=row.balance, currency=row.currency)
 
 
-_WALLETS = Wallet.__table__
+_WALLETS = cast(Table, Wallet.__table__)
 _SAVE_BALANCE = (update(_WALLETS).where(_WALLETS.c.id == bindparam("w_id"))
                  .values(balance=bindparam("w_balance")))
-_INSERT_ENTRY = insert(LedgerEntry.__table__)
+_INSERT_ENTRY = insert(cast(Table, LedgerEntry.__table__))
 
 
 def save_balance(s: Session, wallet: Wallet) -> None:

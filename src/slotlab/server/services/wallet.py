@@ -10,7 +10,7 @@ and debits of the internal wallet are refused: the operator owns the money.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from slotlab.server.errors import ApiError, conflict, not_found, unprocessable
 from slotlab.server.operator_wallet import OperatorError
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import ledger
+from slotlab.server.services import ledger, limits
 from slotlab.server.services.context import Services
 from slotlab.server.services.profiles import PROFILES
 from slotlab.store.models import AdminAction, Player, Wallet, utcnow
@@ -65,13 +65,15 @@ def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str
     if pid is None:
         raise not_found("unknown_player", f"no player {username!r}")
     if row is not None and row.response is not None:
-        return row.response
+        return cast(dict[str, Any], row.response)
     kind = ledger.ADMIN_CREDIT if credit else ledger.ADMIN_DEBIT
     ref = f"admin:{key}" if key else f"admin:{uuid.uuid4().hex}"
     try:
         with ctx.db.write() as s:
             now = utcnow()
             wallet = ledger.lock_wallet(s, pid)
+            if credit:  # a deposit to a wallet slotlab holds: the player's limits apply
+                limits.check_deposit(s, pid, amount)
             key_row = idem.reserve(s, "admin", key, req_hash) if key else None
             entry_id = ledger.post(s, wallet, amount if credit else -amount, kind, ref, now=now,
                                    want_id=True)
@@ -85,7 +87,7 @@ def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str
         with ctx.db.read() as s:
             row = idem.lookup(s, "admin", key, req_hash) if key else None
         if row is not None and row.response is not None:
-            return row.response
+            return cast(dict[str, Any], row.response)
         raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
 
 
