@@ -96,7 +96,9 @@ def test_describe_has_what_pays_and_help_need(game):
         assert key in d, key
     assert d["bets"] == [9, 18, 27, 36, 45] and d["pay_divisor"] == 9
     assert d["lines"][8] == [1, 2, 1]
-    assert [p["label"] for p in d["paytable"]][:3] == ["777 x3", "77 x3", "7 x3"]
+    assert [p["label"] for p in d["paytable"]][:3] == ["Triple Seven", "Double Seven", "Seven"]
+    assert [p["symbols"] for p in d["paytable"]][:3] == [["777"], ["77"], ["7"]]
+    assert [p["name"] for p in d["progressives"]] == ["Top Progressive", "Bottom Progressive"]
     wild = [s for s in d["symbols"] if s["wild"]]
     assert {s["id"] for s in wild} == {"STAR^", "STARv"}
     assert d["max_win_x"] >= d["max_win_x_exact"] > d["max_win_x"] - 1
@@ -105,9 +107,10 @@ def test_describe_has_what_pays_and_help_need(game):
 
 def test_progressives_settings(game):
     assert game.progressives() == [
-        {"tier": "top", "reset": 20000, "rate": "1/250", "lines": [9], "max_bet": 45},
-        {"tier": "bottom", "reset": 1500, "rate": "3/1000", "lines": [1, 2, 3, 4, 5, 6, 7, 8],
-         "max_bet": 45},
+        {"tier": "top", "name": "Top Progressive", "reset": 20000, "rate": "1/250",
+         "lines": [9], "max_bet": 45},
+        {"tier": "bottom", "name": "Bottom Progressive", "reset": 1500, "rate": "3/1000",
+         "lines": [1, 2, 3, 4, 5, 6, 7, 8], "max_bet": 45},
     ]
 
 

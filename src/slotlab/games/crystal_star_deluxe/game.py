@@ -173,11 +173,15 @@ class CrystalStarDeluxe:
         top_line = self.model.top_line
         lines = {"top": [top_line], "bottom": [i for i in range(1, self.model.n_lines + 1)
                                               if i != top_line]}
+        names = self._pool_names()
         return [
-            {"tier": p.tier, "reset": p.reset, "rate": fraction_text(p.rate),
-             "lines": lines[p.tier], "max_bet": self.max_bet()}
+            {"tier": p.tier, "name": names[p.tier], "reset": p.reset,
+             "rate": fraction_text(p.rate), "lines": lines[p.tier], "max_bet": self.max_bet()}
             for p in self.model.progressives.values()
         ]
+
+    def _pool_names(self) -> dict[str, str]:
+        return {p.tier: p.display_name for p in self.model.spec.progressives}
 
     # -- simulation -------------------------------------------------------------------------
 
@@ -225,14 +229,20 @@ class CrystalStarDeluxe:
         ]
         paytable = [
             {"combination": cid, "label": spec.combo_legend[cid],
+             "symbols": list(spec.combo_symbols[cid]),
              "pays": {"3": spec.line_pays_x_line_bet[cid]}}
             for cid in m.combo_ids
         ]
         top, other = m.top_line, f"1 to {m.n_lines - 1}"
+        pool = self._pool_names()
+        legend = spec.combo_legend
+        mixed = [legend[c] for c, members in spec.combo_symbols.items() if len(members) > 1]
         rules = [
             "The Crystal Star symbol is wild and substitutes for any symbol except multiplier "
             "symbols: it stands in for the symbol and never carries a multiplier. It never "
-            "substitutes for a blank. Mixed 7s and mixed bars pay as 'any 7s' and 'any bars'.",
+            "substitutes for a blank."
+            + (f" Sevens, or bars, that are not all alike pay as {' or '.join(mixed)}."
+               if mixed else ""),
             "Multipliers multiply winning combinations except progressives. Two or more "
             "multipliers on a payline multiply together. The maximum total multiplier for a "
             f"winning combination is {spec.multiplier_cap}X.",
@@ -244,8 +254,8 @@ class CrystalStarDeluxe:
             "combination is paid again. A Star never nudges above line 2 or below line 3; its "
             "whole reel moves with it.",
             f"Progressives are available at max bet ({self.max_bet()} credits) only. Three "
-            f"Crystal Stars on payline {top} award the top progressive; on paylines {other} the "
-            "bottom progressive. A progressive can be won before or after a nudge. Each "
+            f"Crystal Stars on payline {top} award the {pool['top']}; on paylines {other} the "
+            f"{pool['bottom']}. A progressive can be won before or after a nudge. Each "
             "progressive triggers at most once per play; further three-Star lines at max bet "
             f"pay {ts.max_bet.subsequent_other_lines_credits:,} credits on paylines {other} and "
             f"{ts.max_bet.subsequent_top_line_x_line_bet:,} x line bet on payline {top}.",
@@ -256,6 +266,8 @@ class CrystalStarDeluxe:
             f"occur on active lines (all {m.n_lines} lines are always active).",
             "Only the highest winner is paid per payline and per stage; wins on all paylines "
             "and stages are added together.",
+            f"The most a round pays is {self.max_win_x():,} times the total bet (rounded up; "
+            "progressives counted at their reset values).",
             "Payoffs on registered credits only. Misuse or malfunction voids all pays and plays.",
         ]
         report = self.exact()

@@ -73,8 +73,14 @@ class ThreeStars(_Strict):
 
 class ProgressiveSpec(_Strict):
     tier: Literal["top", "bottom"]
+    # What players read ("Top Progressive"); optional so that model versions without it load.
+    name: str | None = Field(default=None, min_length=1)
     reset_credits: int = Field(gt=0)
     rate: str
+
+    @property
+    def display_name(self) -> str:
+        return self.name or f"{self.tier.title()} Progressive"
 
     @field_validator("rate")
     @classmethod

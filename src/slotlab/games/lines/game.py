@@ -145,6 +145,7 @@ class LineGame:
     def rules(self) -> list[str]:
         """The player-facing rules, generated from the model (plus the model's own lines)."""
         spec = self.model.spec
+        names = {s.id: (s.name or s.id) for s in spec.symbols}  # players see names, never ids
         out = [
             f"{len(spec.lines)} fixed paylines on {spec.reels} reels x {spec.rows} rows.",
             "Line wins pay left to right on adjacent reels, starting with the leftmost reel.",
@@ -152,9 +153,9 @@ class LineGame:
         ]
         if spec.wild:
             w = spec.wild
-            subs = "every symbol except the scatter" if w.substitutes == "all" else ", ".join(
-                w.substitutes)
-            out.append(f"{w.symbol} is wild and substitutes for {subs}.")
+            subs = "every symbol except the scatter" if w.substitutes == "all" else _and(
+                [names[s] for s in w.substitutes])
+            out.append(f"{names[w.symbol]} is wild and substitutes for {subs}.")
             if w.multiplier > 1:
                 how = "once per line" if w.multiplier_mode == "line" else "for each wild"
                 out.append(f"A win with a substituting wild is multiplied by {w.multiplier} {how}.")
@@ -162,8 +163,8 @@ class LineGame:
                 out.append("A line of wilds pays on its own; a line pays the better of the wild "
                            "win and the substituted win.")
         if spec.scatter:
-            out.append(f"{spec.scatter.symbol} scatters pay anywhere in the window, times the "
-                       "bet shown, added to line wins.")
+            out.append(f"{names[spec.scatter.symbol]} scatters pay anywhere in the window, "
+                       "times the bet shown, added to line wins.")
         if spec.free_spins:
             fs = spec.free_spins
             awards = ", ".join(f"{k} scatters: {v}" for k, v in sorted(fs.awards.items()))
@@ -285,3 +286,10 @@ class LineGame:
         kernel.simulate_rounds(self._packed, stream, spins, bet // self.model.divisor, bet, acc,
                                sq, *kernel.scratch(self._packed))
         return acc, sq
+
+
+def _and(words: Sequence[str]) -> str:
+    """``["a", "b", "c"]`` -> ``"a, b and c"``."""
+    if len(words) < 2:
+        return "".join(words) or "no symbol"
+    return f"{', '.join(words[:-1])} and {words[-1]}"

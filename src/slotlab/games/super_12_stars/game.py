@@ -358,7 +358,8 @@ class Super12Stars:
             "on different lines are added.",
             "The Wild appears on reels 2, 3 and 4 and substitutes for every paying symbol; it "
             "does not substitute for Bonus, Wheel, the golden and silver Super 5 Stars or the "
-            "Super 7, Super 10 and Super 12 symbols. A line of Wilds pays as Sevens.",
+            "Super 7, Super 10 and Super 12 symbols. A line of Wilds pays as "
+            f"{spec.symbols[spec.wild_only_line_pays_as]}s.",
             "The golden and silver Super 5 Stars are scatters: they pay by their count anywhere "
             "on the reels, times the total bet, added to the line wins. Golden: 3 to 5; silver "
             "(stacked on reels 2, 3 and 4): 3 to 9.",
@@ -398,6 +399,9 @@ class Super12Stars:
         ]
         if m.cap_x is not None:
             out.append(f"The most a round pays is {m.cap_x:,} times the total bet.")
+        else:
+            out.append(f"The most a round pays is {self.max_win_x():,} times the total bet "
+                       "(rounded up).")
         return out
 
     def describe(self) -> dict[str, Any]:

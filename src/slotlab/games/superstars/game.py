@@ -273,9 +273,7 @@ def rules_text(m: Model) -> list[str]:
         "added to that round's win, and the game then returns to that round.",
         f"The maximum win per round is {spec.max_win_x:,} times the stake; the operator's "
         "currency cap, where lower, applies on top.",
-        "The Throw Dice and Spin buttons pace the Bonus Game and change no outcome.",
-        f"The theoretical return to player of this version is {spec.rtp_target}.",
-    ]
+    ]  # the return to player and the pace buttons are told beside the rules (client)
 
 
 def load(source: str | Path = DEFAULT_ID) -> Superstars:
