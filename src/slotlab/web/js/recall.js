@@ -73,7 +73,7 @@ async function showRound(app, roundId, body, back) {
   const log = h("ol.replay-log", { "data-testid": "replay-log" });
   let i = -1;
   let win = 0;
-  const fmt = { money, sym: (id) => reels.sym(id) };
+  const fmt = { money, sym: (id) => reels.sym(id), desc };
   // a game with features of its own draws them here too, every step at once
   const stage = h("div.replay-stage", {}, reels.el);
   const featureBar = h("div.replay-features");
