@@ -23,7 +23,7 @@ from slotlab.rounds import Game
 from slotlab.server.errors import ApiError
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.operator_wallet_store import OperatorWalletStore
-from slotlab.server.routes import admin, games, players, rounds
+from slotlab.server.routes import admin, games, players, responsible, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
@@ -136,7 +136,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         log.exception("unhandled error", exc_info=exc)
         return _error(500, "internal_error", "internal error; nothing was lost, retry")
 
-    for module in (players, games, rounds, admin):
+    for module in (players, games, rounds, responsible, admin):
         app.include_router(module.router)
 
     @app.get("/api/health", tags=["meta"])

@@ -112,6 +112,7 @@ class GameSummaryPublic(BaseModel):
     model_hash: str
     variant: str
     progressives: bool
+    in_service: bool  # false: taken out of play by the software integrity check
 
 
 class RoundPublic(BaseModel):

@@ -72,9 +72,12 @@ class Base(DeclarativeBase):
 
 class Player(Base):
     __tablename__ = "players"
+    # One account per name whatever its case (migration 0006): the key is the lower-cased name.
+    __table_args__ = (Index("uq_players_username_key", "username_key", unique=True),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    username: Mapped[str] = mapped_column(String(32), unique=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)  # as registered (display)
+    username_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     failed_logins: Mapped[int] = mapped_column(Integer, default=0)
@@ -121,6 +124,17 @@ class Session(Base):
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class LoginLimit(Base):
+    """Login attempts per client address (``a:<address>``) or username (``u:<key>``) in the
+    window that started at ``window_start``; in the database, so all server processes share it."""
+
+    __tablename__ = "login_limits"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(Integer)
+
+
 class ModelSource(Base):
     """Every model version the server offered, kept by its hash: a round finds its own model
     here after the model file is edited or removed (replay, resuming an open round)."""
@@ -144,6 +158,31 @@ class KernelDigest(Base):
     path: Mapped[str] = mapped_column(String(500), primary_key=True)  # under NUMBA_CACHE_DIR
     sha256: Mapped[str] = mapped_column(String(64))
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class PlayerLimit(Base):
+    """A limit the player set (R19): losses or deposits over a rolling period, in minor units.
+    A raise or a removal waits for ``pending_from`` (a cooling-off day)."""
+
+    __tablename__ = "player_limits"
+
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"),
+                                           primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # loss, deposit
+    period: Mapped[str] = mapped_column(String(16), primary_key=True)  # day, week, month
+    amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    pending_amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    pending_from: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RealityCheck(Base):
+    """The last reality-check reminder a session acknowledged (sessions end, rows stay small)."""
+
+    __tablename__ = "reality_checks"
+
+    session_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    acknowledged_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class Round(Base):

@@ -33,6 +33,9 @@ class Profile:
     # The lowest theoretical RTP (a fraction) a game may be offered at; None: no minimum. The
     # catalogue enforces it at start-up (docs/operators.md, "RTP variants").
     min_rtp: float | None = None
+    # A reality-check reminder every this many seconds of a session (None: none); the next
+    # round waits until the player acknowledges it (services/reality.py).
+    reality_check_s: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,7 +48,8 @@ PROFILES: dict[str, Profile] = {
                   celebrate_small_wins=True, show_net_position=True,
                   autoplay_stop_conditions=AUTOPLAY_STOPS, min_rtp=0.92),
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
-                  celebrate_small_wins=False, show_net_position=True, session_with_rounds=True),
+                  celebrate_small_wins=False, show_net_position=True, session_with_rounds=True,
+                  reality_check_s=60 * 60),
 }
 
 

@@ -50,7 +50,7 @@ from slotlab.server.errors import (
 )
 from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.operator_wallet_store import DONE, REFUSED
-from slotlab.server.services import free_rounds, jackpots, ledger, profiles
+from slotlab.server.services import free_rounds, jackpots, ledger, limits, profiles, reality
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry, out_of_service
@@ -260,6 +260,9 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
         raise forbidden("rtp_below_minimum",
                         f"{game_id} is not offered under jurisdiction {profile.id}: its RTP is "
                         f"below the minimum {profile.min_rtp}")
+    reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
+    if free_round_id is None:
+        limits.check_bet(ctx, auth.player_id, bet)
     owner = _owner(auth)
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator

@@ -1,0 +1,150 @@
+"""Player-set limits (R19): losses and deposits over 24 hours, 7 days and 30 days.
+
+A player sets, for each kind and period, a limit in minor units. Lowering a limit (or setting a
+first one) takes effect at once; raising or removing one takes effect after a cooling-off day,
+and until then the lower limit holds. A loss limit is checked before every bet (the bet is
+refused, 409 ``loss_limit_reached``, when the losses of the period plus the bet would pass it);
+it applies in both wallet modes, counted from the rounds: bets charged minus everything paid. A
+deposit limit is checked on every credit to a wallet slotlab holds (an operator wallet's owner
+keeps its own deposits).
+
+Periods are rolling windows ending now: ``day`` 24 hours, ``week`` 7 days, ``month`` 30 days.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from slotlab.server.errors import conflict, unprocessable
+from slotlab.server.services import ledger
+from slotlab.server.services.context import Services
+from slotlab.store.models import CANCELLED, LedgerEntry, PlayerLimit, Round, Wallet, utcnow
+
+PERIODS = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=30)}
+KINDS = ("loss", "deposit")
+COOLING_OFF = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Limit:
+    kind: str
+    period: str
+    amount: int | None  # in force now (None: no limit)
+    pending_amount: int | None  # what it becomes at pending_from (None there: removed)
+    pending_from: datetime | None
+
+
+def _in_force(row: PlayerLimit, now: datetime) -> Limit:
+    """The limit as it stands at ``now``: a pending raise whose cooling-off day is over holds."""
+    if row.pending_from is not None and row.pending_from <= now:
+        return Limit(row.kind, row.period, row.pending_amount, None, None)
+    return Limit(row.kind, row.period, row.amount, row.pending_amount, row.pending_from)
+
+
+def limits(s: Session, player_id: int, now: datetime) -> dict[tuple[str, str], Limit]:
+    rows = s.scalars(select(PlayerLimit).where(PlayerLimit.player_id == player_id))
+    return {(r.kind, r.period): _in_force(r, now) for r in rows}
+
+
+def losses(s: Session, player_id: int, since: datetime) -> int:
+    """Bets charged minus everything paid, over the player's rounds started since ``since``."""
+    charged = func.sum(Round.bet).filter(Round.free_round_id.is_(None),
+                                         Round.status != CANCELLED)
+    paid = func.sum(Round.win + Round.jackpot_win)
+    row = s.execute(select(func.coalesce(charged, 0), func.coalesce(paid, 0))
+                    .where(Round.player_id == player_id, Round.created_at >= since)).one()
+    return int(row[0]) - int(row[1])
+
+
+def deposits(s: Session, player_id: int, since: datetime) -> int:
+    return int(s.scalar(
+        select(func.coalesce(func.sum(LedgerEntry.amount), 0))
+        .join(Wallet, Wallet.id == LedgerEntry.wallet_id)
+        .where(Wallet.player_id == player_id, LedgerEntry.created_at >= since,
+               LedgerEntry.kind == ledger.ADMIN_CREDIT)) or 0)
+
+
+def _used(s: Session, player_id: int, kind: str, period: str, now: datetime) -> int:
+    since = now - PERIODS[period]
+    return losses(s, player_id, since) if kind == "loss" else deposits(s, player_id, since)
+
+
+def view(ctx: Services, player_id: int) -> dict[str, Any]:
+    now = utcnow()
+    with ctx.db.read() as s:
+        current = limits(s, player_id, now)
+        out = []
+        for kind in KINDS:
+            for period in PERIODS:
+                lim = current.get((kind, period), Limit(kind, period, None, None, None))
+                out.append({
+                    "kind": kind, "period": period, "amount": lim.amount,
+                    "used": _used(s, player_id, kind, period, now),
+                    "pending_amount": lim.pending_amount,
+                    "pending_from": lim.pending_from.isoformat() if lim.pending_from else None,
+                })
+    return {"limits": out, "cooling_off_s": int(COOLING_OFF.total_seconds()),
+            "deposits_here": ctx.operator is None}
+
+
+def set_limit(ctx: Services, player_id: int, kind: str, period: str,
+              amount: int | None) -> dict[str, Any]:
+    """Set one limit: lower (or first) at once, higher or removed after the cooling-off day."""
+    if kind not in KINDS or period not in PERIODS:
+        raise unprocessable("unknown_limit", f"limits are {list(KINDS)} over {list(PERIODS)}")
+    if amount is not None and amount <= 0:
+        raise unprocessable("invalid_limit", "a limit is a positive amount in minor units, or "
+                            "null to remove it")
+    now = utcnow()
+    with ctx.db.write() as s:
+        row = s.scalar(select(PlayerLimit).where(
+            PlayerLimit.player_id == player_id, PlayerLimit.kind == kind,
+            PlayerLimit.period == period).with_for_update())
+        if row is None:
+            if amount is not None:
+                s.add(PlayerLimit(player_id=player_id, kind=kind, period=period, amount=amount,
+                                  updated_at=now))
+        else:
+            now_in_force = _in_force(row, now).amount
+            row.amount = now_in_force
+            if amount is not None and (now_in_force is None or amount <= now_in_force):
+                row.amount, row.pending_amount, row.pending_from = amount, None, None
+            else:  # a raise or a removal waits a day; the limit in force holds meanwhile
+                row.pending_amount, row.pending_from = amount, now + COOLING_OFF
+            row.updated_at = now
+    return view(ctx, player_id)
+
+
+def check_bet(ctx: Services, player_id: int, bet: int) -> None:
+    """409 ``loss_limit_reached`` when this bet would take a period's losses past its limit."""
+    now = utcnow()
+    with ctx.db.read() as s:
+        for (kind, period), lim in limits(s, player_id, now).items():
+            if kind != "loss" or lim.amount is None:
+                continue
+            used = losses(s, player_id, now - PERIODS[period])
+            if used + bet > lim.amount:
+                raise conflict("loss_limit_reached",
+                               f"this bet would pass your loss limit of {lim.amount} over the "
+                               f"{period} (losses so far {used})", limit=lim.amount,
+                               period=period, used=used)
+
+
+def check_deposit(s: Session, player_id: int, amount: int) -> None:
+    """409 ``deposit_limit_exceeded`` when this credit would pass a deposit limit (in the
+    crediting transaction, so two credits cannot both pass)."""
+    now = utcnow()
+    for (kind, period), lim in limits(s, player_id, now).items():
+        if kind != "deposit" or lim.amount is None:
+            continue
+        used = deposits(s, player_id, now - PERIODS[period])
+        if used + amount > lim.amount:
+            raise conflict("deposit_limit_exceeded",
+                           f"this deposit would pass the player's deposit limit of {lim.amount} "
+                           f"over the {period} (deposited so far {used})", limit=lim.amount,
+                           period=period, used=used)
