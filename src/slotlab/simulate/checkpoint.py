@@ -137,7 +137,7 @@ class Checkpoint:
         except (ValueError, KeyError, TypeError, AssertionError) as exc:
             raise CheckpointError(f"{self.path} is not a slotlab checkpoint") from exc
         ours = asdict(self.job)
-        differ = [f"{key} {theirs.get(key)!r} there, {value!r} here"
+        differ = [f"{key} {_short(theirs.get(key))} there, {_short(value)} here"
                   for key, value in ours.items() if theirs.get(key) != value]
         if differ:
             raise CheckpointError(f"checkpoint {self.path} is of another job "
@@ -156,3 +156,8 @@ class Checkpoint:
         if acc[ACC_SPINS] != expected:
             raise ValueError(f"chunk {index} holds {acc[ACC_SPINS]} spins, not {expected}")
         return index, (acc, sq)
+
+
+def _short(value: object) -> str:
+    """A job field for a message: digests cut to 12 characters, as elsewhere in slotlab."""
+    return value[:12] if isinstance(value, str) else repr(value)

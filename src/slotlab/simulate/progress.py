@@ -31,11 +31,11 @@ def short_count(n: float) -> str:
 
 
 def rtp_text(progress: RunProgress) -> str:
-    """``RTP 96.281% ±0.012 (99%)``: the running RTP and the half-width of its 99 % interval."""
+    """``RTP 96.281% ±0.012% (99%)``: the running RTP and the half-width of its 99 % interval."""
     if not progress.spins_done:
         return "RTP -"
     low, high = progress.ci99
-    return f"RTP {progress.rtp:.3%} ±{(high - low) / 2 * 100:.3f} (99%)"
+    return f"RTP {progress.rtp:.3%} ±{(high - low) / 2:.3%} (99%)"
 
 
 class _RoundsColumn(ProgressColumn):

@@ -122,7 +122,7 @@ def _in_process(game: Simulatable, bet: int, seed: int,
 _POOL_GAME: Simulatable | None = None  # set before the pool forks; its workers inherit it
 
 
-def _pool_worker_init() -> None:
+def _pool_worker_init(parent: int) -> None:
     # Ctrl-C reaches the whole process group: the parent handles it and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform == "linux":
@@ -131,7 +131,7 @@ def _pool_worker_init() -> None:
 
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-        if os.getppid() == 1:  # the parent died before prctl took effect
+        if os.getppid() != parent:  # the parent died before prctl took effect
             os._exit(1)
 
 
@@ -145,7 +145,7 @@ def _in_pool(game: Simulatable, bet: int, seed: int, todo: list[tuple[int, int]]
     global _POOL_GAME
     _POOL_GAME = game
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_pool_worker_init)
+                               initializer=_pool_worker_init, initargs=(os.getpid(),))
     try:
         futures = [pool.submit(_pool_chunk, bet, seed, i, n) for i, n in todo]
         for future in as_completed(futures):
