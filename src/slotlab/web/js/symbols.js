@@ -1,9 +1,13 @@
 // Symbol glyphs drawn as SVG (no image downloads). A glyph is chosen from the symbol's id and
 // name (seven, bar, cherry, star, ...); anything unknown gets a labelled tile, so every game
-// described by the server can be drawn.
+// described by the server can be drawn. The larger drawings live in art/.
+import { characterOf } from "./art/characters.js";
+import { ART_DEFS, seven } from "./art/common.js";
+import { royal, royalOf } from "./art/royals.js";
+import { bonus, diamondGem, dice, fierySeven, giant, superFiveStar, superSeven, wheel, wild } from "./art/specials.js";
 
 const DEFS = `
-<svg id="glyph-defs" width="0" height="0" style="position:absolute" aria-hidden="true">
+<svg id="glyph-defs" width="0" height="0" aria-hidden="true">
  <defs>
   <linearGradient id="g-red" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#ff6b6b"/><stop offset="1" stop-color="#c0101e"/></linearGradient>
   <linearGradient id="g-gold" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fff3a3"/><stop offset=".5" stop-color="#ffc21a"/><stop offset="1" stop-color="#c27a00"/></linearGradient>
@@ -14,6 +18,7 @@ const DEFS = `
   <linearGradient id="g-green" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#8dff8a"/><stop offset="1" stop-color="#1a8f2e"/></linearGradient>
   <linearGradient id="g-bar" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3a3f58"/><stop offset="1" stop-color="#0d0f1a"/></linearGradient>
   <radialGradient id="g-shine" cx=".35" cy=".3" r=".7"><stop offset="0" stop-color="#fff" stop-opacity=".8"/><stop offset=".4" stop-color="#fff" stop-opacity="0"/></radialGradient>
+  ${ART_DEFS}
  </defs>
 </svg>`;
 
@@ -21,15 +26,15 @@ export function installDefs() {
   if (!document.getElementById("glyph-defs")) document.body.insertAdjacentHTML("afterbegin", DEFS);
 }
 
-const svg = (inner) =>
-  `<svg viewBox="0 0 100 100" class="glyph" aria-hidden="true" focusable="false">${inner}</svg>`;
+const svg = (inner, label, tall) =>
+  `<svg viewBox="0 0 100 ${tall ? 300 : 100}" class="glyph${tall ? " glyph-giant" : ""}" role="img" aria-label="${escapeAttr(label)}" focusable="false">${inner}</svg>`;
+
+const escapeAttr = (t) => String(t).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function sevens(n, fill = "url(#g-red)") {
-  const seven = (x, y, s) =>
-    `<text x="${x}" y="${y}" font-size="${s}" font-weight="900" font-family="Georgia, 'Times New Roman', serif" text-anchor="middle" fill="${fill}" stroke="#4a0008" stroke-width="2.5" paint-order="stroke">7</text>`;
-  if (n === 1) return seven(50, 80, 78);
-  if (n === 2) return seven(32, 76, 62) + seven(68, 76, 62);
-  return seven(22, 72, 50) + seven(50, 72, 50) + seven(78, 72, 50);
+  if (n === 1) return seven(22, 10, 1, fill);
+  if (n === 2) return seven(4, 18, 0.8, fill) + seven(51, 18, 0.8, fill);
+  return seven(3, 26, 0.56, fill) + seven(35, 26, 0.56, fill) + seven(67, 26, 0.56, fill);
 }
 
 function bars(n) {
@@ -40,6 +45,7 @@ function bars(n) {
   for (let i = 0; i < n; i++) {
     const y = 50 - total / 2 + i * (h + gap);
     out += `<rect x="10" y="${y}" width="80" height="${h}" rx="5" fill="url(#g-bar)" stroke="#ffd54a" stroke-width="2.5"/>`;
+    out += `<path d="M14 ${y + 3} L 86 ${y + 3} L 86 ${y + h * 0.4} Q 50 ${y + h * 0.25} 14 ${y + h * 0.4} Z" fill="#fff" opacity=".18"/>`;
     out += `<text x="50" y="${y + h * 0.76}" font-size="${h * 0.78}" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#fff">BAR</text>`;
   }
   return out;
@@ -126,16 +132,6 @@ function wildStar() {
     <text x="50" y="78" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#ffe14d">WILD</text>`;
 }
 
-function wildTile() {
-  return `<rect x="6" y="18" width="88" height="64" rx="12" fill="url(#g-purple)" stroke="#ffd54a" stroke-width="4"/>
-    <text x="50" y="62" font-size="30" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="url(#g-gold)" stroke="#3b1200" stroke-width="1.5">WILD</text>`;
-}
-
-function scatterTile() {
-  return star("url(#g-gold)", "#7a4a00", 46, 20) +
-    `<text x="50" y="62" font-size="13" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#5a1a00">SCATTER</text>`;
-}
-
 function multBadge(m) {
   return `<circle cx="80" cy="80" r="17" fill="#ffe14d" stroke="#7a2a00" stroke-width="3"/>
     <text x="80" y="87" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#7a0010">${m}X</text>`;
@@ -147,17 +143,29 @@ function tile(label) {
     <text x="50" y="${t.length > 2 ? 60 : 66}" font-size="${t.length > 2 ? 26 : 40}" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#0b1a40">${t}</text>`;
 }
 
-/** The glyph (SVG markup) for a symbol: {id, name, wild, scatter}. */
+/** The glyph (SVG markup) for a symbol: {id, name, wild, scatter, dice, giant, ...}; a giant
+ * (1x3) symbol is one drawing three cells tall (css/symbols.css shows each cell its third). */
 export function glyph(sym) {
   const id = String(sym?.id ?? "");
   const name = String(sym?.name ?? id).toLowerCase();
-  const key = `${id}|${name}|${sym?.wild}|${sym?.scatter}`;
+  const key = `${id}|${name}|${sym?.wild}|${sym?.scatter}|${sym?.dice}|${sym?.giant}|${sym?.arrow}|${sym?.multiplier}`;
   if (cache.has(key)) return cache.get(key);
-  const out = svg(draw(id, name, sym || {}));
+  const tall = Boolean(sym?.giant);
+  const out = svg(tall ? giant(giantNumber(id, name)) : draw(id, name, sym || {}), symbolName(sym), tall);
   cache.set(key, out);
   return out;
 }
 const cache = new Map();
+
+/** The name a player knows a symbol by (for aria-label): its name without remarks in brackets. */
+export function symbolName(sym) {
+  const name = String(sym?.name || sym?.id || "");
+  const arrow = sym?.arrow || /\(.*\b(up|down)\)/i.exec(name)?.[1];
+  const plain = name.replace(/\s*\(.*?\)\s*/g, " ").trim();
+  return arrow ? `${plain}, arrow ${arrow.toLowerCase()}` : plain;
+}
+
+const giantNumber = (id, name) => Number(/super\s*(\d+)/.exec(name)?.[1] || /(\d+)/.exec(id)?.[1] || 10);
 
 function draw(id, name, sym) {
   const lid = id.toLowerCase();
@@ -172,13 +180,24 @@ function draw(id, name, sym) {
   if (sym.wild) {
     if (name.includes("diamond")) return diamond() + mult;
     if (name.includes("star")) return wildStar() + mult;
-    return wildTile() + mult;
+    return wild() + mult;
   }
+  if (sym.dice || /\bdic?e\b/.test(name)) return dice();
+  if (/super 5 stars?/.test(name)) return superFiveStar(name.includes("silver"));
   if (sym.scatter || name.includes("scatter")) {
+    if (name.includes("diamond")) return diamondGem();
     const plain = { ...sym, scatter: false, name: name.replace("scatter", "").trim() };
     const inner = plain.name && plain.name !== name ? draw(plain.name, plain.name, plain) : "";
-    return inner && !inner.includes("<rect x=\"8\" y=\"8\"") ? scatterBadge(inner) : scatterTile();
+    return inner && !inner.includes("<rect x=\"8\" y=\"8\"") ? scatterBadge(inner) : scatterBadge(star());
   }
+  const who = characterOf(name, lid);
+  if (who) return who + mult;
+  const card = royalOf(name);
+  if (card) return royal(card) + mult;
+  if (/super\s*7/.test(name) || base === "s7") return superSeven() + mult;
+  if (name.includes("wheel")) return wheel() + mult;
+  if (name.includes("bonus")) return bonus() + mult;
+  if (name.includes("fiery")) return fierySeven(sevens(1)) + mult;
   const sev = /^(7+)$/.exec(base);
   if (sev) return sevens(Math.min(3, sev[1].length)) + mult;
   if (name.includes("triple seven")) return sevens(3) + mult;
