@@ -5,15 +5,38 @@ Naming: ``*Create`` is what a client sends, ``*Public`` what it gets back.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from fastapi import Path
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+)
 
 MAX_AMOUNT = 10**15
 
 Username = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_.-]{3,32}$")]
 Password = Annotated[StrictStr, Field(min_length=8, max_length=128)]
 Amount = Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)]
+# A player named in a path: printable (PostgreSQL text cannot hold a NUL byte).
+UsernamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+def _in_utc(t: datetime) -> datetime:
+    """The instant in UTC, as it is stored; one that UTC cannot hold is invalid input."""
+    try:
+        return t.astimezone(UTC)
+    except OverflowError:  # e.g. 9999-12-31T23:00-05:00 is in year 10000 in UTC
+        raise ValueError("the time is out of range once converted to UTC") from None
+
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 
 
 class _Request(BaseModel):
@@ -43,11 +66,14 @@ class FreeRoundGrantCreate(_Request):
     game: Annotated[StrictStr, Field(min_length=1, max_length=64)]
     bet: Amount
     rounds: Annotated[StrictInt, Field(gt=0, le=100_000)]
-    expires_at: AwareDatetime
+    expires_at: UtcDatetime
 
 
 class ChoiceCreate(_Request):
     choice: Annotated[StrictStr, Field(min_length=1, max_length=32)]
+    # The step the choice answers: the round's ``step`` (choices made so far) as the client
+    # last saw it; another step is refused (409 round_changed). Optional for older clients.
+    step: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = None
 
 
 class JurisdictionCreate(_Request):
@@ -128,6 +154,7 @@ class RoundPublic(BaseModel):
     jackpot_win: int
     balance: int | None
     awaiting: dict[str, Any] | None
+    step: int  # choices made so far: the step a choice answers
     events: list[dict[str, Any]]
     model_hash: str
     variant: str
@@ -178,12 +205,14 @@ class RoundRecordPublic(RoundPublic):
     uncapped_win: int
     code_version: str
     ledger: list[LedgerEntryPublic]
+    notes: list[dict[str, Any]]  # what was done to the round and why (void, refusal)
 
 
 class ReplayPublic(BaseModel):
     round_id: str
     identical: bool
     events_identical: bool
+    win_identical: bool  # win, uncapped win and jackpots won as recorded
     model_hash_matches: bool
     recorded_model_hash: str
     replayed_model_hash: str
@@ -191,6 +220,10 @@ class ReplayPublic(BaseModel):
     variant: str
     code_version: str
     win_credits: int | None
+    win: int | None
+    uncapped_win: int | None
+    jackpots: list[str] | None  # tiers won
+    error: str | None = None  # why the record could not be replayed
     events: list[dict[str, Any]] | None
 
 

@@ -19,6 +19,7 @@ from slotlab.server.schemas import (
     LiveRoundsPublic,
     RoundPublic,
     RoundRecordPublic,
+    UsernamePath,
 )
 from slotlab.server.services import (
     free_rounds,
@@ -27,6 +28,7 @@ from slotlab.server.services import (
     reports,
     round_history,
     round_recovery,
+    round_replay,
     wallet,
 )
 from slotlab.server.services import idempotency as idem
@@ -50,14 +52,14 @@ def _move(ctx: ServicesDep, username: str, body: AmountCreate, key: str | None, 
 
 @router.post("/players/{username}/credit", response_model=AdminMovePublic,
              responses={402: {"model": ErrorPublic}})
-def credit_player(ctx: ServicesDep, username: str, body: AmountCreate,
+def credit_player(ctx: ServicesDep, username: UsernamePath, body: AmountCreate,
                   idempotency_key: IdempotencyKeyHeader = None) -> dict[str, Any]:
     return _move(ctx, username, body, idempotency_key, True)
 
 
 @router.post("/players/{username}/debit", response_model=AdminMovePublic,
              responses={402: {"model": ErrorPublic}})
-def debit_player(ctx: ServicesDep, username: str, body: AmountCreate,
+def debit_player(ctx: ServicesDep, username: UsernamePath, body: AmountCreate,
                  idempotency_key: IdempotencyKeyHeader = None) -> dict[str, Any]:
     return _move(ctx, username, body, idempotency_key, False)
 
@@ -76,7 +78,7 @@ def grant_free_rounds(ctx: ServicesDep, body: FreeRoundGrantCreate,
 
 
 @router.put("/players/{username}/jurisdiction", responses={422: {"model": ErrorPublic}})
-def set_jurisdiction(ctx: ServicesDep, username: str, body: JurisdictionCreate
+def set_jurisdiction(ctx: ServicesDep, username: UsernamePath, body: JurisdictionCreate
                      ) -> dict[str, Any]:
     """Per-player jurisdiction override (null: the server's profile)."""
     return wallet.set_jurisdiction(ctx, username, body.jurisdiction)
@@ -112,9 +114,12 @@ def report_daily(ctx: ServicesDep,
 
 @router.get("/audit")
 def audit(ctx: ServicesDep) -> dict[str, Any]:
-    """Check the ledger invariants: every balance equals its ledger, none negative, pools add up."""
+    """Check the money invariants: every balance equals its ledger, none negative, pools add up,
+    and every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts)."""
     with ctx.db.read() as s:
-        return ledger.audit(s)
+        money = ledger.audit(s)
+        played = round_replay.audit_rounds(ctx, s)
+    return {**money, **played, "ok": bool(money["ok"]) and not played["bad_rounds"]}
 
 
 @router.post("/maintenance")

@@ -30,8 +30,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: ChoiceCreate,
                   idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
     key = idem.check_key(idempotency_key)
-    h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices", body.model_dump())
-    status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h)
+    h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices",
+                          body.model_dump(exclude_none=True))
+    status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h,
+                                        body.step)
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)
 
 

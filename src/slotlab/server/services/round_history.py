@@ -17,6 +17,7 @@ from slotlab.store.models import (
     CANCELLED,
     COMPLETED,
     LIVE_STATUSES,
+    AdminAction,
     LedgerEntry,
     Player,
     Round,
@@ -74,6 +75,8 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         entries = s.scalars(select(LedgerEntry).where(LedgerEntry.round_id == r.id)
                             .order_by(LedgerEntry.id)).all()
         balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == r.player_id))
+        notes = s.scalars(select(AdminAction).where(AdminAction.target == r.id)
+                          .order_by(AdminAction.id)).all()
         body = round_public(ctx, r, balance)
     terminal = r.status in (COMPLETED, CANCELLED)
     body.update({
@@ -86,6 +89,8 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         "ledger": [{"id": e.id, "kind": e.kind, "amount": e.amount, "ref": e.ref,
                     "balance_after": e.balance_after, "created_at": iso(e.created_at)}
                    for e in entries],
+        "notes": [{"action": n.action, "detail": n.detail, "created_at": iso(n.created_at)}
+                  for n in notes],
     })
     return body
 

@@ -1,19 +1,37 @@
-"""Replay: a finished round played again from its recorded seeds and choices, compared with
-its record."""
+"""Replay and audit of rounds: what a round decided, checked against its record and its money.
+
+Replay plays a finished round again from its recorded seeds and choices and compares all it
+decided with the record: the events, the win (with today's cash cap), the uncapped win and the
+jackpot tiers won. The audit ties every round to its ledger entries (bet, win, refund, jackpot:
+amounts and counts) in one statement, so a concurrent round is seen whole or not at all.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from sqlalchemy import case, exists, func, select
+from sqlalchemy.orm import Session
+
 from slotlab import CODE_VERSION
 from slotlab.rounds import replay
 from slotlab.server.errors import conflict, not_found
+from slotlab.server.operator_wallet_store import OperatorWalletOp
+from slotlab.server.services import ledger
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record
 from slotlab.server.services.round_view import to_jsonable
-from slotlab.store.models import CANCELLED
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    CANCELLED,
+    COMPLETED,
+    CREDITING,
+    OPEN,
+    LedgerEntry,
+    Round,
+)
 
 log = logging.getLogger("slotlab.server")
 
@@ -33,20 +51,25 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
             raise not_found("unknown_game", f"game {rec['game']!r} is no longer offered")
         game = entry.game
     current = entry.game.model_hash if entry is not None else game.model_hash
-    seeds = [bytes.fromhex(x) for x in rec["seeds"]]
-    try:
+    events = win_credits = win = uncapped = tiers = error = None
+    try:  # a damaged record (a seed that is not hex, a choice the game refuses) does not replay
+        seeds = [bytes.fromhex(x) for x in rec["seeds"]]
         _, result = replay(game, rec["bet_credits"], seeds, rec["choices"], rec["events"])
         events = to_jsonable(list(result.events))
         win_credits = int(result.win)
-    except (ValueError, LookupError) as e:
-        events, win_credits = None, None
-        log.warning("replay of %s failed: %s", round_id, e)
+        win, uncapped, tiers = _decided_money(ctx, rec, win_credits, list(result.jackpots))
+    except Exception as e:
+        error = f"{type(e).__name__}: {e}"
+        log.warning("replay of %s failed: %s", round_id, error)
     hash_ok = game.model_hash == rec["model_hash"]
     same = events == rec["events"]
+    money_ok = (win == rec["win"] and uncapped == rec["uncapped_win"]
+                and tiers == [j["tier"] for j in rec["jackpots"]])
     return {
         "round_id": rec["round_id"],
-        "identical": same and hash_ok,
+        "identical": same and money_ok and hash_ok,
         "events_identical": same,
+        "win_identical": money_ok,
         "model_hash_matches": hash_ok,  # replayed on the model the round was played on
         "recorded_model_hash": rec["model_hash"],
         "replayed_model_hash": game.model_hash,
@@ -54,5 +77,97 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         "variant": rec["variant"],
         "code_version": CODE_VERSION,
         "win_credits": win_credits,
+        "win": win,
+        "uncapped_win": uncapped,
+        "jackpots": tiers,
+        "error": error,
         "events": events,
     }
+
+
+def _decided_money(ctx: Services, rec: dict[str, Any], win_credits: int, tiers: list[str]
+                   ) -> tuple[int, int, list[str]]:
+    """(win, uncapped win, jackpot tiers) the record must show for the replayed result."""
+    if rec["status"] == CANCELLED:  # voided or refunded: nothing won, the bet went back
+        return 0, 0, []
+    uncapped = win_credits * rec["denomination"]
+    cap = ctx.settings.cash_cap()
+    win = uncapped if cap is None else min(uncapped, cap)
+    # The better-of rule pays the win so far of a round that stopped: no jackpot is awarded.
+    return win, uncapped, [] if rec["outcome"] == "better_of_win" else tiers
+
+
+def _kind(kind: str) -> tuple[Any, Any]:
+    L = LedgerEntry
+    return (func.sum(case((L.kind == kind, 1), else_=0)).label(f"{kind}_n"),
+            func.sum(case((L.kind == kind, L.amount), else_=0)).label(f"{kind}_sum"))
+
+
+_KINDS = (ledger.BET, ledger.WIN, ledger.FREE_ROUND_WIN, ledger.REFUND, ledger.JACKPOT)
+
+
+def audit_rounds(ctx: Services, s: Session) -> dict[str, Any]:
+    """Every round against its ledger entries and its own figures; entries naming no round."""
+    L = LedgerEntry
+    moved = (select(L.round_id, func.count().label("entries"),
+                    *[c for k in _KINDS for c in _kind(k)])
+             .where(L.round_id.is_not(None)).group_by(L.round_id).subquery())
+    operator = exists().where(OperatorWalletOp.round_id == Round.id).label("operator")
+    rows = s.execute(
+        select(Round.id, Round.status, Round.bet, Round.win, Round.uncapped_win,
+               Round.win_credits, Round.denomination, Round.jackpot_win, Round.jackpots,
+               Round.free_round_id, operator, moved)
+        .outerjoin(moved, moved.c.round_id == Round.id)
+        .order_by(Round.seq)).mappings()
+    bad, count = [], 0
+    for row in rows:
+        count += 1
+        problems = _round_problems(ctx, row)
+        if problems:
+            bad.append({"round_id": row["id"], "problems": problems})
+    orphans = list(s.scalars(select(L.round_id).distinct().where(
+        L.round_id.is_not(None), ~exists().where(Round.id == L.round_id))))
+    bad.extend({"round_id": rid, "problems": ["ledger entries name no round"]}
+               for rid in orphans)
+    return {"rounds": count, "bad_rounds": bad}
+
+
+def _round_problems(ctx: Services, row: Any) -> list[str]:
+    got = {k: (int(row[f"{k}_n"] or 0), int(row[f"{k}_sum"] or 0)) for k in _KINDS}
+    entries = int(row["entries"] or 0)
+    status, bet, win, free = row["status"], row["bet"], row["win"], row["free_round_id"]
+    jackpots = list(row["jackpots"] or [])
+    problems = []
+    # The round's own figures.
+    if row["jackpot_win"] != sum(int(j.get("amount", 0)) for j in jackpots):
+        problems.append("jackpot_win is not the sum of the jackpots won")
+    if status in (COMPLETED, CREDITING):
+        if row["uncapped_win"] != row["win_credits"] * row["denomination"]:
+            problems.append("uncapped_win is not win_credits x denomination")
+        if not 0 <= win <= row["uncapped_win"]:
+            problems.append("win is above the uncapped win (or negative)")
+    elif win or row["jackpot_win"]:
+        problems.append(f"a {status} round shows a win")
+    # Operator-wallet rounds move money at the operator (operator_wallet_ops), not here.
+    if row["operator"] or (ctx.operator is not None and free is not None and not entries):
+        if entries:
+            problems.append("an operator-wallet round has ledger entries")
+        return problems
+    paid = status == COMPLETED
+    want = {
+        ledger.BET: (0, 0) if free is not None else (1, -bet),
+        ledger.WIN: (1, win) if paid and win and free is None else (0, 0),
+        ledger.FREE_ROUND_WIN: (1, win) if paid and win and free is not None else (0, 0),
+        ledger.REFUND: (1, bet) if status == CANCELLED and free is None else (0, 0),
+        ledger.JACKPOT: ((sum(1 for j in jackpots if j.get("amount")), row["jackpot_win"])
+                         if paid else (0, 0)),
+    }
+    if status not in (OPEN, AWAITING_CHOICE, COMPLETED, CANCELLED):
+        problems.append(f"status {status!r} without an operator wallet")
+    for k in _KINDS:
+        if got[k] != want[k]:
+            problems.append(f"{k} entries: {got[k][0]} of {got[k][1]}, expected "
+                            f"{want[k][0]} of {want[k][1]}")
+    if entries != sum(n for n, _ in got.values()):
+        problems.append("ledger entries of another kind")
+    return problems

@@ -56,6 +56,7 @@ def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]
         "jackpot_win": r.jackpot_win,
         "balance": balance,
         "awaiting": r.awaiting,
+        "step": len(r.choices or []),
         "events": list(r.events or []),
         "model_hash": r.model_hash,
         "variant": r.variant or r.game_id,

@@ -65,6 +65,7 @@ from slotlab.store.models import (
     CREDITING,
     LIVE_STATUSES,
     OPEN,
+    AdminAction,
     IdempotencyKey,
     Player,
     Round,
@@ -160,8 +161,10 @@ def refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
     r.outcome = outcome
 
 
-def better_of(ctx: Services, round_id: str, notice: bool = True) -> dict[str, Any]:
-    """Settle a round that cannot continue: the better of its win so far and a bet refund."""
+def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | None = None
+              ) -> dict[str, Any]:
+    """Settle a round that cannot continue: the better of its win so far and a bet refund.
+    ``reason`` (why it cannot continue) is kept in the round's notes (``admin_actions``)."""
     with ctx.db.read() as s:
         pid = s.scalar(select(Round.player_id).where(Round.id == round_id))
     with ctx.db.write() as s:
@@ -179,6 +182,9 @@ def better_of(ctx: Services, round_id: str, notice: bool = True) -> dict[str, An
             else:
                 refund(s, r, wallet, now, "better_of_refund", ctx.operator is not None)
             r.notice_pending = notice
+            if reason is not None:
+                s.add(AdminAction(action="round_refused", target=round_id, detail=reason,
+                                  created_at=now))
         body = round_public(ctx, r, wallet.balance)
     return pay_if_crediting(ctx, body)
 
@@ -412,14 +418,33 @@ def advance_open(ctx: Services, rid: str, entry: GameEntry,
         return body
 
 
+def stored_play_differs(entry: GameEntry, r: Round) -> str | None:
+    """Why the round's record cannot be trusted to continue (None: it re-plays as stored):
+    its seeds and choices, played again, must give the stored events. A new code version alone
+    is no reason; a changed seed or an engine change under the same model hash is."""
+    try:
+        again = play(entry, r.bet_credits, [bytes.fromhex(x) for x in r.seeds], list(r.choices))
+    except Exception as e:
+        return f"the stored round cannot be re-played: {type(e).__name__}: {e}"
+    if to_jsonable(list(again.events)) != r.events or again.awaiting is None:
+        return "the re-played events differ from the stored ones"
+    return None
+
+
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
-                  req_hash: str) -> tuple[int, dict[str, Any]]:
-    """Continue a waiting round: one transaction (the re-play is pure and takes microseconds)."""
+                  req_hash: str, step: int | None = None) -> tuple[int, dict[str, Any]]:
+    """Continue a waiting round: one transaction (the re-play is pure and takes microseconds).
+
+    ``step`` names the step the choice answers (the choices made so far, the round's
+    ``step``); another step is refused with 409 ``round_changed``, so a double click or a
+    second tab cannot stake the same win twice. The stored round is re-played first and, if it
+    does not give its stored events, settled by the better-of rule (409
+    ``round_cannot_continue``)."""
     owner = _owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
     stored = None
-    broken = False
+    broken: str | None = None
     try:
         with ctx.db.write() as s:
             now = utcnow()
@@ -434,6 +459,10 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                 if r.status != AWAITING_CHOICE:
                     raise conflict("round_not_awaiting_choice", f"the round is {r.status}",
                                    round=round_public(ctx, r, wallet.balance))
+                if step is not None and step != len(r.choices):
+                    raise conflict("round_changed",
+                                   f"the choice answers step {step}; the round is at step "
+                                   f"{len(r.choices)}", round=round_public(ctx, r, wallet.balance))
                 options = list((r.awaiting or {}).get("options", []))
                 if choice not in options:
                     raise unprocessable("illegal_choice",
@@ -441,9 +470,12 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                 if not ctx.catalog.in_service(r.game_id):  # integrity check failed: wait
                     raise out_of_service(r.game_id)
                 entry = continuable(ctx, r)
-                if entry is None:
-                    broken = True
+                broken = ("the game or the round's model is no longer offered" if entry is None
+                          else stored_play_differs(entry, r))
+                if broken is not None:
+                    log.error("round %s cannot continue: %s", round_id, broken)
                 else:
+                    assert entry is not None
                     seeds = [*r.seeds, fresh_seed().hex()]
                     choices = [*r.choices, choice]
                     try:
@@ -469,10 +501,10 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
         raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
     if stored is not None:
         return _stored(ctx, stored, 200)
-    if broken:
-        body = better_of(ctx, round_id)
+    if broken is not None:
+        body = better_of(ctx, round_id, reason=broken)
         raise conflict("round_cannot_continue",
-                       "the game changed; the round was settled by the better-of rule", round=body)
+                       f"{broken}; the round was settled by the better-of rule", round=body)
     return 200, pay_if_crediting(ctx, body)
 
 
