@@ -197,3 +197,30 @@ def test_the_catalogue_keeps_every_offered_model(database: Any) -> None:
         assert {e.game.model_hash: e.id for e in cat} == kept
     finally:
         db.dispose()
+
+
+def test_a_round_on_a_shipped_version_since_replaced_replays_from_the_archive(database: Any):
+    """A round played on Crystal Star Deluxe's model before its display texts changed (a server
+    that predates the kept sources: the table is emptied) replays as identical after it."""
+    from sqlalchemy import delete
+
+    gid = "crystal-star-deluxe"
+    old = archived("a314bcec743132e9b39ab6413e176d9b42cc43463bf971a15ca36c4181705eec")
+    assert old is not None and old.model_hash != find_game(gid).model_hash
+    srv = LiveServer(server_settings(database, games=[gid]), {gid: old})
+    srv.__enter__()
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    played = c.post(f"/api/games/{gid}/rounds", json={"bet": 9}, headers=key()).json()
+    assert played["status"] == "completed" and played["model_hash"] == old.model_hash
+    with srv.ctx.db.write() as s:
+        s.execute(delete(ModelSource))
+    srv.__exit__()
+    srv2 = LiveServer(server_settings(database, games=[gid]), None)
+    srv2.__enter__()
+    try:
+        replay = srv2.client(token).get(f"/api/rounds/{played['round_id']}/replay").json()
+        assert replay["identical"] and replay["replayed_model_hash"] == old.model_hash
+        assert replay["current_model_hash"] == find_game(gid).model_hash
+    finally:
+        srv2.__exit__()
