@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from slotlab import __version__
 from slotlab.rounds import Game
 from slotlab.server.errors import ApiError
+from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.operator_wallet_store import OperatorWalletStore
 from slotlab.server.routes import admin, games, players, responsible, rounds
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
             sweeper.stop()
             if ctx.operator is not None:
                 ctx.operator.close()
+            ctx.password_pool.shutdown(wait=False, cancel_futures=True)
             db.dispose()
 
     # The API docs (/docs, /redoc) serve their scripts from the package: no CDN, no internet.
@@ -109,7 +111,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status,
+                            headers=getattr(exc, "headers", None))  # e.g. Retry-After
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -138,6 +141,9 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
 
     for module in (players, games, rounds, responsible, admin):
         app.include_router(module.router)
+    # The last added runs first: every answer, a 413 included, gets the security headers.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
 
     @app.get("/api/health", tags=["meta"])
     def health() -> dict[str, Any]:

@@ -34,7 +34,8 @@ def run(host: str, port: int, db_url: str | None) -> None:
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
     logging.getLogger("slotlab.server").info("starting on http://%s:%d", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning",
+    # proxy_headers off: SLOTLAB_TRUSTED_PROXIES alone decides whose X-Forwarded-For is believed.
+    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False,
                 access_log=settings.access_log, timeout_graceful_shutdown=5)
 
 

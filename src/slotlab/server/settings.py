@@ -66,6 +66,18 @@ class Settings(BaseSettings):
     argon2_time_cost: int = Field(2, ge=1)
     argon2_memory_kib: int = Field(19 * 1024, ge=8)
     argon2_parallelism: int = Field(1, ge=1)
+    password_threads: int = Field(1, ge=1, le=16)  # argon2 runs here, never in the round workers
+    # Failed logins allowed per window, per client address and per username (known or not);
+    # beyond them 429 with Retry-After. Counted in the database: all processes share them.
+    login_limit_per_address: int = Field(30, ge=1)
+    login_limit_per_username: int = Field(10, ge=1)
+    login_limit_window_s: int = Field(60, ge=1)
+    # Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
+    trusted_proxies: list[str] = []
+    max_sessions_per_player: int = Field(10, ge=1)  # beyond it the oldest live one is revoked
+    max_body_bytes: int = Field(64 * 1024, ge=1024)  # larger request bodies get 413 unread
+    # Origins that may show the game in a frame besides its own ("https://casino.example").
+    frame_ancestors: list[str] = []
 
     # Software integrity (R21): the certified list the operator installed (docs/operators.md);
     # the code, the models and the compiled kernels are checked at start-up and at this interval.
@@ -94,6 +106,27 @@ class Settings(BaseSettings):
         secret = v.get_secret_value()
         if len(secret) < 16 or secret.lower() in _WEAK_TOKENS:
             raise ValueError("SLOTLAB_ADMIN_TOKEN must be a random secret of at least 16 chars")
+        return v
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, v: list[str]) -> list[str]:
+        import ipaddress
+
+        try:
+            return [str(ipaddress.ip_network(x.strip(), strict=False)) for x in v]
+        except ValueError as e:
+            raise ValueError(f"trusted_proxies: {e}") from None
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _frame_sources(cls, v: list[str]) -> list[str]:
+        import re
+
+        source = re.compile(r"https?://(\*\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?/?")
+        bad = [x for x in v if not source.fullmatch(x)]
+        if bad:
+            raise ValueError(f"frame_ancestors: give origins such as https://casino.example: {bad}")
         return v
 
     @field_validator("jurisdiction")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from slotlab.server.deps import CurrentPlayer, ServicesDep
+from slotlab.server.ratelimit import client_address
 from slotlab.server.schemas import (
     PlayerCreate,
     PlayerPublic,
@@ -15,22 +18,36 @@ from slotlab.server.schemas import (
     SessionPublic,
 )
 from slotlab.server.services import auth, free_rounds, round_history, round_recovery, wallet
+from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import net_position
 from slotlab.store.models import utcnow
 
 router = APIRouter(prefix="/api", tags=["players"])
 
 
+# Async endpoints: the password work goes to its own pool (services/auth.py), the database work
+# to the worker threads, so that logins cannot take every worker that plays rounds.
+
+
 @router.post("/players", status_code=201, response_model=PlayerPublic)
-def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
-    return {"player_id": auth.register(ctx, body.username, body.password)}
+async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
+    pw_hash = await auth.hash_password(ctx, body.password)
+    return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash)}
 
 
-@router.post("/sessions", status_code=201, response_model=SessionPublic)
-def create_session(ctx: ServicesDep, body: SessionCreate) -> dict[str, Any]:
-    token, expires = auth.login(ctx, body.username, body.password)
-    pid = auth.find_player_id(ctx, body.username)
-    assert pid is not None
+@router.post("/sessions", status_code=201, response_model=SessionPublic,
+             responses={429: {"description": "too many failed logins (`too_many_logins`); "
+                                             "the `Retry-After` header says when to retry"}})
+async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
+                         ) -> dict[str, Any]:
+    address = client_address(request.client.host if request.client else None,
+                             ",".join(request.headers.getlist("x-forwarded-for")),
+                             ctx.settings.trusted_proxies)
+    token, expires, pid = await auth.login(ctx, body.username, body.password, address)
+    return await run_in_threadpool(_session_opened, ctx, token, expires, pid)
+
+
+def _session_opened(ctx: Services, token: str, expires: datetime, pid: int) -> dict[str, Any]:
     round_recovery.expire_awaiting(ctx, player_id=pid)
     return {"token": token, "expires_at": expires.isoformat(),
             "unseen_results": round_history.unseen_results(ctx, pid),

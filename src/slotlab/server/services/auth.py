@@ -1,23 +1,31 @@
 """Players, passwords (argon2id), sessions (random expiring tokens) and the login lockout.
 
 Tokens are 256-bit random strings; only their SHA-256 is stored, so a database leak gives no
-usable token. A session ends at ``expires_at`` or after ``session_idle_s`` without a call.
+usable token. A session ends at ``expires_at`` or after ``session_idle_s`` without a call, or
+when the player's newer sessions push it past ``max_sessions_per_player``. Usernames are one
+account whatever their case; the name is shown as registered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
+import math
 import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, and_, case, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session as OrmSession
+from starlette.concurrency import run_in_threadpool
 
-from slotlab.server.errors import ApiError, conflict, unauthorized
+from slotlab.server import ratelimit
+from slotlab.server.errors import conflict, unauthorized
+from slotlab.server.ratelimit import Refused
 from slotlab.server.services import ledger
 from slotlab.server.services.context import Services
 from slotlab.store.models import Player, Session, Wallet, utcnow
@@ -40,15 +48,34 @@ class Auth:
     expires_at: datetime
 
 
-def register(ctx: Services, username: str, password: str) -> int:
-    pw_hash = ctx.hasher.hash(password)
+def username_key(username: str) -> str:
+    """The name an account is known by whatever its case ("Alice" and "alice" are one)."""
+    return username.lower()
+
+
+# Password work (argon2) runs in the services' own small thread pool, so that a flood of logins
+# queues there and never takes the worker threads that play rounds.
+
+
+async def hash_password(ctx: Services, password: str) -> str:
+    return await asyncio.get_running_loop().run_in_executor(ctx.password_pool, ctx.hasher.hash,
+                                                            password)
+
+
+async def check_password(ctx: Services, pw_hash: str | None, password: str) -> bool:
+    return await asyncio.get_running_loop().run_in_executor(ctx.password_pool, _verify, ctx,
+                                                            pw_hash, password)
+
+
+def register(ctx: Services, username: str, pw_hash: str) -> int:
     now = utcnow()
+    name_key = username_key(username)
     try:
         with ctx.db.write() as s:
-            if s.scalar(select(Player.id).where(Player.username == username)) is not None:
+            if s.scalar(select(Player.id).where(Player.username_key == name_key)) is not None:
                 raise conflict("username_taken", f"username {username!r} is taken")
-            player = Player(username=username, password_hash=pw_hash, created_at=now,
-                            failed_logins=0)
+            player = Player(username=username, username_key=name_key, password_hash=pw_hash,
+                            created_at=now, failed_logins=0)
             s.add(player)
             s.flush()
             wallet = Wallet(player_id=player.id, currency=ctx.settings.currency, balance=0)
@@ -78,35 +105,129 @@ def _verify(ctx: Services, pw_hash: str | None, password: str) -> bool:
         return False
 
 
-def login(ctx: Services, username: str, password: str) -> tuple[str, datetime]:
+@dataclass(frozen=True)
+class LoginAttempt:
+    """A login whose guess is counted (limits and the account's lockout) and may be checked."""
+
+    player_id: int | None
+    password_hash: str | None
+    limit_keys: tuple[str, ...]
+
+
+def _not_locked(now: datetime) -> ColumnElement[bool]:
+    return or_(Player.locked_until.is_(None), Player.locked_until <= now)
+
+
+def _locked(until: datetime, now: datetime) -> Refused:
+    wait = max(1, math.ceil((until - now).total_seconds()))
+    return Refused(401, "account_locked",
+                   f"too many failed logins; locked until {until.isoformat()}", wait)
+
+
+def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
+    """Count the attempt before any password is checked, atomically: the client address's and
+    the username's limits (429 beyond them) and the account's lockout, whose every guess is
+    taken by one UPDATE, so concurrent logins can never check more guesses than it allows."""
     st = ctx.settings
     now = utcnow()
+    name_key = username_key(username)
+    limits = [(f"a:{address}", st.login_limit_per_address),
+              (f"u:{name_key}", st.login_limit_per_username)]
     with ctx.db.read() as s:
-        player = s.scalar(select(Player).where(Player.username == username))
-    if player is not None and player.locked_until is not None and player.locked_until > now:
-        raise ApiError(401, "account_locked",
-                       f"too many failed logins; locked until {player.locked_until.isoformat()}")
-    ok = _verify(ctx, player.password_hash if player else None, password)
-    if player is None:
-        raise unauthorized("wrong username or password", "invalid_credentials")
+        wait = ratelimit.refused(s, limits, now, st.login_limit_window_s)
+    if wait is not None:
+        raise ratelimit.too_many(wait)
+    lapsed = and_(Player.locked_until.is_not(None), Player.locked_until <= now)
     with ctx.db.write() as s:
-        p = s.get(Player, player.id, with_for_update=True)
-        assert p is not None
-        if not ok:
-            p.failed_logins += 1
-            if p.failed_logins >= st.lockout_attempts:
-                p.failed_logins = 0
-                p.locked_until = now + timedelta(seconds=st.lockout_s)
-        else:
-            p.failed_logins = 0
-            p.locked_until = None
-            token = secrets.token_urlsafe(32)
-            expires = now + timedelta(seconds=st.session_ttl_s)
-            s.add(Session(token_hash=token_hash(token), player_id=p.id, created_at=now,
-                          expires_at=expires, last_seen=now, revoked=False))
-    if not ok:
+        wait = ratelimit.take(s, limits, now, st.login_limit_window_s)
+        if wait is not None:
+            raise ratelimit.too_many(wait)
+        player = s.execute(select(Player.id, Player.password_hash)
+                           .where(Player.username_key == name_key)).first()
+        if player is None:
+            return LoginAttempt(None, None, tuple(k for k, _ in limits))
+        guess = s.execute(
+            update(Player)
+            .where(Player.id == player.id, _not_locked(now),
+                   or_(Player.failed_logins < st.lockout_attempts, lapsed))
+            .values(failed_logins=case((lapsed, 1), else_=Player.failed_logins + 1),
+                    locked_until=None)
+            .returning(Player.id)
+            .execution_options(synchronize_session=False)
+        ).first()
+        locked_until = None
+        if guess is None:
+            locked_until = s.scalar(select(Player.locked_until).where(Player.id == player.id))
+            if locked_until is None or locked_until <= now:
+                # Every guess the lockout allows is being checked right now: lock the account.
+                locked_until = now + timedelta(seconds=st.lockout_s)
+                s.execute(update(Player).where(Player.id == player.id, _not_locked(now))
+                          .values(locked_until=locked_until)
+                          .execution_options(synchronize_session=False))
+    if locked_until is not None:
+        raise _locked(locked_until, now)
+    return LoginAttempt(player.id, player.password_hash, tuple(k for k, _ in limits))
+
+
+def finish_login(ctx: Services, attempt: LoginAttempt, ok: bool) -> tuple[str, datetime, int]:
+    """Settle a checked guess: a failure may lock the account; a success gets a session, unless
+    concurrent failures locked the account meanwhile (a success never lifts a lock)."""
+    st = ctx.settings
+    now = utcnow()
+    pid = attempt.player_id
+    if pid is None:
         raise unauthorized("wrong username or password", "invalid_credentials")
-    return token, expires
+    if not ok:
+        with ctx.db.write() as s:
+            s.execute(update(Player)
+                      .where(Player.id == pid, Player.failed_logins >= st.lockout_attempts,
+                             _not_locked(now))
+                      .values(locked_until=now + timedelta(seconds=st.lockout_s))
+                      .execution_options(synchronize_session=False))
+        raise unauthorized("wrong username or password", "invalid_credentials")
+    token = secrets.token_urlsafe(32)
+    expires = now + timedelta(seconds=st.session_ttl_s)
+    revoked: list[str] = []
+    locked_until = None
+    with ctx.db.write() as s:
+        cleared = s.execute(update(Player).where(Player.id == pid, _not_locked(now))
+                            .values(failed_logins=0)
+                            .returning(Player.id)
+                            .execution_options(synchronize_session=False)).first()
+        if cleared is None:
+            locked_until = s.scalar(select(Player.locked_until).where(Player.id == pid))
+        else:
+            ratelimit.give_back(s, attempt.limit_keys)
+            revoked = _make_room(s, pid, st.max_sessions_per_player - 1, now)
+            s.add(Session(token_hash=token_hash(token), player_id=pid, created_at=now,
+                          expires_at=expires, last_seen=now, revoked=False))
+    if locked_until is not None:
+        raise _locked(locked_until, now)
+    for th in revoked:
+        ctx.auth_cache.pop(th, None)
+    return token, expires, pid
+
+
+def _make_room(s: OrmSession, pid: int, keep: int, now: datetime) -> list[str]:
+    """Revoke the player's live sessions beyond the ``keep`` newest; their token hashes.
+    The player's row is locked by the caller, so concurrent logins cap one after the other."""
+    old = s.execute(select(Session.id, Session.token_hash)
+                    .where(Session.player_id == pid, Session.revoked.is_(False),
+                           Session.expires_at > now)
+                    .order_by(Session.id.desc()).offset(keep)).all()
+    if old:
+        s.execute(update(Session).where(Session.id.in_([r.id for r in old]))
+                  .values(revoked=True).execution_options(synchronize_session=False))
+    return [r.token_hash for r in old]
+
+
+async def login(ctx: Services, username: str, password: str, address: str
+                ) -> tuple[str, datetime, int]:
+    """Log in: (token, expires_at, player id). Database steps run in the worker threads,
+    the password check in the password pool."""
+    attempt = await run_in_threadpool(start_login, ctx, username, address)
+    ok = await check_password(ctx, attempt.password_hash, password)
+    return await run_in_threadpool(finish_login, ctx, attempt, ok)
 
 
 @dataclass(frozen=True)
@@ -123,7 +244,7 @@ AUTH_CACHE_S = 2.0  # a logout elsewhere takes effect within this time; here at 
 def cached_auth(ctx: Services, token: str) -> Auth | None:
     """The session from memory when that needs no database call (checked as
     :func:`authenticate` checks it), else None."""
-    cached = ctx.auth_cache.get(token_hash(token))
+    cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
     if cached is None or cached.until < time.monotonic():
         return None
     now = utcnow()
@@ -182,4 +303,4 @@ def logout(ctx: Services, auth: Auth) -> None:
 
 def find_player_id(ctx: Services, username: str) -> int | None:
     with ctx.db.read() as s:
-        return s.scalar(select(Player.id).where(Player.username == username))
+        return s.scalar(select(Player.id).where(Player.username_key == username_key(username)))

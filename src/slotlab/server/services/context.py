@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ class Services:
     db: Database
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
+    password_pool: ThreadPoolExecutor = field(init=False)  # argon2 only, off the round workers
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
     operator: OperatorWallet | None = None
@@ -36,6 +38,7 @@ class Services:
             memory_cost=s.argon2_memory_kib,
             parallelism=s.argon2_parallelism,
         )
+        self.password_pool = ThreadPoolExecutor(s.password_threads, "slotlab-password")
 
     def profile(self, override: str | None = None) -> Profile:
         return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])

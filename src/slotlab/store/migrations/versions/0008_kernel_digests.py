@@ -2,7 +2,7 @@
 a cache file changed afterwards takes its games out of play (software integrity, R21).
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01
 """
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

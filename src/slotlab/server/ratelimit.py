@@ -1,0 +1,119 @@
+"""Login attempt limits per client address and per username, and the client's address.
+
+Each limit is a fixed-window counter in ``login_limits``, taken with one atomic upsert, so that
+every server process on the database counts the same attempts and two concurrent attempts can
+never both take the last one. An attempt is counted before its password is checked (a flood is
+refused before it costs any hashing) and given back when the login succeeds, so the limits bind
+failed logins only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from functools import lru_cache
+
+from sqlalchemy import case, delete, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from slotlab.server.errors import ApiError
+from slotlab.store.models import LoginLimit, UTCDateTime
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@lru_cache(maxsize=16)
+def _networks(trusted: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    return tuple(ipaddress.ip_network(n, strict=False) for n in trusted)
+
+
+def _trusted(addr: str, networks: Sequence[IPNetwork]) -> bool:
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        return False
+    return any(ip in n for n in networks)
+
+
+def client_address(peer: str | None, forwarded_for: str | None, trusted: Sequence[str]) -> str:
+    """The client's address: the peer's, unless the peer is a trusted proxy; then the right-most
+    entry of X-Forwarded-For that is not a trusted proxy (entries left of it are whatever the
+    client chose to send, so they are never believed)."""
+    addr = peer or "unknown"
+    networks = _networks(tuple(trusted))
+    if not networks or not forwarded_for or not _trusted(addr, networks):
+        return addr
+    for hop in reversed([h.strip() for h in forwarded_for.split(",") if h.strip()]):
+        addr = hop[:64]
+        if not _trusted(hop, networks):
+            break
+    return addr
+
+
+class Refused(ApiError):
+    """An error that tells the client when to try again (``Retry-After``)."""
+
+    def __init__(self, status: int, code: str, message: str, retry_after: int) -> None:
+        super().__init__(status, code, message)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+def too_many(retry_after: int) -> Refused:
+    return Refused(429, "too_many_logins",
+                   f"too many failed logins; try again in {retry_after} s", retry_after)
+
+
+def _retry_after(window_start: datetime, now: datetime, window_s: int) -> int:
+    left = (window_start + timedelta(seconds=window_s) - now).total_seconds()
+    return max(1, math.ceil(left))
+
+
+def refused(s: Session, limits: Sequence[tuple[str, int]], now: datetime, window_s: int
+            ) -> int | None:
+    """Seconds until every counter of ``limits`` (key, limit) has room again, or None when all
+    have room now. A read: refusing a flood writes nothing."""
+    cutoff = now - timedelta(seconds=window_s)
+    keys = [k for k, _ in limits]
+    rows = s.execute(select(LoginLimit.key, LoginLimit.window_start, LoginLimit.attempts)
+                     .where(LoginLimit.key.in_(keys), LoginLimit.window_start > cutoff)).all()
+    caps = dict(limits)
+    waits = [_retry_after(r.window_start, now, window_s) for r in rows
+             if r.attempts >= caps[r.key]]
+    return max(waits) if waits else None
+
+
+def take(s: Session, limits: Sequence[tuple[str, int]], now: datetime, window_s: int
+         ) -> int | None:
+    """Count one attempt on every counter; the seconds to wait if one is now over its limit."""
+    dialect = s.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    expired = LoginLimit.window_start <= now - timedelta(seconds=window_s)
+    waits = []
+    for k, limit in sorted(limits):  # a fixed order: concurrent takers never deadlock
+        upsert = insert(LoginLimit).values(key=k, window_start=now, attempts=1)
+        stmt = upsert.on_conflict_do_update(
+            index_elements=[LoginLimit.key],
+            set_={"attempts": case((expired, 1), else_=LoginLimit.attempts + 1),
+                  "window_start": case((expired, literal(now, UTCDateTime)),
+                                       else_=LoginLimit.window_start)},
+        ).returning(LoginLimit.attempts, LoginLimit.window_start)
+        row = s.execute(stmt).one()
+        if row.attempts > limit:
+            waits.append(_retry_after(row.window_start, now, window_s))
+    return max(waits) if waits else None
+
+
+def give_back(s: Session, keys: Sequence[str]) -> None:
+    """A login succeeded: its attempt does not count against the limits."""
+    s.execute(update(LoginLimit).where(LoginLimit.key.in_(sorted(keys)), LoginLimit.attempts > 0)
+              .values(attempts=LoginLimit.attempts - 1))
+
+
+def purge(s: Session, now: datetime, window_s: int) -> int:
+    """Drop counters whose window has passed; the number dropped."""
+    res = s.execute(delete(LoginLimit)
+                    .where(LoginLimit.window_start <= now - timedelta(seconds=window_s)))
+    return int(res.rowcount or 0)  # type: ignore[attr-defined]

@@ -1,0 +1,319 @@
+"""The login and request-handling attacks of the hardening issue, each reproduced over HTTP.
+
+Login floods, the lockout race, oversized bodies, session hoarding, usernames differing only by
+case and missing security headers; on SQLite and PostgreSQL, against a real uvicorn server.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from .server_games import make_test_games
+from .server_util import Database, LiveServer, key, server_settings
+
+PASSWORD = "correct horse 1"
+# Generous limits, so that a test about one defence is not cut short by another.
+OPEN_LIMITS = {"login_limit_per_address": 10_000, "login_limit_per_username": 10_000}
+
+Start = Callable[..., LiveServer]
+
+
+@pytest.fixture
+def start(database: Database) -> Iterator[Start]:
+    """Servers on the test's database. uvicorn's own forwarded-address rewriting is off, as in
+    ``slotlab serve``: the app alone decides which X-Forwarded-For to believe."""
+    started: list[LiveServer] = []
+
+    def launch(**overrides: Any) -> LiveServer:
+        srv = LiveServer(server_settings(database, **overrides), make_test_games())
+        srv.server.config.proxy_headers = False
+        srv.__enter__()
+        started.append(srv)
+        return srv
+
+    yield launch
+    for srv in reversed(started):
+        srv.__exit__()
+
+
+def register(srv: LiveServer, username: str, password: str = PASSWORD) -> None:
+    with srv.client() as c:
+        r = c.post("/api/players", json={"username": username, "password": password})
+        assert r.status_code == 201, r.text
+
+
+def login(c: httpx.Client, username: str, password: str = PASSWORD,
+          forwarded_for: str | None = None) -> httpx.Response:
+    headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
+    return c.post("/api/sessions", json={"username": username, "password": password},
+                  headers=headers)
+
+
+def code(r: httpx.Response) -> str:
+    return str(r.json()["error"]["code"]) if r.status_code >= 400 else str(r.status_code)
+
+
+def name() -> str:
+    return f"u{uuid.uuid4().hex[:10]}"
+
+
+# --- 1. login floods ----------------------------------------------------------------------------
+
+
+def test_failed_logins_are_limited_per_address_with_retry_after(start: Start) -> None:
+    srv = start(login_limit_per_address=5, login_limit_window_s=600)
+    with srv.client() as c:
+        answers = [login(c, name(), "wrong password") for _ in range(8)]
+    assert [a.status_code for a in answers] == [401] * 5 + [429] * 3
+    last = answers[-1]
+    assert code(last) == "too_many_logins"
+    assert 1 <= int(last.headers["Retry-After"]) <= 600
+
+
+def test_unknown_usernames_are_limited_per_username(start: Start) -> None:
+    srv = start(login_limit_per_username=3, login_limit_per_address=1000,
+                trusted_proxies=["127.0.0.1"])
+    with srv.client() as c:
+        # From many addresses (a trusted proxy forwards them), at one username nobody owns.
+        answers = [login(c, "ghost", "guess", forwarded_for=f"203.0.113.{i}") for i in range(5)]
+        assert [a.status_code for a in answers] == [401] * 3 + [429] * 2
+        assert "Retry-After" in answers[-1].headers
+        # The limit is the username's: another one is still answered.
+        assert code(login(c, "ghost2", "guess", forwarded_for="203.0.113.9")) == \
+            "invalid_credentials"
+
+
+def test_successful_logins_do_not_use_up_the_address_limit(start: Start) -> None:
+    srv = start(login_limit_per_address=3)
+    users = [name() for _ in range(5)]
+    for u in users:
+        register(srv, u)
+    with srv.client() as c:
+        assert [login(c, u).status_code for u in users] == [201] * 5
+
+
+def test_forwarded_for_is_believed_only_from_trusted_proxies(start: Start) -> None:
+    untrusting = start(login_limit_per_address=2)
+    with untrusting.client() as c:
+        answers = [login(c, name(), "x", forwarded_for=f"198.51.100.{i}") for i in range(4)]
+    assert [a.status_code for a in answers] == [401, 401, 429, 429]
+
+    trusting = start(login_limit_per_address=2, trusted_proxies=["127.0.0.0/8"])
+    with trusting.client() as c:
+        # Each client behind the proxy has its own budget; the spoofed left-most entry that a
+        # client adds itself is not the address: the right-most untrusted one is.
+        answers = [login(c, name(), "x", forwarded_for=f"10.9.9.9, 198.51.100.{i}")
+                   for i in range(4)]
+        assert [a.status_code for a in answers] == [401] * 4
+        same = [login(c, name(), "x", forwarded_for=f"1.2.3.{i}, 198.51.100.77")
+                for i in range(3)]
+        assert [a.status_code for a in same] == [401, 401, 429]
+
+
+def test_login_limits_are_shared_by_server_processes_on_one_database(start: Start) -> None:
+    a = start(login_limit_per_username=4)
+    b = start(login_limit_per_username=4)
+    answers = []
+    for i in range(6):
+        with (a if i % 2 else b).client() as c:
+            answers.append(login(c, "nobody-here", "guess"))
+    assert [r.status_code for r in answers] == [401] * 4 + [429] * 2
+
+
+def test_password_hashing_leaves_the_round_workers_free(start: Start) -> None:
+    # One worker thread for the endpoints and a costly hash: before, a burst of logins held
+    # the worker, and a spin queued behind every one of them.
+    srv = start(threads=1, argon2_time_cost=4, argon2_memory_kib=32 * 1024, **OPEN_LIMITS)
+    users = [name() for _ in range(6)]
+    for u in users:
+        register(srv, u)
+    player, _ = srv.player()
+    done: list[str] = []
+    lock = threading.Lock()
+
+    def log_in(u: str) -> None:
+        with srv.client() as c:
+            assert login(c, u).status_code == 201
+        with lock:
+            done.append("login")
+
+    with player, ThreadPoolExecutor(len(users)) as pool:
+        futures = [pool.submit(log_in, u) for u in users]
+        threading.Event().wait(0.2)  # let the logins reach the server first
+        r = player.post("/api/games/instant-test/rounds", json={"bet": 1}, headers=key())
+        with lock:
+            logins_before_spin = len(done)
+        assert r.status_code == 201, r.text
+        for f in futures:
+            f.result()
+    # The spin did not wait for the logins' hashing (all but one of them still running).
+    assert logins_before_spin < len(users) - 1
+
+
+# --- 3. the lockout race ------------------------------------------------------------------------
+
+RACE_HASH = {"argon2_time_cost": 2, "argon2_memory_kib": 4096}
+
+
+def _burst(srv: LiveServer, username: str, passwords: list[str]) -> list[httpx.Response]:
+    barrier = threading.Barrier(len(passwords))
+
+    def one(pw: str) -> httpx.Response:
+        with srv.client() as c:
+            barrier.wait()
+            return login(c, username, pw)
+
+    with ThreadPoolExecutor(len(passwords)) as pool:
+        return list(pool.map(one, passwords))
+
+
+def test_concurrent_wrong_passwords_get_no_more_guesses_than_the_limit(start: Start) -> None:
+    srv = start(lockout_attempts=3, **RACE_HASH, **OPEN_LIMITS)
+    u = name()
+    register(srv, u)
+    answers = _burst(srv, u, [f"wrong {i}" for i in range(24)])
+    codes = [code(a) for a in answers]
+    assert codes.count("invalid_credentials") <= 3, codes
+    assert set(codes) <= {"invalid_credentials", "account_locked"}
+    with srv.client() as c:
+        assert code(login(c, u)) == "account_locked"
+
+
+def test_a_right_password_in_a_burst_never_lifts_the_lock(start: Start) -> None:
+    srv = start(lockout_attempts=3, **RACE_HASH, **OPEN_LIMITS)
+    for _ in range(3):
+        u = name()
+        register(srv, u)
+        passwords = [f"wrong {i}" for i in range(24)]
+        passwords.insert(12, PASSWORD)
+        codes = [code(a) for a in _burst(srv, u, passwords)]
+        assert codes.count("201") <= 1
+        # A success resets the count of failures before it, so at most limit-1 wrong guesses
+        # before it and limit after it: never the old dozens.
+        assert codes.count("invalid_credentials") <= 2 * 3 - 1, codes
+        # Unless the right password came before the lock, the failures' lock stands.
+        if "201" not in codes:
+            with srv.client() as c:
+                assert code(login(c, u)) == "account_locked"
+
+
+# --- 5. bodies and sessions ---------------------------------------------------------------------
+
+
+def test_a_declared_large_body_is_refused_before_it_is_sent(start: Start) -> None:
+    srv = start(max_body_bytes=4096)
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+        s.sendall(b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 209715200\r\n\r\n")
+        head = s.recv(4096).decode("latin-1")
+    assert head.startswith("HTTP/1.1 413"), head
+
+
+def test_a_streamed_large_body_is_cut_off(start: Start) -> None:
+    srv = start(max_body_bytes=4096)
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"username": "' + b"a" * 2048
+        for _ in range(200):
+            yield b"b" * 16384
+
+    with srv.client() as c:
+        try:
+            r = c.post("/api/players", content=chunks(),
+                       headers={"Content-Type": "application/json"})
+        except httpx.HTTPError:  # the server may close before the client has sent it all
+            return
+    assert r.status_code == 413 and code(r) == "too_large"
+
+
+def test_a_small_body_still_works_under_the_cap(start: Start) -> None:
+    srv = start(max_body_bytes=4096)
+    register(srv, name())
+
+
+def test_live_sessions_per_player_are_capped_oldest_first(start: Start) -> None:
+    srv = start(max_sessions_per_player=3, **OPEN_LIMITS)
+    u = name()
+    register(srv, u)
+    with srv.client() as c:
+        tokens = [login(c, u).json()["token"] for _ in range(5)]
+    states = []
+    for t in tokens:
+        with srv.client(t) as c:
+            states.append(c.get("/api/session").status_code)
+    assert states == [401, 401, 200, 200, 200]
+
+
+# --- 7. usernames differing only by case --------------------------------------------------------
+
+
+def test_usernames_differing_only_by_case_are_one_account(start: Start) -> None:
+    srv = start(**OPEN_LIMITS)
+    display = f"Alice{uuid.uuid4().hex[:6]}"
+    register(srv, display)
+    with srv.client() as c:
+        r = c.post("/api/players", json={"username": display.lower(), "password": "other pass 2"})
+        assert r.status_code == 409 and code(r) == "username_taken"
+        r = login(c, display.upper())
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+    with srv.client(token) as c:
+        assert c.get("/api/session").json()["player"]["username"] == display
+
+
+def test_lockout_counts_every_spelling_of_a_name(start: Start) -> None:
+    srv = start(lockout_attempts=3, **OPEN_LIMITS)
+    u = f"Bob{uuid.uuid4().hex[:6]}"
+    register(srv, u)
+    with srv.client() as c:
+        for spelling in (u.lower(), u.upper(), u.swapcase()):
+            assert code(login(c, spelling, "wrong")) == "invalid_credentials"
+        assert code(login(c, u)) == "account_locked"
+
+
+# --- 8. security headers ------------------------------------------------------------------------
+
+PATHS = ["/", "/index.html", "/js/app.js", "/css/app.css", "/api/health", "/api/games",
+         "/openapi.json", "/docs", "/redoc", "/no-such-page", "/api/no-such-call"]
+
+
+def test_every_page_and_asset_carries_the_security_headers(start: Start) -> None:
+    srv = start()
+    with srv.client() as c:
+        for path in PATHS:
+            r = c.get(path)
+            csp = r.headers.get("Content-Security-Policy", "")
+            assert "frame-ancestors 'self'" in csp, (path, csp)
+            assert "default-src 'self'" in csp, (path, csp)
+            assert r.headers.get("X-Content-Type-Options") == "nosniff", path
+            assert r.headers.get("Referrer-Policy") == "strict-origin-when-cross-origin", path
+        # The game and its assets allow no inline script at all.
+        app_csp = c.get("/").headers["Content-Security-Policy"]
+        script = next(d for d in app_csp.split(";") if d.strip().startswith("script-src"))
+        assert script.split() == ["script-src", "'self'"]
+
+
+def test_frame_ancestors_are_the_operators(start: Start) -> None:
+    srv = start(frame_ancestors=["https://casino.example", "https://*.casino.example"])
+    with srv.client() as c:
+        csp = c.get("/").headers["Content-Security-Policy"]
+    assert "frame-ancestors 'self' https://casino.example https://*.casino.example" in csp
+
+
+@pytest.mark.parametrize("bad", [["https://a.example; script-src *"], ["https://a.example b"],
+                                 ["'unsafe-inline'"]])
+def test_frame_ancestors_refuse_what_is_not_a_source(bad: list[str]) -> None:
+    from pydantic import ValidationError
+
+    from slotlab.server.settings import Settings
+
+    with pytest.raises(ValidationError):
+        Settings(frame_ancestors=bad)
