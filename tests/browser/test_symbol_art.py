@@ -5,8 +5,9 @@ one the game page uses), in windows of the game's shape: each giant (1x3) symbol
 central reel of one window, the others fill the remaining cells. Each glyph must be a drawn
 SVG (shapes, not a labelled tile: a rect and a text), named for the player by its aria-label.
 A last window cuts giant blocks at the top and bottom of the window, and each cell must show
-its own third of the tall drawing. The PAYS panel's glyphs are checked the same way. Sheets of
-each game's symbols are kept, at desktop and phone size, in test-artifacts/screenshots/.
+its own third of the tall drawing; a forced Super 10 in the game itself shows it whole. The
+PAYS panel's glyphs are checked the same way. Sheets of each game's symbols are kept, at
+desktop and phone size, in test-artifacts/screenshots/.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from .conftest import shot
 from .servers import Server
-from .test_client import api, open_game, register
+from .test_client import api, open_game, reels_window, register, rounds_played, wait_round
 from .test_superstars import serve
 
 pytestmark = pytest.mark.browser
@@ -55,9 +56,9 @@ SHEET = """async (desc) => {
   const sheet = document.createElement('div');
   sheet.id = 'art-sheet';
   sheet.setAttribute('data-testid', 'art-sheet');
-  Object.assign(sheet.style, { position: 'absolute', top: '0', left: '0', width: '100%', zIndex: 1000,
-    background: '#120a2a', display: 'flex', flexWrap: 'wrap', gap: '10px', padding: '10px',
-    alignContent: 'flex-start', minHeight: '100vh', boxSizing: 'border-box' });
+  Object.assign(sheet.style, { position: 'absolute', top: '0', left: '0', width: '100%',
+    zIndex: 1000, background: '#120a2a', display: 'flex', flexWrap: 'wrap', gap: '10px',
+    padding: '10px', alignContent: 'flex-start', minHeight: '100vh', boxSizing: 'border-box' });
   for (const win of windows) {
     const reels = new Reels(desc, { testid: 'art-reels' });
     reels.setWindow(win);
@@ -195,3 +196,28 @@ def test_every_symbol_is_drawn_and_named_phone(phone: Any, srv: Server, gid: str
     desc, windows, glyphs = sheet(phone, gid)
     check_sheet(desc, windows, glyphs)
     shot(phone.locator("[data-testid=art-sheet]"), f"symbols-{gid}-phone")
+
+
+def test_a_super_10_in_view_is_one_tall_symbol(page: Any, srv: Server) -> None:
+    """A forced round lands the Super 10 on the central reel: its three cells show the top,
+    middle and bottom of the one drawing, on the game's own reels."""
+    gid, bet, centre = "super-12-stars", 30, 2
+
+    def super10(r: Any) -> bool:
+        return any(e["type"] == "super10_spun" and e["outcome"] == "direct" for e in r.events)
+
+    register(page, srv)
+    open_game(page, gid)
+    srv.games[gid].force(bet, super10, tries=400_000)
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    wait_round(page, n, timeout=120_000)
+    window = reels_window(page)
+    assert window[centre] == ["T10"] * 3
+    glyphs = page.eval_on_selector(f"[data-testid=reels] [data-testid=reel-{centre}]", GLYPHS)
+    assert [(g["symbol"], g["giant"], g["part"]) for g in glyphs] == [
+        ("T10", True, 0),
+        ("T10", True, 1),
+        ("T10", True, 2),
+    ]
+    shot(page.locator("[data-testid=reels]"), "symbols-super-12-stars-super10-in-game")
