@@ -32,10 +32,10 @@ export function gonzo() {
   <path d="M28 42 L 72 42 L 73 47 L 27 47 Z" fill="url(#g-gold)" stroke="#6b4400" stroke-width="1.5"/>
   <path d="M6 40 Q 20 54 50 50 Q 80 54 94 40 Q 88 54 74 57 Q 50 61 26 57 Q 12 54 6 40 Z" fill="url(#g-steel)" stroke="#2b3240" stroke-width="2.5" stroke-linejoin="round"/>
   <path d="M40 22 Q 44 16 50 16" stroke="#fff" stroke-width="3" fill="none" opacity=".8" stroke-linecap="round"/>
-  <path d="M36 61 Q 41 57 46 61 M54 61 Q 59 57 64 61" stroke="#3e2312" stroke-width="3" fill="none" stroke-linecap="round"/>
-  <ellipse cx="41" cy="66" rx="3.6" ry="4.2" fill="#fff"/><ellipse cx="59" cy="66" rx="3.6" ry="4.2" fill="#fff"/>
-  <circle cx="42" cy="67" r="2" fill="#222"/><circle cx="60" cy="67" r="2" fill="#222"/>
-  <ellipse cx="50" cy="74" rx="6.5" ry="8" fill="#e89a70" stroke="#6b3a1e" stroke-width="2"/>
+  <path d="M32 61 Q 38 56 44 61 M56 61 Q 62 56 68 61" stroke="#3e2312" stroke-width="3" fill="none" stroke-linecap="round"/>
+  <ellipse cx="38" cy="66" rx="4" ry="4.6" fill="#fff" stroke="#6b3a1e" stroke-width="1"/><ellipse cx="62" cy="66" rx="4" ry="4.6" fill="#fff" stroke="#6b3a1e" stroke-width="1"/>
+  <circle cx="39" cy="67" r="2.2" fill="#222"/><circle cx="61" cy="67" r="2.2" fill="#222"/>
+  <ellipse cx="50" cy="73" rx="6" ry="8" fill="#e89a70" stroke="#6b3a1e" stroke-width="2"/>
   <path d="M50 80 C 44 76, 34 78, 30 86 C 38 84, 44 86, 50 83 C 56 86, 62 84, 70 86 C 66 78, 56 76, 50 80 Z" fill="#4e2a12" stroke="#2a1405" stroke-width="1.5"/>
   <path d="M44 88 Q 50 100 56 88 Q 50 91 44 88 Z" fill="#4e2a12" stroke="#2a1405" stroke-width="1.5"/>`;
 }

@@ -13,11 +13,14 @@ export function starPoints(cx, cy, r1, r2, n = 5, turn = -Math.PI / 2) {
   return pts.join(" ");
 }
 
-/** A slot machine's seven, drawn (no font needed): 56 x 80 at scale 1, top-left at (x, y). */
-export function seven(x, y, scale = 1, fill = "url(#g-red)", edge = "#4a0008") {
+/** A slot machine's seven, drawn (no font needed): 56 x 80 at scale 1, top-left at (x, y), with
+ * an optional outer rim (halo). */
+export function seven(x, y, scale = 1, fill = "url(#g-red)", edge = "#4a0008", halo = "") {
   const w = (3 / scale).toFixed(2);
+  const d = "M2 3 L 55 3 L 55 16 C 41 32, 32 52, 31 79 L 11 79 C 12 56, 22 36, 36 18 L 13 18 L 13 27 L 2 27 Z";
   return `<g transform="translate(${x} ${y}) scale(${scale})">
-    <path d="M2 3 L 55 3 L 55 16 C 41 32, 32 52, 31 79 L 11 79 C 12 56, 22 36, 36 18 L 13 18 L 13 27 L 2 27 Z" fill="${fill}" stroke="${edge}" stroke-width="${w}" stroke-linejoin="round"/>
+    ${halo ? `<path d="${d}" fill="${halo}" stroke="${halo}" stroke-width="${(9 / scale).toFixed(2)}" stroke-linejoin="round"/>` : ""}
+    <path d="${d}" fill="${fill}" stroke="${edge}" stroke-width="${w}" stroke-linejoin="round"/>
     <path d="M6 8 L 51 8 M 34 24 C 26 38, 20 54, 19 72" stroke="#fff" stroke-width="${(2.5 / scale).toFixed(2)}" opacity=".45" fill="none" stroke-linecap="round"/>
   </g>`;
 }
@@ -43,7 +46,7 @@ export function flames(cx = 50, base = 92, w = 80, h = 70) {
   let s = `<ellipse cx="${cx}" cy="${base - 8}" rx="${w / 2}" ry="12" fill="#ff5722"/>`;
   for (const [dx, tw, th] of spots) s += tongue(cx + dx * w, tw * w, th * h, "url(#g-flame)");
   for (const [dx, tw, th] of spots) s += tongue(cx + dx * w, tw * w * 0.5, th * h * 0.55, "#ffd740");
-  return s + `<ellipse cx="${cx}" cy="${base - 8}" rx="${w * 0.36}" ry="7" fill="#ffe57f"/>`;
+  return s + `<ellipse cx="${cx}" cy="${base - 3}" rx="${w * 0.4}" ry="5" fill="#ffd740"/>`;
 }
 
 /** Gradients the art modules use (added to the page once, with the others). */

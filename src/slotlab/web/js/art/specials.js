@@ -84,7 +84,7 @@ export function fierySeven(seven) {
 
 /** Super 7: a fiery seven under a SUPER banner. */
 export function superSeven() {
-  return flames(50, 98, 90, 62) + seven(25, 28, 0.86, "url(#g-red)", "#ffd54a") +
+  return flames(50, 98, 90, 62) + seven(25, 29, 0.84, "url(#g-red)", "#4a0008", "url(#g-gold)") +
     `<path d="M6 6 L 94 6 L 87 16 L 94 26 L 6 26 L 13 16 Z" fill="url(#g-ruby)" stroke="#ffd54a" stroke-width="2.5" stroke-linejoin="round"/>
     ${lettering(50, 22, 15, "SUPER", { stroke: "#4a0008", width: 3 })}`;
 }
