@@ -237,9 +237,9 @@ def connect_ray(address: str) -> int:
 
 
 def _on_ray(game: Simulatable, game_ref: str, bet: int, seed: int,
-            todo: list[tuple[int, int]], reruns: list[int]) -> Iterator[tuple[int, Chunk]]:
+            todo: list[tuple[int, int]], rerun: set[int]) -> Iterator[tuple[int, Chunk]]:
     """Chunks as Ray tasks. A task lost with its worker or node (a system failure, not an error
-    in the chunk) is submitted again, up to ``RAY_ATTEMPTS`` runs; ``reruns[0]`` counts them."""
+    in the chunk) is run again, up to ``RAY_ATTEMPTS`` times; ``rerun`` collects those chunks."""
     import ray
     from ray.exceptions import RayError, RayTaskError
 
@@ -265,7 +265,7 @@ def _on_ray(game: Simulatable, game_ref: str, bet: int, seed: int,
                 if attempt >= RAY_ATTEMPTS:
                     raise ChunkLostError(f"chunk {index} was lost {attempt} times on the Ray "
                                          f"cluster: {type(exc).__name__}") from exc
-                reruns[0] += 1
+                rerun.add(index)
                 submit(index, spins, attempt + 1)
                 continue
             yield index, chunk
@@ -327,11 +327,11 @@ def simulate(
         finished: dict[int, Chunk] = dict(store.chunks) if store else {}
         resumed = len(finished)
         todo = [(i, n) for i, n in plan if i not in finished]
-        reruns = [0]
+        rerun: set[int] = set()  # chunks run again after their Ray node or worker was lost
         if ray_address:
             workers = connect_ray(ray_address)
             backend = "ray"
-            chunks = _on_ray(game, game_ref, bet, seed, todo, reruns)
+            chunks = _on_ray(game, game_ref, bet, seed, todo, rerun)
         elif workers > 1 and len(todo) > 1:
             backend = "processes"
             chunks = _in_pool(game, bet, seed, todo, min(workers, len(todo)))
@@ -349,7 +349,7 @@ def simulate(
                 on_progress(RunProgress(
                     bet=bet, spins_total=spins, spins_done=tally.spins,
                     spins_resumed=resumed_spins, chunks_total=len(plan),
-                    chunks_done=tally.chunks, chunks_rerun=reruns[0],
+                    chunks_done=tally.chunks, chunks_rerun=len(rerun),
                     total_win=tally.win, sum_sq=tally.sum_sq))
 
         report()
@@ -406,5 +406,5 @@ def simulate(
         chunks=len(plan),
         resumed_chunks=resumed,
         resumed_spins=resumed_spins,
-        chunks_rerun=reruns[0],
+        chunks_rerun=len(rerun),
     )
