@@ -175,6 +175,7 @@ def test_every_symbol_is_drawn_and_named_desktop(page: Any, srv: Server, gid: st
     for g in page.eval_on_selector("[data-testid=reels]", GLYPHS):
         if g["symbol"] != "-":
             check_glyph(g, syms[g["symbol"]])
+    shot(page, f"symbols-{gid}-in-game")
     # the PAYS panel's glyphs too
     page.click("[data-testid=pays]")
     page.wait_for_selector("[data-testid=pays-dialog] .mini-glyph svg")
