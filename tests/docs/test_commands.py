@@ -1,0 +1,444 @@
+"""Every command in README.md and docs/ runs here, so that an example cannot go stale.
+
+Commands are found in fenced shell blocks (```console: the lines after ``$ ``; ```sh, ```bash,
+```shell: every line) and in inline code spans that start with a command (``slotlab``,
+``python``, ``curl``, ``make``, ``pip``, ``ray``, ``.venv/bin/...``). An inline span with a
+placeholder (``MODEL``, ``[--bet B]``, ``...``) is a synopsis, not a command, and is left out.
+An untagged fence that holds a command fails: it must say it is shell.
+
+Each command runs in one scratch folder (``examples/`` linked, ``benchmarks/`` copied so that
+their results stay there) with the test's Python first on ``PATH``, after the substitutions of
+:data:`SUBSTITUTIONS` (each says why: fewer spins, a free port, a local Ray head...). Servers
+(:data:`SERVERS`) are started, asked for a page and stopped; ``curl`` talks to a server the test
+starts. A command that cannot run here is in :data:`SKIPPED` with the reason; a new command that
+is neither run nor listed fails :func:`test_every_command_is_run_or_listed`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", ROOT / "examples" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
+
+SHELL_FENCES = {"console", "sh", "bash", "shell"}
+_ENV = r"(?:[A-Z][A-Z0-9_]*=\S+\s+)*"
+# A command: a program, then at least one word (a lone "slotlab" or "ray" names the program).
+COMMAND_START = re.compile(
+    _ENV + r"(?:slotlab|python3?|curl|make|pip|uv|ray|\.venv/bin/\S+)\s+\S")
+# A placeholder: an upper-case word (MODEL, N, HOST:PORT), an option in brackets, or "...".
+_PLACEHOLDER = re.compile(r"(?:^|\s)[A-Z][A-Z_]*(?::[A-Z]+)?(?=\s|$)|\[[-A-Z]|\.\.\.|<[a-z][^>]*>")
+ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|^(?:error|Error|Usage):", re.M)
+
+
+@dataclass(frozen=True)
+class DocCommand:
+    text: str  # as written, comment removed, continuation lines joined, spaces collapsed
+    where: str  # file:line
+
+
+def _strip_comment(line: str) -> str:
+    """``line`` without a trailing ``# comment`` (a ``#`` after a space, outside quotes)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(offset, line) with backslash continuations joined."""
+    start, parts = 0, []
+    for i, raw in enumerate(lines):
+        if not parts:
+            start = i
+        if raw.rstrip().endswith("\\"):
+            parts.append(raw.rstrip()[:-1])
+            continue
+        parts.append(raw)
+        yield start, " ".join(parts)
+        parts = []
+    if parts:
+        yield start, " ".join(parts)
+
+
+def _normal(text: str) -> str:
+    return " ".join(_strip_comment(text).split())
+
+
+def _fence_commands(info: str, body: str, first_line: int, where: str) -> Iterator[DocCommand]:
+    lines = body.splitlines()
+    if info == "console":
+        # Commands follow "$ "; a continued command goes on without it; the rest is output.
+        cmd_lines, i = [], 0
+        while i < len(lines):
+            if lines[i].startswith("$ "):
+                start, chunk = i, [lines[i][2:]]
+                while chunk[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+                    i += 1
+                    chunk.append(lines[i])
+                cmd_lines.append((start, chunk))
+            i += 1
+        for start, chunk in cmd_lines:
+            for _, line in _logical_lines(chunk):
+                if _normal(line):
+                    yield DocCommand(_normal(line), f"{where}:{first_line + start + 1}")
+    else:
+        for offset, line in _logical_lines(lines):
+            if _normal(line):
+                yield DocCommand(_normal(line), f"{where}:{first_line + offset + 1}")
+
+
+@dataclass(frozen=True)
+class Found:
+    commands: list[DocCommand]
+    untagged: list[DocCommand]  # commands in fences that do not say they are shell
+
+
+def find_commands() -> Found:
+    md = MarkdownIt("commonmark").enable("table")
+    commands: list[DocCommand] = []
+    untagged: list[DocCommand] = []
+    for path in DOCS:
+        where = str(path.relative_to(ROOT))
+        for tok in md.parse(path.read_text()):
+            line = tok.map[0] + 1 if tok.map else 0
+            if tok.type == "fence":
+                info = tok.info.strip().split()[0] if tok.info.strip() else ""
+                if info in SHELL_FENCES:
+                    commands += _fence_commands(info, tok.content, line, where)
+                elif not info:
+                    for offset, text in _logical_lines(tok.content.splitlines()):
+                        text = text.removeprefix("$ ")
+                        if COMMAND_START.match(text.strip()):
+                            untagged.append(
+                                DocCommand(_normal(text), f"{where}:{line + offset + 1}"))
+            elif tok.type == "inline":
+                for child in tok.children or []:
+                    text = " ".join(child.content.split())
+                    if (child.type == "code_inline" and COMMAND_START.match(text)
+                            and not _PLACEHOLDER.search(text)):
+                        commands.append(DocCommand(text, f"{where}:{line}"))
+    return Found(commands, untagged)
+
+
+# -- what does not run here, and why ------------------------------------------------------------
+
+SKIPPED: dict[str, str] = {
+    "make serve": "installs the package and serves until stopped; `slotlab serve` runs here",
+    "make test": "the whole suite, this test included",
+    "pip install 'slotlab[ray]'": "installs the project; the test runs in the installed project",
+    "ray start --head": "names the command in prose; the test starts its own head for `--ray`",
+    "ray start --head --port 6380": "starts a Ray head that outlives the command (and port 6380 "
+                                    "may be another's); the --ray commands run against a head "
+                                    "the test starts on a free port",
+    ".venv/bin/pytest tests/browser -m browser": "the browser tests, which the suite runs itself",
+    "slotlab rtp": "names the command in prose, without a game",
+    "slotlab simulate super-12-stars": "names the command in prose, without --spins",
+    "slotlab simulate crystal-star-deluxe": "names the command in prose, without --spins",
+}
+
+
+# -- substitutions ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sub:
+    pattern: str
+    replace: str | Callable[[re.Match[str]], str]
+    why: str
+
+
+def _count(text: str) -> int:
+    text = text.replace("_", "").replace(",", "")
+    scale = {"k": 10**3, "M": 10**6, "G": 10**9}.get(text[-1:], 1)
+    return int(float(text.rstrip("kMG")) * scale)
+
+
+def _at_most(option: str, most: int) -> Callable[[re.Match[str]], str]:
+    return lambda m: f"{option} {min(_count(m.group(1)), most)}"
+
+
+# Small sizes for the benchmarks (each writes its figures under the copied benchmarks/results/).
+BENCH_ARGS = {
+    "bench_exact.py": "",
+    "bench_lines.py": "--rounds 100000 --repeats 1 --runner-rounds 1048576",
+    "bench_line_evaluator.py": "--spins 20000 --repeats 1 --rounds 20000 --fruit-repeats 1",
+    "bench_super_12_stars.py": "--rounds 100000 --repeats 1",
+    "bench_superstars_bonus.py": "--bonuses 2000 --rounds 50",
+    "bench_crystal_star_deluxe.py": "--spins 100000 --rounds 200",
+    "bench_server.py": "--seconds 1 --levels 2",
+}
+
+
+def _bench(m: re.Match[str]) -> str:
+    return f"{m.group(0)} {BENCH_ARGS[m.group(1)]}".rstrip()
+
+
+SUBSTITUTIONS = [
+    Sub(r"(?<![\w/.-])(?:path/to/mine|mine|my-game)\.json\b", "examples/models/fruit-5x3.json",
+        "the reader's own model file; a shipped one stands in"),
+    Sub(r"--spins (\S+)", _at_most("--spins", 200_000),
+        "the documented runs take minutes to hours; 200,000 rounds run the same code"),
+    Sub(r"--bonuses (\S+)", _at_most("--bonuses", 20_000),
+        "millions of simulated Bonus Games take minutes; 20,000 run the same code"),
+    Sub(r"--bytes (\S+)", _at_most("--bytes", 65_536),
+        "a gigabyte of generator output is for an external battery; 64 KiB proves the command"),
+    Sub(r"\| dieharder [^|]*", "| wc -c",
+        "dieharder is an external battery (hours) and not installed here"),
+    Sub(r"--workers (\d+)", _at_most("--workers", 2), "this machine has 2 cores"),
+    Sub(r"--ray (?!auto\b|local\b)\S+", "--ray %ray%",
+        "the documented address is a cluster elsewhere; a head on this machine, started by the "
+        "test on a free port, is reached the same way"),
+    Sub(r"--db postgresql\S*", "--db %pg%",
+        "the documented URL names a database elsewhere; the test database stands in"),
+    Sub(r"--port \d+", "--port %port%", "a free port, so that nothing here is disturbed"),
+    Sub(r"https?://(?:127\.0\.0\.1|localhost)(?::\d+)?", "%url%",
+        "the server the test starts, on a free port"),
+    Sub(r"^curl ", "curl -sS --fail-with-body ",
+        "an HTTP error fails the command (curl exits 0 on one by default)"),
+    Sub(r"--seconds (\S+)", lambda m: f"--seconds {min(float(m.group(1)), 1.0):g}",
+        "a benchmark's timed runs; one second each proves the script runs"),
+    Sub(r"\bbenchmarks/(bench_\w+\.py)", _bench,
+        "benchmarks run for minutes at full size; small sizes prove the script runs (the "
+        "figures come from `make bench`)"),
+    Sub(r"--pg postgresql\S*", "--pg %pg_raw%",
+        "the documented URL is the test database's; it is skipped without one"),
+]
+
+# Servers run until stopped: the test starts one, waits for it to answer and stops it.
+SERVERS = [re.compile(r"\bslotlab serve\b"),
+           re.compile(r"-m slotlab\.operator\.reference_wallet\b")]
+# Commands that need a server the test starts (at {url}).
+NEEDS_SERVER = re.compile(r"^curl\b")
+SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b")]
+NEEDS_PG = re.compile(r"--pg ")
+
+
+# Whole commands that the rules above do not make short enough: (the command run, why).
+OVERRIDES: dict[str, tuple[str, str]] = {
+    "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.0735 --hi 0.075 "
+    "--bonuses 4000000 --seed 1 --out superstars-96.json --id superstars-96": (
+        "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.06 --hi 0.09 "
+        "--bonuses 20000 --seed 1 --out superstars-96.json --id superstars-96",
+        "4,000,000 Bonus Games per evaluation take minutes; with 20,000 the noise is larger "
+        "than the documented bracket, so the bracket is wider"),
+}
+
+
+def substitute(text: str) -> str:
+    if text in OVERRIDES:
+        text = OVERRIDES[text][0]
+    for sub in SUBSTITUTIONS:
+        if isinstance(sub.replace, str):
+            repl = sub.replace
+            text = re.sub(sub.pattern, lambda _m, r=repl: r, text)
+        else:
+            text = re.sub(sub.pattern, sub.replace, text)
+    if any(s.search(text) for s in SERVERS) and "--port" not in text:
+        text += " --port %port%"
+    return text
+
+
+FOUND = find_commands()
+
+
+def _unique(commands: list[DocCommand]) -> list[DocCommand]:
+    """Each command once, with every place it is written."""
+    places: dict[str, list[str]] = {}
+    for c in commands:
+        places.setdefault(c.text, []).append(c.where)
+    return [DocCommand(text, ", ".join(where)) for text, where in places.items()]
+
+
+RUN = _unique([c for c in FOUND.commands if c.text not in SKIPPED])
+
+
+def _id(c: DocCommand) -> str:
+    return f"{c.where.split(',')[0]} {c.text[:60]}"
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+def test_every_command_is_run_or_listed() -> None:
+    """Every command is found, runs below or is skipped with a reason; none hides untagged."""
+    assert FOUND.commands, "no commands found: the extraction is broken"
+    assert not FOUND.untagged, (
+        "commands in fences without a language: tag them ```console ($ prompts) or ```sh:\n"
+        + "\n".join(f"  {c.where}: {c.text}" for c in FOUND.untagged))
+    stale = (set(SKIPPED) | set(OVERRIDES)) - {c.text for c in FOUND.commands}
+    assert not stale, f"SKIPPED or OVERRIDES list commands no document has: {sorted(stale)}"
+
+
+def test_synopses_are_not_taken_for_commands() -> None:
+    texts = {c.text for c in FOUND.commands}
+    assert "slotlab games" in texts
+    assert not any(t.startswith("slotlab play MODEL") for t in texts)
+
+
+def test_substitutions_say_why() -> None:
+    assert all(len(s.why) > 20 for s in SUBSTITUTIONS)
+    assert all(len(why) > 20 for _, why in OVERRIDES.values())
+    assert substitute("slotlab simulate g --spins 1e9 --workers 8") == \
+        "slotlab simulate g --spins 200000 --workers 2"
+    assert substitute("slotlab simulate g --spins 10k") == "slotlab simulate g --spins 10000"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scratch folder in which the documents' relative paths resolve."""
+    d = tmp_path_factory.mktemp("docs")
+    (d / "examples").symlink_to(ROOT / "examples")
+    (d / "src").symlink_to(ROOT / "src")
+    (d / ".venv").symlink_to(Path(sys.prefix))
+    shutil.copytree(ROOT / "benchmarks", d / "benchmarks",
+                    ignore=shutil.ignore_patterns("results", "__pycache__"))
+    (d / "benchmarks" / "results").mkdir()
+    return d
+
+
+def _env(workdir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["COLUMNS"] = "200"
+    # The server offers one game: a cold kernel cache compiles every game's kernels (minutes).
+    env["SLOTLAB_GAMES"] = '["classic-3x3"]'
+    return env
+
+
+def _start(cmd: str, cwd: Path, env: dict[str, str], port: int,
+           ready_s: float = 240) -> subprocess.Popen[str]:
+    """Start a server command and wait until it answers HTTP on ``port``."""
+    proc = subprocess.Popen(["bash", "-c", cmd], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + ready_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            pytest.fail(f"{cmd!r} exited ({proc.returncode}) before it answered:\n{out}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+            return proc
+        except httpx.TransportError:
+            time.sleep(0.3)
+    _stop(proc)
+    pytest.fail(f"{cmd!r} did not answer on port {port} within {ready_s} s")
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.stdout.read() if proc.stdout else ""
+
+
+@pytest.fixture(scope="module")
+def server(workdir: Path) -> Iterator[str]:
+    """A game server for the documents' HTTP calls, on SQLite in the scratch folder."""
+    port = _free_port()
+    proc = _start(f"slotlab serve --port {port} --db sqlite:///{workdir}/docs-server.db",
+                  workdir, _env(workdir), port)
+    yield f"http://127.0.0.1:{port}"
+    _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def ray_head() -> Iterator[str]:
+    """A Ray head on this machine, on a free port (6379 is another service's), with its files in
+    its own short folder (Ray's sockets live there) so that no other Ray instance finds it; the
+    commands' drivers find it through ``RAY_TMPDIR``."""
+    cluster_utils = pytest.importorskip("ray.cluster_utils")
+    root = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
+    (root / "ray").mkdir()
+    saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED")}
+    os.environ.update(RAY_TMPDIR=str(root), RAY_USAGE_STATS_ENABLED="0")
+    head = cluster_utils.Cluster(initialize_head=True, head_node_args={
+        "gcs_server_port": _free_port(), "num_cpus": 2, "include_dashboard": False,
+        "temp_dir": str(root / "ray")})
+    try:
+        yield str(head.address)
+    finally:
+        head.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _marks(c: DocCommand) -> list[pytest.MarkDecorator]:
+    marks = [pytest.mark.slow] if any(p.search(c.text) for p in SLOW) else []
+    if NEEDS_PG.search(substitute(c.text)) and not PG_URL:
+        marks.append(pytest.mark.skip(reason="needs SLOTLAB_TEST_DATABASE_URL"))
+    return marks
+
+
+def run_documented(command: DocCommand, workdir: Path, request: pytest.FixtureRequest) -> str:
+    """Run ``command`` after its substitutions; fail on a non-zero exit or an error text."""
+    cmd = substitute(command.text)
+    fields = {"port": str(_free_port()), "pg": PG_URL or f"sqlite:///{workdir}/docs-pg.db",
+              "pg_raw": (PG_URL or "").replace("postgresql+psycopg://", "postgresql://")}
+    if "%url%" in cmd:
+        fields["url"] = request.getfixturevalue("server")
+    if "%ray%" in cmd:
+        fields["ray"] = request.getfixturevalue("ray_head")
+    for name, value in fields.items():
+        cmd = cmd.replace(f"%{name}%", value)
+    env = _env(workdir)
+    if any(s.search(cmd) for s in SERVERS):
+        out = _stop(_start(cmd, workdir, env, int(fields["port"])))
+    else:
+        done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=workdir, env=env,
+                              capture_output=True, text=True, timeout=300)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0, f"{command.where}: {cmd!r} exited {done.returncode}:\n{out}"
+    assert not ERROR_TEXT.search(out), f"{command.where}: {cmd!r} printed an error:\n{out}"
+    return out
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, id=_id(c), marks=_marks(c)) for c in RUN])
+def test_command_runs(command: DocCommand, workdir: Path, request: pytest.FixtureRequest) -> None:
+    run_documented(command, workdir, request)
+
+
+def test_curl_talks_to_the_server_the_test_starts(workdir: Path,
+                                                  request: pytest.FixtureRequest) -> None:
+    """The path a documented ``curl`` takes: its URL becomes the test's server, an HTTP error
+    fails it."""
+    out = run_documented(DocCommand("curl http://127.0.0.1:8000/api/games", "self-test"),
+                         workdir, request)
+    assert '"classic-3x3"' in out
+    with pytest.raises(AssertionError, match="exited 22"):
+        run_documented(DocCommand("curl http://localhost:8000/api/games/no-such-game",
+                                  "self-test"), workdir, request)
