@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,6 +41,16 @@ def count(value: str | int) -> int:
         return parse_count(value)
     except CountError as exc:
         raise typer.BadParameter(str(exc)) from exc
+
+
+def count_of_at_least(least: int) -> Callable[[str | int], int]:
+    """A parser of counts of at least ``least``."""
+    def parse(value: str | int) -> int:
+        n = count(value)
+        if n < least:
+            raise typer.BadParameter(f"{n} is less than {least:,}")
+        return n
+    return parse
 
 
 def _load(ref: str) -> Game:
@@ -167,7 +178,8 @@ def rtp(
     model: ModelArg, bet: BetOpt = None, json_out: JsonOpt = False,
     bonuses: Annotated[int | None, typer.Option(
         help="Games whose feature is simulated, not exact (Superstars): Bonus Games to "
-             "simulate (default 1,000,000).", min=1000)] = None,
+             "simulate (default 1,000,000; 1M, 1e6).", parser=count_of_at_least(1000),
+        metavar="N")] = None,
     seed: Annotated[int, typer.Option(help="Seed of that simulation.", min=0)] = 0,
 ) -> None:
     """Exact theoretical figures: RTP as a fraction, its split, hit frequency, PAR tables."""
