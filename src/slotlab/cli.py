@@ -370,7 +370,8 @@ def par(
 
 @rng_app.command("dump")
 def rng_dump(
-    n_bytes: Annotated[int, typer.Option("--bytes", help="How many bytes to write.", min=1)],
+    n_bytes: Annotated[int, typer.Option("--bytes", help="How many bytes to write (100M, 1e8).",
+                                         parser=count, metavar="N")],
     seed: Annotated[str, typer.Option(help="Seed (decimal or 64 hex digits).")] = "0",
     kind: Annotated[str, typer.Option(help="chacha20 (live play) or xoshiro (simulation).")] = (
         "chacha20"),
