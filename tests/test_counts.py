@@ -45,3 +45,15 @@ def test_simulate_takes_a_count_and_refuses_a_bad_one_in_one_line() -> None:
     assert error == ["Error: Invalid value for '--spins': '2x' is not a count; write e.g. "
                      "2000000000, 2_000_000_000, 2e9 or 2G (k, M, G, T: thousand, million, "
                      "billion, trillion)"]
+
+
+def test_every_count_option_takes_the_same_spellings(tmp_path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "raw.bin"
+    done = runner.invoke(app, ["rng", "dump", "--bytes", "1k", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert out.stat().st_size == 1000
+    few = runner.invoke(app, ["rtp", "superstars", "--bonuses", "5"])
+    assert few.exit_code == 2 and "'--bonuses': 5 is less than 1,000" in few.output
+    bad = runner.invoke(app, ["rtp", "superstars", "--bonuses", "lots"])
+    assert bad.exit_code == 2 and "'lots' is not a count" in bad.output
