@@ -300,43 +300,75 @@ def simulate(
 @app.command()
 def tune(
     model: ModelArg,
-    param: Annotated[str, typer.Option(help="Dotted path of one numeric model parameter, e.g. "
-                                            "bonus.land.prize.")],
+    param: Annotated[str, typer.Option(help="Path of one number in the model file: pays.CHERRY.3, "
+                                            "strips.base.0.CHERRY (that symbol's stops on the "
+                                            "strip), bonus.land.prize.")],
     target: Annotated[float, typer.Option(help="Target RTP: 0.9406 or 94.06.")],
-    lo: Annotated[str | None, typer.Option(help="Lowest value to try (default: half).")] = None,
-    hi: Annotated[str | None, typer.Option(help="Highest value to try (default: twice).")] = None,
-    bonuses: Annotated[int, typer.Option(help="Bonus Games per evaluation.", min=1000)] = (
-        2_000_000),
-    tolerance: Annotated[float, typer.Option(help="Stop within this of the target RTP.")] = (
-        0.0001),
-    seed: Annotated[int, typer.Option(help="Seed of every evaluation.", min=0)] = 0,
+    lo: Annotated[str | None, typer.Option(help="Lowest value to try (default: searched; "
+                                                "simulated games: half).")] = None,
+    hi: Annotated[str | None, typer.Option(help="Highest value to try (default: searched; "
+                                                "simulated games: twice).")] = None,
+    bet: BetOpt = None,
+    bonuses: Annotated[int, typer.Option(help="Simulated games (Superstars): Bonus Games per "
+                                              "evaluation.", min=1000)] = 2_000_000,
+    tolerance: Annotated[float, typer.Option(help="Simulated games: stop within this of the "
+                                                  "target RTP.")] = 0.0001,
+    seed: Annotated[int, typer.Option(help="Simulated games: seed of every evaluation.",
+                                      min=0)] = 0,
     out: Annotated[Path | None, typer.Option(help="Write the tuned model file here.")] = None,
     model_id: Annotated[str | None, typer.Option("--id", help="Id of the written model.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Find the value of one model parameter that gives a target RTP (regula falsi bisection
-    on the composed RTP, common random numbers)."""
+    """Change one parameter of a model to hit a target RTP: exactly where the game's RTP is
+    exact (a fraction solve or bisection), on common random numbers where it is simulated."""
     from fractions import Fraction
 
-    from slotlab.games.superstars.tune import tune as run_tune
+    from slotlab.model_files import load_model
+    from slotlab.tune import (
+        TuneError,
+        UnreachableTarget,
+        exact_evaluator,
+        tune_exact,
+        tune_simulated,
+    )
 
-    game = _load(model)
-    evaluator = getattr(game, "tune_evaluator", None)
-    if evaluator is None:
-        console.print(f"[red]error:[/red] {game.id} cannot be tuned")
-        raise typer.Exit(2)
-    goal = target / 100 if target > 1 else target
     try:
-        result = run_tune(
-            game.model.raw, param, goal, evaluator(bonuses, seed),  # type: ignore[attr-defined]
-            lo=None if lo is None else Fraction(lo), hi=None if hi is None else Fraction(hi),
-            tolerance=tolerance, on_step=None if json_out else lambda s: console.print(
-                f"  {param} = {s['value']}: rtp {s['rtp']:.6%}"))
-    except (KeyError, IndexError, ValueError) as exc:
+        family, raw, game = load_model(model)
+    except (UnknownGameError, ModelError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    goal = target / 100 if target > 1.5 else target
+    total_bet = None if bet is None else _bet(game, bet)
+    exact = getattr(game, "exact", None)
+    is_exact = exact is not None and isinstance(
+        exact(total_bet if total_bet is not None else game.bets()[0]).get("rtp_fraction"), str)
+    show = None if json_out else (lambda s: console.print(
+        f"  {param} = {s['value']}: rtp " + ("invalid model" if s["rtp"] is None
+                                             else f"{s['rtp']:.6%}")))
+    try:
+        bounds = [None if v is None else Fraction(v) for v in (lo, hi)]
+    except (ValueError, ZeroDivisionError) as exc:
+        console.print(f"[red]error:[/red] --lo/--hi must be numbers: {exc}")
+        raise typer.Exit(2) from exc
+    try:
+        if is_exact:
+            result = tune_exact(raw, param, Fraction(str(goal)), exact_evaluator(family, total_bet),
+                                lo=bounds[0], hi=bounds[1], on_step=show)
+        elif hasattr(game, "tune_evaluator"):
+            result = tune_simulated(game, raw, param, goal, bonuses, seed, bounds[0], bounds[1],
+                                    tolerance, on_step=show)
+        else:
+            console.print(f"[red]error:[/red] {game.id} has neither an exact RTP nor a tuner")
+            raise typer.Exit(2)
+    except UnreachableTarget as exc:
+        console.print(f"[red]cannot reach the target:[/red] {exc}; no model written")
+        raise typer.Exit(1) from exc
+    except TuneError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     tuned = result.pop("model")
-    tuned["rtp_target"] = f"{goal * 100:.2f}%"
+    if "rtp_target" in tuned:  # a model that declares its RTP says the new one
+        tuned["rtp_target"] = f"{result['rtp'] * 100:.2f}%"
     if model_id:
         tuned["id"] = model_id
     if out is not None:
@@ -345,27 +377,58 @@ def tune(
     if json_out:
         _print_json(result)
         return
-    console.print(f"{param} = {result['value']}: rtp {result['rtp']:.6%} (target {goal:.4%}), "
-                  f"{len(result['evaluations'])} evaluations"
+    reached = f"rtp {result['rtp']:.6%}"
+    if result.get("ci99"):
+        reached += f" (99% interval {result['ci99'][0]:.4%} .. {result['ci99'][1]:.4%})"
+    elif result.get("hit"):
+        reached += " (exactly the target)"
+    console.print(f"{param} = {result['value']} (was {result['previous']}): {reached}, target "
+                  f"{goal:.4%}, {len(result['evaluations'])} evaluations"
                   + (f"; model written to {out}" if out else ""))
+    if result.get("note"):
+        console.print(f"[dim]{result['note']}[/dim]")
 
 
 @app.command()
 def par(
     model: ModelArg,
-    out: Annotated[Path, typer.Option(help="Folder for par.md, par.json and the plots.")],
-    spins: Annotated[int, typer.Option(help="Rounds to simulate beside the exact figures.",
-                                       min=1)] = 10_000_000,
+    out: Annotated[Path, typer.Option(help="Folder for par.html, par.xlsx and par.json.")],
+    spins: Annotated[int, typer.Option(parser=count, metavar="N",
+                                       help="Rounds to simulate beside the exact figures "
+                                            "(10M, 2e9, ...).")] = 10_000_000,
     seed: Annotated[int, typer.Option(help="Root seed of the simulation.", min=0)] = 0,
     workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
     bet: BetOpt = None,
+    sample: Annotated[int, typer.Option(parser=count, metavar="N",
+                                        help="Rounds of the run played one by one for the "
+                                             "per-feature figures.")] = 500_000,
+    bonuses: Annotated[int, typer.Option(help="Games whose feature is simulated (Superstars): "
+                                              "Bonus Games per exact report.", min=1000)] = (
+        200_000),
 ) -> None:
-    """Write a PAR sheet: exact figures and PAR tables beside a simulation, with plots."""
-    from slotlab.simulate.par import write_par_sheet
+    """Write a PAR sheet: par.html (self-contained, plots embedded), par.xlsx and par.json."""
+    from slotlab.model_files import load_game
+    from slotlab.simulate.par import write_par
 
-    game = _load_simulatable(model)
-    path = write_par_sheet(game, model, _bet(game, bet), spins, out, seed=seed, workers=workers)
-    console.print(f"PAR sheet written to {path}")
+    try:
+        game = load_game(model)
+    except (UnknownGameError, ModelError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if not isinstance(game, Simulatable):
+        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
+        raise typer.Exit(2)
+    if workers > 1:
+        try:
+            find_game(model)  # worker processes load the game by this reference
+        except (UnknownGameError, ModelError):
+            console.print("[yellow]note:[/yellow] worker processes cannot load this model "
+                          "file; simulating with one worker")
+            workers = 1
+    paths = write_par(game, model, out, _bet(game, bet), spins, seed=seed, workers=workers,
+                      sample_rounds=sample, bonuses=bonuses)
+    for kind, path in paths.items():
+        console.print(f"{kind}: {path}")
 
 
 @rng_app.command("dump")
