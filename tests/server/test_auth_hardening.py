@@ -269,6 +269,23 @@ def test_usernames_differing_only_by_case_are_one_account(start: Start) -> None:
         assert c.get("/api/session").json()["player"]["username"] == display
 
 
+def test_admin_calls_find_the_player_by_any_spelling(start: Start) -> None:
+    srv = start(**OPEN_LIMITS)
+    display = f"Carol{uuid.uuid4().hex[:6]}"
+    register(srv, display)
+    with srv.admin() as admin:
+        r = admin.post(f"/api/admin/players/{display.lower()}/credit", json={"amount": 5},
+                       headers=key())
+        assert r.status_code == 200, r.text
+        r = admin.put(f"/api/admin/players/{display.upper()}/jurisdiction",
+                      json={"jurisdiction": "gb"})
+        assert r.status_code == 200, r.text
+    with srv.client() as c:
+        token = login(c, display).json()["token"]
+    with srv.client(token) as c:
+        assert c.get("/api/session").json()["jurisdiction"]["id"] == "gb"
+
+
 def test_lockout_counts_every_spelling_of_a_name(start: Start) -> None:
     srv = start(lockout_attempts=3, **OPEN_LIMITS)
     u = f"Bob{uuid.uuid4().hex[:6]}"

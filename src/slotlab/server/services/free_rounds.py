@@ -79,7 +79,7 @@ def grant(ctx: Services, username: str, game_id: str, bet: int, rounds: int,
         raise unprocessable("invalid_request", "expires_at must be in the future")
     try:
         with ctx.db.write() as s:
-            pid = s.scalar(select(Player.id).where(Player.username == username))
+            pid = s.scalar(select(Player.id).where(Player.username_key == username.lower()))
             if pid is None:
                 raise not_found("unknown_player", f"no player {username!r}")
             key_row = idem.reserve(s, "admin", key, req_hash) if key else None

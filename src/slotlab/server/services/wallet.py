@@ -60,7 +60,7 @@ def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str
         raise conflict("operator_wallet", "the operator's wallet holds the money "
                        "(wallet_mode=operator): credit or debit the player there")
     with ctx.db.read() as s:
-        pid = s.scalar(select(Player.id).where(Player.username == username))
+        pid = s.scalar(select(Player.id).where(Player.username_key == username.lower()))
         row = idem.lookup(s, "admin", key, req_hash) if key else None
     if pid is None:
         raise not_found("unknown_player", f"no player {username!r}")
@@ -97,7 +97,8 @@ def set_jurisdiction(ctx: Services, username: str, jurisdiction: str | None) -> 
         raise unprocessable("unknown_jurisdiction",
                             f"unknown jurisdiction {jurisdiction!r}; known: {sorted(PROFILES)}")
     with ctx.db.write() as s:
-        player = s.scalar(select(Player).where(Player.username == username).with_for_update())
+        player = s.scalar(select(Player).where(Player.username_key == username.lower())
+                          .with_for_update())
         if player is None:
             raise not_found("unknown_player", f"no player {username!r}")
         player.jurisdiction = jurisdiction

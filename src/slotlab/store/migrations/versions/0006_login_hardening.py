@@ -4,7 +4,7 @@ limits shared by every server process on the database.
 ``players.username_key`` is the lower-cased username under a unique index; the display form
 stays in ``username``. Should an existing database already hold names that differ only by case,
 the oldest account keeps the name and each later one gets the key ``<name>#<id>`` (it can no
-longer log in under that name; the admin calls still find it by its exact name).
+longer log in; the admin calls find it under that key).
 
 Revision ID: 0006
 Revises: 0005
