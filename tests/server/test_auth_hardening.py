@@ -11,10 +11,17 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func, select, text, update
+
+from slotlab.server.services import maintenance
+from slotlab.store import Database as StoreDatabase
+from slotlab.store.engine import migrate
+from slotlab.store.models import LoginLimit, utcnow
 
 from .server_games import make_test_games
 from .server_util import Database, LiveServer, key, server_settings
@@ -126,6 +133,20 @@ def test_login_limits_are_shared_by_server_processes_on_one_database(start: Star
         with (a if i % 2 else b).client() as c:
             answers.append(login(c, "nobody-here", "guess"))
     assert [r.status_code for r in answers] == [401] * 4 + [429] * 2
+
+
+def test_a_limit_ends_with_its_window_and_the_sweep_drops_it(start: Start) -> None:
+    srv = start(login_limit_per_address=2, login_limit_window_s=600)
+    with srv.client() as c:
+        assert [login(c, name(), "x").status_code for _ in range(3)] == [401, 401, 429]
+        with srv.ctx.db.write() as s:  # the window has passed (moved back, not waited for)
+            s.execute(update(LoginLimit).values(window_start=utcnow() - timedelta(seconds=601)))
+        assert login(c, name(), "x").status_code == 401
+        with srv.ctx.db.write() as s:
+            s.execute(update(LoginLimit).values(window_start=utcnow() - timedelta(seconds=601)))
+        assert maintenance.sweep(srv.ctx)["login_limits_dropped"] >= 2
+        with srv.ctx.db.read() as s:
+            assert s.scalar(select(func.count()).select_from(LoginLimit)) == 0
 
 
 def test_password_hashing_leaves_the_round_workers_free(start: Start) -> None:
@@ -284,6 +305,27 @@ def test_admin_calls_find_the_player_by_any_spelling(start: Start) -> None:
         token = login(c, display).json()["token"]
     with srv.client(token) as c:
         assert c.get("/api/session").json()["jurisdiction"]["id"] == "gb"
+
+
+def test_migration_keeps_the_oldest_of_names_differing_by_case(database: Database) -> None:
+    db = StoreDatabase(database.url)
+    try:
+        migrate(db.engine, "0005")
+        now = utcnow()
+        with db.engine.begin() as c:
+            for username in ("Dave", "dave", "DAVE", "erin"):
+                c.execute(text("INSERT INTO players (username, password_hash, created_at, "
+                               "failed_logins) VALUES (:u, 'x', :t, 0)"),
+                          {"u": username, "t": now.replace(tzinfo=None)})
+        db.migrate()
+        with db.engine.connect() as c:
+            rows = c.execute(text("SELECT id, username, username_key FROM players ORDER BY id"))
+            keys = {r.username: r.username_key for r in rows}
+        ids = {u: i for i, u in enumerate(("Dave", "dave", "DAVE", "erin"), start=1)}
+        assert keys["Dave"] == "dave" and keys["erin"] == "erin"
+        assert keys["dave"] == f"dave#{ids['dave']}" and keys["DAVE"] == f"dave#{ids['DAVE']}"
+    finally:
+        db.dispose()
 
 
 def test_lockout_counts_every_spelling_of_a_name(start: Start) -> None:

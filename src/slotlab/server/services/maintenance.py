@@ -1,7 +1,8 @@
 """Housekeeping: start-up recovery, then a periodic sweep.
 
 The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
-(never under 24 hours) and deletes sessions that ended more than a day ago. With
+(never under 24 hours), deletes sessions that ended more than a day ago and login-limit counters
+whose window has passed. With
 ``wallet_mode=operator`` it also resumes the operator wallet's unconfirmed operations
 (:func:`slotlab.server.services.round_operator.operator_sweep`): a ``crediting`` round is
 completed once its credit is confirmed, at start-up (a restart resumes the retries) and on every
@@ -17,6 +18,7 @@ from datetime import timedelta
 
 from sqlalchemy import delete
 
+from slotlab.server import ratelimit
 from slotlab.server.services import jackpots, round_operator, round_recovery
 from slotlab.server.services.context import Services
 from slotlab.store.models import IdempotencyKey, Session, utcnow
@@ -40,8 +42,10 @@ def sweep(ctx: Services) -> dict[str, int]:
         keys = s.execute(delete(IdempotencyKey).where(
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
+        limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s)
     return {"auto_completed": auto, "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
             "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
+            "login_limits_dropped": limits,
             **operator}
 
 
