@@ -1,5 +1,6 @@
 // The game's panels: BET settings, AUTO SPIN settings, PAYS / HELP, MENU.
 import { alertBox, closeAll, openDialog } from "./dialogs.js";
+import { poolName } from "./eventtext.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
 import { sound } from "./sound.js";
@@ -158,7 +159,7 @@ export function openPays(game) {
     return h(
       "tr",
       { "data-testid": `pay-row-${i}` },
-      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym) }) : comboGlyphs(p, syms), h("span", {}, p.label || sym?.name || p.symbol || p.combination))),
+      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym) }) : comboGlyphs(p, syms), h("span", {}, p.label || sym?.name || String(p.symbol ?? p.combination)))),
       h(
         "td.pay-vals",
         {},
@@ -172,19 +173,19 @@ export function openPays(game) {
   const content = [
     table,
     special.length
-      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, `${s.name}: ${s.wild ? "wild, substitutes for other symbols" : "scatter, pays anywhere"}`))))
+      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, `${s.name}: ${s.wild ? "the wild symbol" : "a scatter symbol"}`))))
       : null,
     extraPays(game),
     h("h3", {}, `Paylines (${(d.lines || []).length})`),
     h("div.paylines", {}, lines),
     h("h3", {}, "Rules"),
-    h("ul.rules", { "data-testid": "rules" }, (d.rules || []).map((r) => h("li", {}, r))),
+    // the game's rules say how it pays, its maximum win and that malfunction voids; the page adds
+    // only what the server knows beside them, so no rule is read twice
+    h("ul.rules", { "data-testid": "rules" }, [...new Set(d.rules || [])].map((r) => h("li", {}, r))),
     h("ul.rules", {}, [
-      "Line wins pay left to right on adjacent reels, on active lines; only the highest win per line is paid; wins on different lines are added.",
-      `Theoretical return to player: ${pct(d.rtp)}. Maximum win: ${d.max_win_x ? `${d.max_win_x} times the stake` : "see the operator"}.`,
-      "Incomplete games are resolved automatically; their winnings are paid on your next visit and can be reviewed in RECALL.",
-      "Misuse or malfunction voids all pays and plays.",
-    ].map((t) => h("li", {}, t))),
+      `Theoretical return to player: ${pct(d.rtp)}.`,
+      d.operator?.unfinished_rounds ? null : "Incomplete games are resolved automatically; their winnings are paid on your next visit and can be reviewed in RECALL.",
+    ].filter(Boolean).map((t) => h("li", {}, t))),
     ...featureHelp(game),
     operatorHelp(d),
     h("h3", {}, "Additional information"),
@@ -230,7 +231,8 @@ function minutes(s) {
 }
 
 function comboGlyphs(p, syms) {
-  const ids = String(p.label || "").split(/\s+/).filter((t) => syms.has(t));
+  // a combination lists its symbols (older descriptions only named them in the label)
+  const ids = (Array.isArray(p.symbols) ? p.symbols.map(String) : String(p.label || "").split(/\s+/)).filter((t) => syms.has(t));
   if (!ids.length) return null;
   return h("span.combo", {}, ids.map((id) => h("span.mini-glyph", { html: glyph(syms.get(id)) })));
 }
@@ -239,9 +241,11 @@ function extraPays(game) {
   const d = game.desc;
   const out = [];
   if (d.progressives) {
+    // a list of pools ({tier, name, reset}) or, from older servers, an object keyed by tier
+    const pools = Array.isArray(d.progressives) ? d.progressives : Object.entries(d.progressives).map(([tier, v]) => ({ tier, ...(v && typeof v === "object" ? v : {}) }));
     out.push(h("h3", {}, "Progressives"));
     out.push(
-      h("ul.rules", {}, Object.entries(d.progressives).map(([tier, v]) => h("li", {}, `${tier.toUpperCase()} progressive${v && typeof v === "object" && v.reset !== undefined ? `: resets to ${game.credits(v.reset)}` : ""}. Available at max bet only.`))),
+      h("ul.rules", { "data-testid": "progressives" }, pools.map((p) => h("li", {}, `${poolName(p.tier, d)}${p.reset !== undefined ? `: resets to ${game.credits(p.reset)}` : ""}.`))),
     );
   }
   return out.length ? h("div", {}, out) : null;
