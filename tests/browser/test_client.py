@@ -70,12 +70,30 @@ def spin(page: Any, *, key: bool = False) -> None:
 
 
 def wait_round(page: Any, n: int, timeout: float = 60_000) -> None:
+    """Wait until the round is over, or holds its win with a gamble offered (or open)."""
     page.wait_for_function(
         """(n) => { const g = document.querySelector('[data-testid=game]');
-                   return g && ((+g.dataset.rounds || 0) > n || g.dataset.state === 'gamble'); }""",
+                   if (!g) return false;
+                   const held = ['offered', 'gamble'].includes(g.dataset.state);
+                   return (+g.dataset.rounds || 0) > n || held && !window.slotlab.view.busy; }""",
         arg=n,
         timeout=timeout,
     )
+
+
+def open_gamble(page: Any) -> None:
+    """The gamble is offered on request: press GAMBLE to see it."""
+    page.click("[data-testid=gamble-open]")
+    page.wait_for_selector("[data-testid=gamble]:visible")
+
+
+def collect(page: Any) -> None:
+    """Collect a win held for a gamble (offered or open), if there is one."""
+    if page.get_attribute("[data-testid=game]", "data-state") == "offered":
+        open_gamble(page)
+    if page.get_attribute("[data-testid=game]", "data-state") == "gamble":
+        page.click("[data-testid=gamble-collect]")
+        page.wait_for_selector("[data-testid=game][data-state=idle]")
 
 
 def reels_window(page: Any, testid: str = "reels") -> list[list[str]]:
@@ -144,9 +162,7 @@ def test_register_login_lobby_and_play(page: Any, server: Any) -> None:
     assert page.inner_text("[data-testid=bet]") == money(bet)
     for _ in range(3):
         spin(page)
-        if page.get_attribute("[data-testid=game]", "data-state") == "gamble":
-            page.click("[data-testid=gamble-collect]")
-            page.wait_for_selector("[data-testid=game][data-state=idle]")
+        collect(page)
         rid = page.get_attribute("[data-testid=game]", "data-last-round")
         rec = api(page, "GET", f"/api/rounds/{rid}")
         # the reels show exactly the server's final window, and the win shown is the server's
@@ -167,7 +183,7 @@ def test_line_wins_shown_with_amounts_and_gamble(page: Any, server: Any) -> None
     server.games["fruit-5x3"].force(30, wins)
     before = minor(page, "balance")
     spin(page)
-    page.wait_for_selector("[data-testid=gamble]:visible")
+    open_gamble(page)
     open_round = api(page, "GET", "/api/rounds/open")
     line_wins = [e for e in open_round["events"] if e["type"] in ("line_won", "scatter_won")]
     assert line_wins
@@ -192,7 +208,7 @@ def test_gamble_choice_is_played_back(page: Any, server: Any) -> None:
     open_game(page, "classic-3x3")
     server.games["classic-3x3"].force(5, wins)
     spin(page)
-    page.wait_for_selector("[data-testid=gamble]:visible")
+    open_gamble(page)
     shot(page, "classic-3x3-gamble")
     page.click("[data-testid=gamble-red]")
     page.wait_for_selector("[data-testid=game][data-last-card]")
@@ -205,9 +221,7 @@ def test_gamble_choice_is_played_back(page: Any, server: Any) -> None:
     rec = api(page, "GET", f"/api/rounds/{hist['round_id']}")
     resolved = [e for e in rec["events"] if e["type"] == "gamble_resolved"]
     assert resolved and resolved[0]["card"] == card and resolved[0]["choice"] == "red"
-    if page.get_attribute("[data-testid=game]", "data-state") == "gamble":
-        page.click("[data-testid=gamble-collect]")
-        page.wait_for_selector("[data-testid=game][data-state=idle]")
+    collect(page)
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
 
 
@@ -399,9 +413,7 @@ def test_free_spins_feature(page: Any, server: Any) -> None:
     rec = api(page, "GET", "/api/history?limit=1")["rounds"][0]
     full = api(page, "GET", f"/api/rounds/{rec['round_id']}")
     assert reels_window(page) == last_window(full["events"])
-    if page.get_attribute("[data-testid=game]", "data-state") == "gamble":
-        page.click("[data-testid=gamble-collect]")
-        page.wait_for_selector("[data-testid=game][data-state=idle]")
+    collect(page)
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
 
 
@@ -410,21 +422,24 @@ def test_reload_mid_round_resumes_the_gamble(page: Any, server: Any) -> None:
     open_game(page, "fruit-5x3")
     server.games["fruit-5x3"].force(30, wins)
     spin(page, key=True)  # the space bar spins
-    page.wait_for_selector("[data-testid=gamble]:visible")
+    open_gamble(page)  # (LOBBY would collect a win only offered)
     open_round = api(page, "GET", "/api/rounds/open")
     stake = open_round["awaiting"]["stake"]
     # going to another game leads back to the unfinished round
     page.click("[data-testid=lobby]")
     page.click("[data-testid=game-card-crystal-star-deluxe]")
-    page.wait_for_selector("[data-testid=game][data-game=fruit-5x3][data-state=gamble]")
+    page.wait_for_selector("[data-testid=game][data-game=fruit-5x3][data-state=offered]")
+    assert page.evaluate("location.hash") == "#/game/fruit-5x3"
     page.goto(server.url + "/#/lobby")  # leave, then come back by a reload
     page.reload()
-    page.wait_for_selector("[data-testid=game][data-game=fruit-5x3][data-state=gamble]")
-    assert money(stake) in page.inner_text("[data-testid=gamble-text]")
+    page.wait_for_selector("[data-testid=game][data-game=fruit-5x3][data-state=offered]")
+    assert money(stake) in page.inner_text("[data-testid=message]")
     assert reels_window(page) == last_window(open_round["events"])
     assert "restored" in page.inner_text("[data-testid=message]")
     shot(page, "fruit-5x3-resumed")
     balance = api(page, "GET", "/api/wallet")["balance"]
+    open_gamble(page)
+    assert money(stake) in page.inner_text("[data-testid=gamble-text]")
     page.click("[data-testid=gamble-collect]")
     page.wait_for_selector("[data-testid=game][data-state=idle]")
     assert minor(page, "balance") == balance + stake
@@ -488,7 +503,7 @@ def test_phone_size(phone: Any, server: Any) -> None:
     assert spin_box["y"] + spin_box["height"] <= 844 * 1.2, "SPIN must be reachable"
     server.games["fruit-5x3"].force(30, wins)
     spin(phone)
-    phone.wait_for_selector("[data-testid=gamble]:visible")
+    open_gamble(phone)
     for testid in ("gamble-red", "gamble-black", "gamble-collect"):
         b = phone.locator(f"[data-testid={testid}]").bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 390, f"{testid} off screen"
@@ -509,7 +524,7 @@ def test_gb_profile_and_results_completed_while_away(page: Any, gb_server: Any) 
     page.click("[data-testid=spin]")
     assert page.inner_text("[data-testid=spin]").strip().endswith("SPIN")  # no STOP offered
     wait_round(page, n)
-    assert page.is_visible("[data-testid=gamble]")
+    assert page.is_visible("[data-testid=gamble-open]")
     assert "win" not in page.get_attribute("[data-testid=message]", "class").split()
     assert page.is_hidden("[data-testid=bigwin]")
     assert page.is_visible("[data-testid=session-info]")
@@ -605,7 +620,7 @@ def test_choice_after_the_server_settled_the_round(page: Any, gb_server: Any) ->
     open_game(page, "classic-3x3")
     gb_server.games["classic-3x3"].force(5, wins)
     spin(page)
-    page.wait_for_selector("[data-testid=gamble]:visible")
+    open_gamble(page)
     page.wait_for_timeout(2500)
     gb_server.admin("POST", "/api/admin/maintenance")
     page.click("[data-testid=gamble-red]")

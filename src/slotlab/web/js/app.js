@@ -215,10 +215,12 @@ class App {
     const m = /^#\/game\/(.+)$/.exec(location.hash);
     if (this.view?.unmount) this.view.unmount();
     this.view = null;
+    const token = (this.routeToken = (this.routeToken || 0) + 1);
     if (m) {
       // one round at a time: an unfinished round takes the player to its own game
       let gid = decodeURIComponent(m[1]);
       const open = await this.openRound();
+      if (token !== this.routeToken) return; // a later navigation won
       const openGame = open ? pick(open, "game", "game_id") : null;
       if (openGame && openGame !== gid) {
         gid = openGame;

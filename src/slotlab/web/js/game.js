@@ -1,5 +1,6 @@
 // One game screen: plays back the server's event log. The client never decides an outcome: it
-// sends the bet (or a choice) and draws what the returned events say.
+// sends the bet (or a choice) and draws what the returned events say. A gamble is offered on
+// request: after a win the round waits with a GAMBLE button, and SPIN collects and plays on.
 import { explain } from "./api.js";
 import { alertBox, dialogOpen, toast } from "./dialogs.js";
 import { describeEvent, eventWin, FEATURE_EVENTS } from "./eventtext.js";
@@ -12,6 +13,8 @@ import { h, pick, sleep, store } from "./util.js";
 
 // wins gathered into one presentation per reel stop
 const WIN_EVENTS = new Set(["line_won", "scatter_won", "flat_prize_won"]);
+// what a free spin is made of; any other event after the free spins ends them
+const FREE_SPIN_EVENTS = new Set([...WIN_EVENTS, "free_spin_started", "free_spins_triggered", "reels_stopped", "reels_nudged"]);
 
 export class GameView {
   constructor(app, gameId) {
@@ -26,6 +29,9 @@ export class GameView {
     this.cycleToken = 0;
     this.lastStart = 0;
     this.lastWins = [];
+    this.paid = []; // this round's wins, stage by stage: {e, stage, window}
+    this.nudges = 0; // nudges so far in this round (its stage)
+    this.offer = null; // the gamble the round waits for, offered on request
     this.freePkg = null;
   }
 
@@ -103,27 +109,31 @@ export class GameView {
     this.frbEl = h("div.frb-banner", { "data-testid": "free-rounds", hidden: true });
     this.bigEl = h("div.bigwin", { "data-testid": "bigwin", hidden: true });
     this.gambleEl = h("section.gamble", { "data-testid": "gamble", hidden: true, "aria-label": "Gamble" });
+    this.gambleBtn = h("button.ctl.gamble-open", { "data-testid": "gamble-open", hidden: true, onclick: () => this.openGamble() }, "GAMBLE");
+    this.paidEl = h("div.paid-list", { "data-testid": "paid-list", hidden: true, "aria-label": "Wins this round" });
     this.jpEl = d.progressives ? h("div.jackpots", { "data-testid": "jackpots" }) : null;
     this.sessEl = h("div.session-info", { "data-testid": "session-info", hidden: true });
 
     const stage = h("div.stage", {}, this.reels.el, this.gambleEl, this.bigEl);
     this.stage = stage;
-    this.statusRow = h("div.status-row", {}, this.sessEl, this.fsEl);
+    this.statusRow = h("div.status-row", {}, this.sessEl);
+    // the free-spin total and the PAID list sit on the cabinet's rim: showing them moves nothing
+    this.plaques = h("div.plaques", {}, this.fsEl, this.paidEl);
     this.view = h(
       "section.game",
       { "data-testid": "game", "data-game": this.id, "aria-label": d.name },
       h(
         "div.game-head",
         {},
-        h("button.ctl", { "data-testid": "lobby", onclick: () => this.app.go("#/lobby") }, "◀ LOBBY"),
+        h("button.ctl", { "data-testid": "lobby", onclick: () => this.leave("#/lobby") }, "◀ LOBBY"),
         h("h1.game-title", {}, d.name),
         h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, "☰ MENU"),
       ),
       this.jpEl,
       this.statusRow,
       this.frbEl,
-      h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome": `${d.progressives ? 540 : 450}px` } }, stage),
-      this.msg,
+      h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome": `${d.progressives ? 540 : 450}px` } }, this.plaques, stage),
+      h("div.message-row", {}, this.msg, this.gambleBtn),
       h(
         "div.meters",
         {},
@@ -135,7 +145,7 @@ export class GameView {
         {},
         this.soundBtn,
         h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, "PAYS / HELP"),
-        h("button.ctl", { "data-testid": "bet-settings", onclick: () => openBetDialog(this) }, "BET"),
+        h("button.ctl", { "data-testid": "bet-settings", onclick: () => this.collectThen(() => openBetDialog(this)) }, "BET"),
         this.spinBtn,
         this.autoBtn,
         h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, "RECALL"),
@@ -155,11 +165,13 @@ export class GameView {
         ? this.feature?.quickStopLabel || "STOP"
         : "SPIN";
     this.spinBtn.setAttribute("aria-label", this.auto ? "Stop auto spin" : spinning ? "Quick stop" : "Spin");
-    this.spinBtn.disabled = s === "gamble" || s === "choice" || (spinning && !this.app.profile.quickStop && !this.auto);
-    const lockBet = s !== "idle" || !!this.freePkg;
+    // an offered or open gamble is collected by SPIN, AUTO or a bet change
+    this.spinBtn.disabled = s === "choice" || (spinning && !this.app.profile.quickStop && !this.auto);
+    const lockBet = !(s === "idle" || s === "offered") || !!this.freePkg;
     this.betUp.disabled = lockBet || this.betIndex >= this.ladder.length - 1;
     this.betDown.disabled = lockBet || this.betIndex <= 0;
-    this.autoBtn.disabled = !this.app.profile.autoplay || s === "gamble" || s === "choice";
+    this.autoBtn.disabled = !this.app.profile.autoplay || s === "choice";
+    this.gambleBtn.hidden = s !== "offered";
   }
 
   message(text, cls = "") {
@@ -169,7 +181,9 @@ export class GameView {
 
   // ---- bet -------------------------------------------------------------------------------
   stepBet(d) {
-    if (this.state !== "idle" || this.freePkg) return;
+    if (this.freePkg) return;
+    if (this.state === "offered") return this.collectThen(() => this.stepBet(d));
+    if (this.state !== "idle") return;
     this.setBetIndex(this.betIndex + d);
     sound.click();
   }
@@ -209,8 +223,7 @@ export class GameView {
     if (!this.app.spaceToSpin) return;
     e.preventDefault();
     if (e.repeat) return;
-    if (this.state === "gamble") this.choose("collect");
-    else if (this.state !== "choice") this.onSpinButton();
+    if (this.state !== "choice") this.onSpinButton();
   }
 
   // ---- spinning --------------------------------------------------------------------------
@@ -224,7 +237,21 @@ export class GameView {
       if (this.app.profile.quickStop) this.quickStop();
       return;
     }
-    this.spin();
+    this.collectThen(() => this.spin());
+  }
+
+  /** Collect a gamble offered (or open), then go on; nothing goes on if the collect failed. */
+  async collectThen(next) {
+    if (this.offer || this.state === "gamble") {
+      if (this.busy || !(await this.choose("collect"))) return;
+    }
+    return next();
+  }
+
+  /** Leave the screen; a win waiting only for its collect is collected first. */
+  async leave(hash) {
+    if (this.state === "offered" && !this.busy) await this.choose("collect");
+    this.app.go(hash);
   }
 
   quickStop() {
@@ -232,8 +259,24 @@ export class GameView {
     this.reels.quickStop();
   }
 
+  /** Play one round; whatever goes wrong leaves the screen usable and stops auto spin. */
   async spin() {
-    if (this.busy || this.state === "gamble" || this.state === "choice") return false;
+    try {
+      return await this.playRound();
+    } catch (err) {
+      console.error(err);
+      sound.stopSpin();
+      this.busy = false;
+      this.skip = false;
+      this.setState("idle");
+      this.message(explain(err), "error");
+      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      return false;
+    }
+  }
+
+  async playRound() {
+    if (this.busy || this.state === "gamble" || this.state === "choice" || this.offer) return false;
     const minGap = this.app.profile.minCycleMs;
     const since = performance.now() - this.lastStart;
     if (minGap && this.lastStart && since < minGap + 300) {
@@ -249,6 +292,12 @@ export class GameView {
     this.setState("spinning");
     this.message(this.freePkg ? "Free round — good luck!" : "Good luck!");
     this.winEl.textContent = this.credits(0);
+    this.winEl.dataset.minor = 0;
+    this.fsEl.hidden = true;
+    delete this.fsEl.dataset.done;
+    this.paid = [];
+    this.nudges = 0;
+    this.renderPaid();
     this.reels.startSpin();
     sound.spinStart();
     const body = { bet: this.apiBet() };
@@ -270,8 +319,8 @@ export class GameView {
       await this.reels.stop(this.reels.window || this.reels.randomWindow());
       this.busy = false;
       this.setState("idle");
-      this.stopAuto();
       this.message(explain(err), "error");
+      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
       toast(explain(err), "error", 8000);
       this.app.refreshWallet().catch(() => {});
       if (err.status === 409) await this.app.resumeOpenRound();
@@ -288,6 +337,9 @@ export class GameView {
     this.roundWin = 0;
     this.lastWins = [];
     this.cardHistory = [];
+    this.freeWin = 0;
+    this.freeTotal = 0;
+    this.inFree = false;
     this.view.dataset.roundId = res.round_id || "";
     this.bigShown = false;
     this.feature?.reset();
@@ -330,6 +382,10 @@ export class GameView {
       const e = events[i];
       this.shown = i + 1;
       if (this.gone) return;
+      if (this.inFree && !FREE_SPIN_EVENTS.has(e.type)) {
+        await flush(); // the last free spin's wins count
+        await this.endFreeSpins(instant);
+      }
       if (this.feature && !WIN_EVENTS.has(e.type)) {
         await flush();
         const w = this.feature.eventWin(e);
@@ -356,10 +412,13 @@ export class GameView {
           await flush();
           this.reels.clearWins();
           this.lastWins = [];
+          this.nudges += 1;
+          // the reels move away from what paid before: the wins stay listed
+          this.renderPaid();
           this.message(`NUDGE ${e.step}!`, "feature");
           if (instant) this.reels.setWindow(e.window);
           else {
-            if (!this.skip) await sleep(250);
+            if (!this.skip) await this.reels.wait(250);
             sound.nudge();
             await this.reels.nudge(e.window);
           }
@@ -379,9 +438,14 @@ export class GameView {
           break;
         case "free_spin_started":
           await flush();
-          this.fsEl.hidden = false;
-          this.fsEl.dataset.index = e.index;
-          this.fsEl.textContent = `FREE SPIN ${e.index} of ${this.freeTotal ?? e.index + (e.remaining ?? 0)}${e.multiplier > 1 ? ` · ALL WINS ×${e.multiplier}` : ""}`;
+          this.inFree = true;
+          this.freeSpin = e;
+          this.freeTotal = Math.max(this.freeTotal ?? 0, e.index + (e.remaining ?? 0));
+          this.reels.clearWins();
+          this.lastWins = [];
+          // each free spin says itself: the last spin's message does not linger
+          this.message(`Free spin ${e.index} of ${this.freeTotal}`, "feature");
+          this.renderFreeSpins();
           break;
         case "progressive_won":
           await flush();
@@ -412,7 +476,62 @@ export class GameView {
       this.feature?.after(e);
     }
     await flush();
+    // the free spins are the end of the log: the round waits (a gamble) or is about to end
+    if (this.inFree && this.shown >= events.length) await this.endFreeSpins(instant);
     this.playingInstant = false;
+  }
+
+  /** The free-spin banner: which spin, and what the free spins have won so far. */
+  renderFreeSpins() {
+    const e = this.freeSpin;
+    this.fsEl.hidden = false;
+    this.fsEl.dataset.index = e.index;
+    this.fsEl.dataset.total = this.freeWin;
+    this.fsEl.textContent = `FREE SPIN ${e.index} of ${this.freeTotal}${e.multiplier > 1 ? ` · ALL WINS ×${e.multiplier}` : ""} · WON ${this.credits(this.freeWin)}`;
+  }
+
+  async endFreeSpins(instant) {
+    this.inFree = false;
+    const won = this.credits(this.freeWin);
+    this.fsEl.hidden = false;
+    this.fsEl.dataset.total = this.freeWin;
+    this.fsEl.dataset.done = "true";
+    this.fsEl.textContent = `FREE SPINS WON ${won}`;
+    this.message(`Free spins won ${won}`, this.freeWin > 0 ? "win" : "feature");
+    if (!instant) await this.banner("FREE SPINS WON", "feature", 1800, won);
+  }
+
+  /** The wins of earlier stages, listed once a nudge has moved the reels away from them. */
+  renderPaid() {
+    const moved = this.paid.filter((p) => p.stage < this.nudges);
+    this.paidEl.hidden = !moved.length;
+    if (!moved.length) return this.paidEl.replaceChildren();
+    this.paidEl.replaceChildren(
+      h("span.paid-title", {}, "PAID"),
+      ...this.paid.map(({ e, stage }) =>
+        h(
+          "span.paid-win",
+          { "data-testid": "paid-win", "data-line": e.line ?? "", "data-stage": stage, "data-win": eventWin(e) },
+          `${e.line ? `Line ${e.line}` : "Scatter"} ${this.credits(eventWin(e))}${stage ? ` (nudge ${stage})` : " (first stop)"}`,
+        ),
+      ),
+    );
+  }
+
+  /**
+   * At rest the reels show every win of the round whose symbols are still where they paid (a
+   * nudge may have moved an earlier stage's away: those stay in the PAID list).
+   */
+  highlightPaid() {
+    if (!this.nudges || !this.paid.length) return;
+    const win = this.reels.window;
+    const still = this.paid.filter(({ e, window }) =>
+      (e.positions || []).every(([r, row]) => String(win?.[r]?.[row]) === String(window[r][row])),
+    );
+    this.reels.clearWins();
+    for (const { e } of still) this.reels.showWin(e, this.credits(eventWin(e)), { keep: true });
+    this.lastWins = []; // shown together, not in turn: what paid stays in view
+    this.renderPaid();
   }
 
   /** The round's win so far, as a feature adds to it (credits). */
@@ -427,6 +546,12 @@ export class GameView {
 
   async presentStage(wins, instant) {
     const total = wins.reduce((a, e) => a + eventWin(e), 0);
+    const window = (this.reels.window || []).map((c) => c.slice());
+    for (const e of wins) this.paid.push({ e, stage: this.nudges, window });
+    if (this.inFree) {
+      this.freeWin += total;
+      this.renderFreeSpins();
+    }
     this.reels.clearWins();
     for (const w of wins) this.reels.showWin(w, this.credits(eventWin(w)), { keep: true });
     const from = this.roundWin;
@@ -437,7 +562,7 @@ export class GameView {
       this.winEl.textContent = this.credits(this.roundWin);
       return;
     }
-    if (!small) sound.win(Math.min(3, Math.floor(total / Math.max(1, this.betCredits))));
+    if (!small && !this.skip) sound.win(Math.min(3, Math.floor(total / Math.max(1, this.betCredits))));
     await this.countUp(from, this.roundWin, this.skip ? 0 : 500);
     if (!this.skip) await this.reels.wait(this.auto ? 500 : 800);
   }
@@ -459,7 +584,7 @@ export class GameView {
         last = performance.now();
       }
       if (k >= 1 || this.skip) break;
-      await sleep(30);
+      await this.reels.wait(30); // a quick stop ends the count-up at once
     }
     el.textContent = this.credits(to);
   }
@@ -485,11 +610,38 @@ export class GameView {
         // autoplay never gambles
         return this.choose("collect");
       }
-      this.showGamble(res.awaiting);
+      this.offerGamble(res.awaiting);
       return true;
     }
     await this.finishRound(res);
     return true;
+  }
+
+  /** A win the round holds for a gamble: shown as won; GAMBLE opens the gamble, SPIN collects. */
+  offerGamble(aw) {
+    this.keepFocus();
+    this.offer = aw;
+    this.bigShown = true; // the win has been presented: collecting it needs no second show
+    const stake = Number(aw.stake ?? this.roundWin);
+    this.gambleEl.hidden = true;
+    this.winEl.textContent = this.credits(stake);
+    this.winEl.dataset.minor = stake * this.denom;
+    this.highlightPaid();
+    this.setState("offered");
+    const celebrate = stake * this.denom > this.betMoney || this.app.profile.celebrateSmall;
+    this.message(`WIN ${this.credits(stake)} · SPIN to collect · GAMBLE to double it`, celebrate ? "win" : "");
+    this.cycleWins();
+  }
+
+  /** The gamble panel is about to close: a keyboard player's focus goes back to SPIN. */
+  keepFocus() {
+    if (this.gambleEl.contains(document.activeElement)) this.spinBtn.focus();
+  }
+
+  openGamble() {
+    if (this.state !== "offered" || this.busy || !this.offer) return;
+    sound.click();
+    this.showGamble(this.offer);
   }
 
   /**
@@ -514,8 +666,11 @@ export class GameView {
     const ratio = this.betMoney ? winMoney / this.betMoney : 0;
     this.winEl.textContent = this.app.money(winMoney);
     this.winEl.dataset.minor = winMoney;
+    this.keepFocus();
     this.gambleEl.hidden = true;
-    this.fsEl.hidden = true;
+    this.offer = null;
+    if (!this.fsEl.dataset.done) this.fsEl.hidden = true; // a free-spins total stays until the next spin
+    this.highlightPaid();
     const celebrate = winMoney > 0 && (res.celebrate ?? (winMoney > this.betMoney || this.app.profile.celebrateSmall));
     if (winMoney > 0 && ratio >= 10 && !this.skip && !this.bigShown) await this.bigWin(winMoney, ratio);
     this.bigShown = false;
@@ -558,7 +713,7 @@ export class GameView {
       const k = Math.min(1, (performance.now() - t0) / ms);
       amount.textContent = this.app.money(Math.round(winMoney * (1 - (1 - k) ** 2)));
       if (k >= 1) break;
-      await sleep(30);
+      await this.reels.wait(30);
     }
     amount.textContent = this.app.money(winMoney);
     await this.reels.wait(900);
@@ -581,6 +736,8 @@ export class GameView {
   // ---- gamble ----------------------------------------------------------------------------
   showGamble(aw) {
     const stake = Number(aw.stake ?? this.roundWin);
+    this.offer = null;
+    this.cycleToken++;
     this.setState("gamble");
     this.gambleEl.hidden = false;
     this.card = h("div.card.back", { "data-testid": "gamble-card", "aria-label": "Face-down card" }, h("span", {}, "?"));
@@ -622,23 +779,31 @@ export class GameView {
       this.setState("spinning");
     }
     sound.click();
+    // the round's step (where the server has one) says which state of the round the choice is for
+    const body = { choice };
+    if (this.round.step !== undefined && this.round.step !== null) body.step = this.round.step;
     let res;
     try {
-      res = await this.app.api.post(`/api/rounds/${encodeURIComponent(this.round.round_id)}/choices`, { choice });
+      res = await this.app.api.post(`/api/rounds/${encodeURIComponent(this.round.round_id)}/choices`, body);
     } catch (err) {
       this.busy = false;
       if (err.status === 409 || err.status === 404) {
-        // the round no longer waits (completed automatically, or voided): show where it stands
+        // the round no longer waits (completed automatically, voided, or played in another
+        // window): show where it stands
+        const why = "This round was already settled by the server (perhaps in another window); your balance is up to date and the round is in RECALL.";
         this.gambleEl.hidden = true;
+        this.offer = null;
         this.round = null;
         this.setState("idle");
         await this.app.refreshWallet().catch(() => {});
-        this.message("This round was already settled by the server; your balance is up to date and the round is in RECALL.", "error");
+        this.message(why, "error");
+        this.stopAuto(`Auto spin stopped: ${why}`, "error");
         return false;
       }
       for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = false;
       if (waited) this.offerFeatureChoice(waited);
       this.message(explain(err), "error");
+      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
       toast(explain(err), "error", 8000);
       return false;
     }
@@ -689,6 +854,12 @@ export class GameView {
   // ---- resume ----------------------------------------------------------------------------
   /** Restore an open round: draw its log as it stands and offer the choice it waits for. */
   async resume(open) {
+    const gid = pick(open, "game", "game_id");
+    if (gid && gid !== this.id) {
+      // an open round of another game is shown as that game, with the address to match
+      history.replaceState(null, "", `#/game/${encodeURIComponent(gid)}`);
+      return this.app.route();
+    }
     const i = this.ladderMoney.indexOf(Number(open.bet));
     if (i >= 0) this.setBetIndex(i);
     this.round = open;
@@ -697,11 +868,16 @@ export class GameView {
     this.shown = 0;
     this.roundWin = 0;
     this.lastWins = [];
+    this.paid = [];
+    this.nudges = 0;
+    this.freeWin = 0;
+    this.freeTotal = 0;
+    this.inFree = false;
     this.feature?.reset();
     await this.playEvents(open.events || [], { instant: true });
     if (open.awaiting && this.offerFeatureChoice(open.awaiting)) {
       /* the feature shows the choice */
-    } else if (open.awaiting) this.showGamble(open.awaiting);
+    } else if (open.awaiting) this.offerGamble(open.awaiting);
     else await this.finishRound(open);
     this.message("Your unfinished round has been restored: finish it to continue.", "feature");
     toast("Your unfinished round has been restored.", "info");
@@ -717,8 +893,11 @@ export class GameView {
     openAutoDialog(this);
   }
 
-  startAuto(cfg) {
-    if (this.busy || this.state === "gamble") return;
+  async startAuto(cfg) {
+    if (this.busy || this.state === "choice") return;
+    if (this.offer || this.state === "gamble") {
+      if (!(await this.choose("collect"))) return;
+    }
     this.auto = { ...cfg, left: cfg.rounds, startBalance: this.app.wallet.balance };
     this.autoBtn.classList.add("active");
     this.autoBtn.textContent = "STOP AUTO";
@@ -726,14 +905,14 @@ export class GameView {
     this.spin();
   }
 
-  stopAuto(reason) {
+  stopAuto(reason, cls = "") {
     if (!this.auto) return;
     this.auto = null;
     this.autoBtn.classList.remove("active");
     this.autoBtn.textContent = "AUTO";
     this.setState(this.state);
     if (reason) {
-      this.message(reason);
+      this.message(reason, cls);
       this.view.dataset.autoStop = reason;
     }
   }

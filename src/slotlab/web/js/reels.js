@@ -1,8 +1,9 @@
 // The reel window: spins at once, lands reel by reel on the server's window with a little
 // overshoot, nudges, highlights wins and draws paylines. The DOM is test-readable: every visible
-// cell is [data-testid="cell-<reel>-<row>"][data-symbol="<symbol id>"].
+// cell is [data-testid="cell-<reel>-<row>"][data-symbol="<symbol id>"]. A quick stop lands every
+// reel at once: waits end, landings in flight jump to their end and later ones are not animated.
 import { caption, glyph } from "./symbols.js";
-import { h, sleep } from "./util.js";
+import { h } from "./util.js";
 
 const FILL = 14; // filler cells passing by while a reel spins
 
@@ -17,6 +18,8 @@ export class Reels {
     this.window = null;
     this.spinning = new Set();
     this.quick = false;
+    this.waiters = new Set(); // wait()s a quick stop ends
+    this.landing = new Set(); // landing and nudge animations a quick stop finishes
     this.el = h("div.reels", {
       "data-testid": testid,
       style: { "--reels": this.nReels, "--rows": this.nRows },
@@ -55,7 +58,8 @@ export class Reels {
 
   cell(id, reel, row) {
     const s = this.sym(id);
-    const attrs = { html: glyph(s) + `<span class="cap">${escapeHtml(caption(s))}</span>` };
+    // the symbol speaks for itself; its name is for screen readers and the tooltip
+    const attrs = { html: glyph(s) };
     if (row === null) return h("div.cell.filler", { ...attrs, "aria-hidden": "true" });
     return h("div.cell", {
       ...attrs,
@@ -128,6 +132,10 @@ export class Reels {
   async landReel(r, column, { duration = 420 } = {}) {
     const strip = this.strips[r];
     this.stopLoop(r);
+    if (this.quick) {
+      this.place(r, column);
+      return;
+    }
     const extra = this.randomIds(this.quick ? 3 : 6);
     const cells = [...column.map((id, row) => this.cell(id, r, row)), ...extra.map((id) => this.cell(id, r, null))];
     const n = cells.length;
@@ -141,14 +149,31 @@ export class Reels {
         { transform: `translateY(${over}%)`, offset: 0.8, easing: "ease-in-out" },
         { transform: "translateY(0%)" },
       ],
-      { duration: this.quick ? 140 : duration, fill: "forwards" },
+      { duration, fill: "forwards" },
     );
-    await anim.finished.catch(() => {});
-    anim.cancel();
+    await this.animated(anim);
     for (const c of [...strip.children].slice(this.nRows)) c.remove();
     setStripSize(strip, this.nRows, this.nRows);
     strip.style.transform = "translateY(0)";
     this.spinning.delete(r);
+  }
+
+  /** Show a reel's column at rest at once. */
+  place(r, column) {
+    const strip = this.strips[r];
+    strip.replaceChildren(...column.map((id, row) => this.cell(id, r, row)));
+    setStripSize(strip, this.nRows, this.nRows);
+    strip.style.transform = "translateY(0)";
+    this.reelEls[r].classList.remove("nudging");
+    this.spinning.delete(r);
+  }
+
+  /** Await an animation that a quick stop may finish early. */
+  async animated(anim) {
+    this.landing.add(anim);
+    await anim.finished.catch(() => {});
+    this.landing.delete(anim);
+    anim.cancel();
   }
 
   /**
@@ -200,14 +225,25 @@ export class Reels {
     this.spinning.add(r);
   }
 
-  /** Wait, but cut short when the player asks for a quick stop. */
-  async wait(ms) {
-    const t0 = performance.now();
-    while (performance.now() - t0 < ms && !this.quick) await sleep(20);
+  /** Wait, but cut short the moment the player asks for a quick stop. */
+  wait(ms) {
+    if (this.quick || !(ms > 0)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
   }
 
+  /** Land everything now: pending waits end, animations in flight jump to their end. */
   quickStop() {
     this.quick = true;
+    for (const done of [...this.waiters]) done();
+    for (const anim of [...this.landing]) anim.finish();
   }
 
   /** A nudge: each reel whose column moved by one position slides by one cell. */
@@ -218,6 +254,10 @@ export class Reels {
       const a = old[r];
       const b = window[r];
       if (same(a, b)) continue;
+      if (this.quick) {
+        this.place(r, b);
+        continue;
+      }
       const strip = this.strips[r];
       const n = this.nRows + 1;
       let cells;
@@ -246,17 +286,9 @@ export class Reels {
           { transform: `translateY(${to + (to < from ? -1.5 : 1.5)}%)`, offset: 0.8 },
           { transform: `translateY(${to}%)` },
         ],
-        { duration: this.quick ? 120 : 480, easing: "ease-out", fill: "forwards" },
+        { duration: 480, easing: "ease-out", fill: "forwards" },
       );
-      tasks.push(
-        anim.finished.catch(() => {}).then(() => {
-          anim.cancel();
-          strip.replaceChildren(...b.map((id, row) => this.cell(id, r, row)));
-          setStripSize(strip, this.nRows, this.nRows);
-          strip.style.transform = "translateY(0)";
-          this.reelEls[r].classList.remove("nudging");
-        }),
-      );
+      tasks.push(this.animated(anim).then(() => this.place(r, b)));
     }
     await Promise.all(tasks);
     this.window = window.map((c) => c.slice());
@@ -325,8 +357,4 @@ function same(a, b) {
 const COLORS = ["#ffd54a", "#4fc3f7", "#ff8a65", "#aed581", "#f06292", "#ba68c8", "#4db6ac", "#fff176", "#90caf9", "#ffb74d"];
 export function lineColor(n) {
   return COLORS[(n - 1) % COLORS.length];
-}
-
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
