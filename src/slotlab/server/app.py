@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
 from slotlab.rounds import Game
+from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
@@ -140,6 +141,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         return _error(500, "internal_error", "internal error; nothing was lost, retry")
 
     for module in (players, games, rounds, responsible, admin):
+        document_errors(module.router.routes)
         app.include_router(module.router)
     # The last added runs first: every answer, a 413 included, gets the security headers.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)

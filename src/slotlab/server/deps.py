@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -60,3 +60,12 @@ IdempotencyKeyHeader = Annotated[
     str | None,
     Header(alias="Idempotency-Key", description="unique per intended request; retries reuse it"),
 ]
+# Where the key is required: the route reads it (a missing key is 400
+# ``missing_idempotency_key``, not a validation error) and ``openapi_extra`` documents it.
+RequiredIdempotencyKeyHeader = Annotated[
+    str | None, Header(alias="Idempotency-Key", include_in_schema=False)]
+IDEMPOTENCY_KEY_REQUIRED: dict[str, Any] = {"parameters": [{
+    "name": "Idempotency-Key", "in": "header", "required": True,
+    "description": "unique per intended request; retries reuse it",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200,
+               "pattern": "^[!-~]([ -~]*[!-~])?$"}}]}

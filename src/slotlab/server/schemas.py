@@ -24,6 +24,34 @@ MAX_AMOUNT = 10**15
 Username = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_.-]{3,32}$")]
 Password = Annotated[StrictStr, Field(min_length=8, max_length=128)]
 Amount = Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)]
+# OpenAPI links from a round in a response to what can be done with it next (followed by the
+# stateful API tests, and by any client generator that reads links).
+_ROUND_ID_FROM_BODY = {"round_id": "$response.body#/round_id"}
+ROUND_LINKS: dict[str, Any] = {
+    op: {"operationId": op, "parameters": _ROUND_ID_FROM_BODY, "description": what}
+    for op, what in (("read_round", "the round's full record"),
+                     ("create_choice", "answer the choice the round waits for"),
+                     ("replay_round", "replay the finished round"))}
+# From the list of games to a round of the first one, at its lowest bet.
+GAME_LINKS: dict[str, Any] = {
+    "create_round": {"operationId": "create_round",
+                     "parameters": {"game_id": "$response.body#/0/id"},
+                     "requestBody": {"bet": "$response.body#/0/bets/0"},
+                     "description": "play a round of the first game at its lowest bet"}}
+ERROR_DESCRIPTIONS = {
+    400: "malformed request (JSON, Idempotency-Key)", 401: "missing or invalid token",
+    402: "insufficient funds", 403: "not allowed", 404: "not found",
+    409: "conflict with the state of the round, key or account",
+    413: "request body too large", 422: "invalid request",
+    429: "too fast or too many attempts", 503: "unavailable; nothing was taken or changed"}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for the error statuses a route answers (``{error: {code,
+    message}}``)."""
+    return {s: {"model": ErrorPublic, "description": ERROR_DESCRIPTIONS[s]} for s in statuses}
+
+
 # A player named in a path: printable (PostgreSQL text cannot hold a NUL byte).
 UsernamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")]
 

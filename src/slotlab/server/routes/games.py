@@ -7,8 +7,15 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from slotlab.server.deps import CurrentPlayer, IdempotencyKeyHeader, ServicesDep
+from slotlab.server.deps import (
+    IDEMPOTENCY_KEY_REQUIRED,
+    CurrentPlayer,
+    RequiredIdempotencyKeyHeader,
+    ServicesDep,
+)
 from slotlab.server.schemas import (
+    GAME_LINKS,
+    ROUND_LINKS,
     ErrorPublic,
     FreeRoundPackagesPublic,
     GameSummaryPublic,
@@ -16,6 +23,7 @@ from slotlab.server.schemas import (
     RoundCreate,
     RoundPublic,
     WalletPublic,
+    errors,
 )
 from slotlab.server.services import free_rounds, jackpots, round_view, rounds, wallet
 from slotlab.server.services import idempotency as idem
@@ -53,7 +61,8 @@ def _offer(ctx: ServicesDep, e: GameEntry) -> dict[str, Any]:
     }
 
 
-@router.get("/games", response_model=list[GameSummaryPublic])
+@router.get("/games", response_model=list[GameSummaryPublic],
+            responses={200: {"links": GAME_LINKS}})
 def list_games(ctx: ServicesDep) -> list[dict[str, Any]]:
     return [{**_offer(ctx, e), "max_win": e.max_win_x, "progressives": bool(e.progressives)}
             for e in ctx.catalog]
@@ -82,10 +91,13 @@ def list_jackpots(ctx: ServicesDep) -> dict[str, Any]:
     "/games/{game_id}/rounds",
     status_code=201,
     response_model=RoundPublic,
-    responses={s: {"model": ErrorPublic} for s in (400, 401, 402, 404, 409, 422, 429)},
+    operation_id="create_round",
+    responses={201: {"links": ROUND_LINKS},
+               **errors(400, 401, 402, 403, 404, 409, 413, 422, 429, 503)},
+    openapi_extra=IDEMPOTENCY_KEY_REQUIRED,
 )
 def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: RoundCreate,
-                 idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
+                 idempotency_key: RequiredIdempotencyKeyHeader = None) -> JSONResponse:
     """Debit the bet and play the round; one that needs no choice completes in this call."""
     key = idem.check_key(idempotency_key)
     ctx.catalog.get(game_id)

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from slotlab.server.deps import CurrentPlayer, ServicesDep
 from slotlab.server.ratelimit import client_address
 from slotlab.server.schemas import (
+    ErrorPublic,
     PlayerCreate,
     PlayerPublic,
     SessionCreate,
@@ -29,14 +30,16 @@ router = APIRouter(prefix="/api", tags=["players"])
 # to the worker threads, so that logins cannot take every worker that plays rounds.
 
 
-@router.post("/players", status_code=201, response_model=PlayerPublic)
+@router.post("/players", status_code=201, response_model=PlayerPublic,
+             responses={409: {"model": ErrorPublic, "description": "`username_taken`"}})
 async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
     pw_hash = await auth.hash_password(ctx, body.password)
     return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash)}
 
 
 @router.post("/sessions", status_code=201, response_model=SessionPublic,
-             responses={429: {"description": "too many failed logins (`too_many_logins`); "
+             responses={401: {"model": ErrorPublic, "description": "wrong username or password"},
+                        429: {"description": "too many failed logins (`too_many_logins`); "
                                              "the `Retry-After` header says when to retry"}})
 async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
                          ) -> dict[str, Any]:

@@ -7,28 +7,34 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from slotlab.server.deps import CurrentPlayer, IdempotencyKeyHeader, ServicesDep
+from slotlab.server.deps import (
+    IDEMPOTENCY_KEY_REQUIRED,
+    CurrentPlayer,
+    RequiredIdempotencyKeyHeader,
+    ServicesDep,
+)
 from slotlab.server.schemas import (
+    ROUND_LINKS,
     ChoiceCreate,
-    ErrorPublic,
     HistoryPublic,
     OpenRoundPublic,
     ReplayPublic,
     RoundPublic,
     RoundRecordPublic,
+    errors,
 )
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import round_history, round_replay, round_view, rounds
 
 router = APIRouter(prefix="/api", tags=["rounds"])
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorPublic} for s in (400, 401, 403, 404, 409, 422)
-}
 
 
-@router.post("/rounds/{round_id}/choices", response_model=RoundPublic, responses=_ERRORS)
+@router.post("/rounds/{round_id}/choices", response_model=RoundPublic,
+             operation_id="create_choice", openapi_extra=IDEMPOTENCY_KEY_REQUIRED,
+             responses={200: {"links": ROUND_LINKS},
+                        **errors(400, 401, 402, 403, 404, 409, 413, 422, 429, 503)})
 def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: ChoiceCreate,
-                  idempotency_key: IdempotencyKeyHeader = None) -> JSONResponse:
+                  idempotency_key: RequiredIdempotencyKeyHeader = None) -> JSONResponse:
     key = idem.check_key(idempotency_key)
     h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices",
                           body.model_dump(exclude_none=True))
@@ -38,23 +44,25 @@ def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: 
 
 
 @router.get("/rounds/open", response_model=OpenRoundPublic,
-            responses={204: {"description": "no open round"}})
+            responses={204: {"description": "no open round"}, **errors(401, 503)})
 def read_open_round(ctx: ServicesDep, player: CurrentPlayer) -> Any:
     body = round_history.open_round(ctx, player)
     return Response(status_code=204) if body is None else JSONResponse(body)
 
 
-@router.get("/history", response_model=HistoryPublic)
+@router.get("/history", response_model=HistoryPublic, responses=errors(401, 422, 503))
 def read_history(ctx: ServicesDep, player: CurrentPlayer,
                  limit: Annotated[int, Query(ge=1, le=1000)] = 10) -> dict[str, Any]:
     return {"rounds": round_history.history(ctx, player, limit)}
 
 
-@router.get("/rounds/{round_id}", response_model=RoundRecordPublic, responses=_ERRORS)
+@router.get("/rounds/{round_id}", response_model=RoundRecordPublic, operation_id="read_round",
+            responses=errors(401, 403, 404, 503))
 def read_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> JSONResponse:
     return JSONResponse(round_history.round_record(ctx, player, round_id))
 
 
-@router.get("/rounds/{round_id}/replay", response_model=ReplayPublic, responses=_ERRORS)
+@router.get("/rounds/{round_id}/replay", response_model=ReplayPublic,
+            operation_id="replay_round", responses=errors(401, 403, 404, 409, 503))
 def replay_round(ctx: ServicesDep, player: CurrentPlayer, round_id: str) -> dict[str, Any]:
     return round_replay.replay_round(ctx, player, round_id)
