@@ -56,10 +56,15 @@ class SimulationProgress:
 
     def __init__(self, description: str, console: Console, disable: bool = False) -> None:
         self.description = description
-        self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), _RoundsColumn(), _RateColumn(),
-            TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[rtp]}"),
-            console=console, transient=True, disable=disable)
+        # The figures first: on a narrow terminal the bar, then the description, make way.
+        columns: list[ProgressColumn | str] = [
+            _RoundsColumn(), _RateColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn("{task.fields[rtp]}")]
+        if console.width >= 100:
+            columns.insert(0, TextColumn("{task.description}"))
+        if console.width >= 125:
+            columns.insert(1, BarColumn())
+        self.progress = Progress(*columns, console=console, transient=True, disable=disable)
         self._task: TaskID | None = None
 
     def update(self, state: RunProgress) -> None:
