@@ -75,3 +75,15 @@ def test_a_wrong_ray_address_fails_fast_in_one_line(address: str, says: str) -> 
     with pytest.raises(RayConnectError, match=says) as info:
         simulate(find_game("classic-3x3"), "classic-3x3", 5, 1000, ray_address=address)
     assert "\n" not in str(info.value)  # our one line, before Ray's retries and traceback
+
+
+def test_worker_processes_run_a_game_no_reference_names():
+    """The pool's workers inherit the game itself, so a model built in memory (an edited copy
+    that is no file and no id) runs on several workers with the same result as on one."""
+    from slotlab.games import game_from_source, model_source
+
+    family, data = model_source(find_game("fruit-5x3"))
+    edited = game_from_source(family, {**data, "id": "fruit-edited"})
+    one = simulate(edited, "", 30, 100_000, seed=8, chunk_spins=25_000)
+    two = simulate(edited, "", 30, 100_000, seed=8, workers=2, chunk_spins=25_000)
+    assert _figures(one) == _figures(two) and two.backend == "processes"
