@@ -167,6 +167,8 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
     ``reason`` (why it cannot continue) is kept in the round's notes (``admin_actions``)."""
     with ctx.db.read() as s:
         pid = s.scalar(select(Round.player_id).where(Round.id == round_id))
+    if pid is None:
+        raise not_found("unknown_round", f"no round {round_id!r}")
     with ctx.db.write() as s:
         now = utcnow()
         wallet = ledger.lock_wallet(s, pid)
