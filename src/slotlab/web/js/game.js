@@ -879,7 +879,8 @@ export class GameView {
       /* the feature shows the choice */
     } else if (open.awaiting) this.offerGamble(open.awaiting);
     else await this.finishRound(open);
-    this.message("Your unfinished round has been restored: finish it to continue.", "feature");
+    if (this.offer) this.message(`Round restored: WIN ${this.credits(Number(this.offer.stake ?? this.roundWin))} · SPIN collects · GAMBLE doubles`, "feature");
+    else this.message("Your unfinished round has been restored: finish it to continue.", "feature");
     toast("Your unfinished round has been restored.", "info");
   }
 
