@@ -1,5 +1,6 @@
 """A simulation on a real multi-node Ray cluster that loses a worker node midway: only the chunk the
 node was running is run again, on the other node, and the result is the local run's for the seed.
+The model is an edited copy held in memory only, so the nodes build it from the data sent along.
 
 The cluster is three Ray nodes on this machine (``ray.cluster_utils.Cluster``): a head without
 CPUs, so that every chunk runs on a worker node, and two worker nodes of one CPU each. Its head
@@ -22,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from slotlab.games import find_game
-from slotlab.simulate.runner import RunProgress, simulate
+from slotlab.games import find_game, game_from_source, model_source
+from slotlab.simulate.runner import RunProgress, Simulatable, simulate
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -82,8 +83,11 @@ def cluster(monkeypatch: pytest.MonkeyPatch, deadline: None) -> Iterator[Any]:
 
 
 def test_a_lost_worker_node_costs_only_its_chunk_and_the_result_is_the_local_one(cluster):
-    game = find_game(GAME)
-    local = simulate(game, GAME, BET, CHUNKS * CHUNK, seed=SEED, chunk_spins=CHUNK).to_json()
+    # An edited model that is no file and no id: its data travels with the tasks.
+    family, data = model_source(find_game(GAME))
+    game = game_from_source(family, {**data, "id": "fruit-edited"})
+    assert isinstance(game, Simulatable)
+    local = simulate(game, "", BET, CHUNKS * CHUNK, seed=SEED, chunk_spins=CHUNK).to_json()
     lost_node = sorted(cluster.worker_nodes, key=lambda node: node.unique_id)[0]
     removed_at: list[int] = []
 
@@ -93,7 +97,7 @@ def test_a_lost_worker_node_costs_only_its_chunk_and_the_result_is_the_local_one
             cluster.remove_node(lost_node, allow_graceful=False)
             removed_at.append(state.chunks_done)
 
-    on_ray = simulate(game, GAME, BET, CHUNKS * CHUNK, seed=SEED, chunk_spins=CHUNK,
+    on_ray = simulate(game, "", BET, CHUNKS * CHUNK, seed=SEED, chunk_spins=CHUNK,
                       ray_address=cluster.address, on_progress=lose_a_node).to_json()
     assert removed_at and removed_at[0] < CHUNKS - 2  # the node went in the middle of the run
     assert len(cluster.worker_nodes) == 1
