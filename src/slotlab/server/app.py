@@ -25,6 +25,7 @@ from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.operator_wallet_store import OperatorWalletStore
+from slotlab.server.ratelimit import LoginGate
 from slotlab.server.routes import admin, games, players, responsible, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
@@ -144,6 +145,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         document_errors(module.router.routes)
         app.include_router(module.router)
     # The last added runs first: every answer, a 413 included, gets the security headers.
+    app.add_middleware(LoginGate, trusted_proxies=settings.trusted_proxies)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
 

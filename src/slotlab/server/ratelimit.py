@@ -10,7 +10,9 @@ failed logins only.
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
+import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -18,6 +20,7 @@ from functools import lru_cache
 from sqlalchemy import case, delete, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from slotlab.server.errors import ApiError
 from slotlab.store.models import LoginLimit, UTCDateTime
@@ -61,6 +64,72 @@ class Refused(ApiError):
         self.headers = {"Retry-After": str(retry_after)}
 
 
+def request_address(scope: Scope, trusted: Sequence[str]) -> str:
+    """:func:`client_address` of an ASGI request."""
+    client = scope.get("client")
+    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
+    return client_address(client[0] if client else None, forwarded.decode("latin-1"), trusted)
+
+
+class Blocks:
+    """Client addresses whose failed logins this process saw over the limit, until their window
+    ends: a cache of the database's verdict, so that a flood from one address is refused before
+    its body is even parsed (:class:`LoginGate`). The count itself stays in the database."""
+
+    MAX = 100_000
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+
+    def add(self, address: str, retry_after: int) -> None:
+        if len(self._until) >= self.MAX:
+            now = time.monotonic()
+            self._until = {a: t for a, t in self._until.items() if t > now}
+        self._until[address] = time.monotonic() + retry_after
+
+    def retry_after(self, address: str) -> int | None:
+        until = self._until.get(address)
+        if until is None:
+            return None
+        left = until - time.monotonic()
+        if left <= 0:
+            self._until.pop(address, None)
+            return None
+        return max(1, math.ceil(left))
+
+
+_LOGIN_PATH = "/api/sessions"
+
+
+class LoginGate:
+    """ASGI: ``POST /api/sessions`` from an address in the services' :class:`Blocks` gets 429
+    at once, at the cost of a dictionary lookup instead of a request's."""
+
+    def __init__(self, app: ASGIApp, trusted_proxies: Sequence[str]) -> None:
+        self.app = app
+        self.trusted = tuple(trusted_proxies)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and scope["path"] == _LOGIN_PATH
+                and scope["method"] == "POST"):
+            services = getattr(scope["app"].state, "services", None)
+            if services is not None:
+                wait = services.login_blocks.retry_after(request_address(scope, self.trusted))
+                if wait is not None:
+                    await _too_many_response(send, wait)
+                    return
+        await self.app(scope, receive, send)
+
+
+async def _too_many_response(send: Send, wait: int) -> None:
+    body = json.dumps(too_many(wait).body()).encode()
+    await send({"type": "http.response.start", "status": 429,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"retry-after", str(wait).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def too_many(retry_after: int) -> Refused:
     return Refused(429, "too_many_logins",
                    f"too many failed logins; try again in {retry_after} s", retry_after)
@@ -72,26 +141,26 @@ def _retry_after(window_start: datetime, now: datetime, window_s: int) -> int:
 
 
 def refused(s: Session, limits: Sequence[tuple[str, int]], now: datetime, window_s: int
-            ) -> int | None:
-    """Seconds until every counter of ``limits`` (key, limit) has room again, or None when all
-    have room now. A read: refusing a flood writes nothing."""
+            ) -> dict[str, int]:
+    """The counters of ``limits`` (key, limit) that are full, with the seconds until their
+    window ends. A read: refusing a flood writes nothing."""
     cutoff = now - timedelta(seconds=window_s)
     keys = [k for k, _ in limits]
     rows = s.execute(select(LoginLimit.key, LoginLimit.window_start, LoginLimit.attempts)
                      .where(LoginLimit.key.in_(keys), LoginLimit.window_start > cutoff)).all()
     caps = dict(limits)
-    waits = [_retry_after(r.window_start, now, window_s) for r in rows
-             if r.attempts >= caps[r.key]]
-    return max(waits) if waits else None
+    return {r.key: _retry_after(r.window_start, now, window_s) for r in rows
+            if r.attempts >= caps[r.key]}
 
 
 def take(s: Session, limits: Sequence[tuple[str, int]], now: datetime, window_s: int
-         ) -> int | None:
-    """Count one attempt on every counter; the seconds to wait if one is now over its limit."""
+         ) -> dict[str, int]:
+    """Count one attempt on every counter; those now over their limit, with the seconds until
+    their window ends."""
     dialect = s.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     expired = LoginLimit.window_start <= now - timedelta(seconds=window_s)
-    waits = []
+    over = {}
     for k, limit in sorted(limits):  # a fixed order: concurrent takers never deadlock
         upsert = insert(LoginLimit).values(key=k, window_start=now, attempts=1)
         stmt = upsert.on_conflict_do_update(
@@ -102,8 +171,8 @@ def take(s: Session, limits: Sequence[tuple[str, int]], now: datetime, window_s:
         ).returning(LoginLimit.attempts, LoginLimit.window_start)
         row = s.execute(stmt).one()
         if row.attempts > limit:
-            waits.append(_retry_after(row.window_start, now, window_s))
-    return max(waits) if waits else None
+            over[k] = _retry_after(row.window_start, now, window_s)
+    return over
 
 
 def give_back(s: Session, keys: Sequence[str]) -> None:

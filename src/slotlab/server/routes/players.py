@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from slotlab.server.deps import CurrentPlayer, ServicesDep
-from slotlab.server.ratelimit import client_address
+from slotlab.server.ratelimit import request_address
 from slotlab.server.schemas import (
     ErrorPublic,
     PlayerCreate,
@@ -43,9 +43,7 @@ async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
                                              "the `Retry-After` header says when to retry"}})
 async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
                          ) -> dict[str, Any]:
-    address = client_address(request.client.host if request.client else None,
-                             ",".join(request.headers.getlist("x-forwarded-for")),
-                             ctx.settings.trusted_proxies)
+    address = request_address(request.scope, ctx.settings.trusted_proxies)
     token, expires, pid = await auth.login(ctx, body.username, body.password, address)
     return await run_in_threadpool(_session_opened, ctx, token, expires, pid)
 

@@ -124,6 +124,16 @@ def _locked(until: datetime, now: datetime) -> Refused:
                    f"too many failed logins; locked until {until.isoformat()}", wait)
 
 
+def _refuse(ctx: Services, address: str, over: dict[str, int]) -> None:
+    """429 when a limit is full; a full address is remembered in this process until its
+    window ends (:class:`slotlab.server.ratelimit.LoginGate`)."""
+    if not over:
+        return
+    if f"a:{address}" in over:
+        ctx.login_blocks.add(address, over[f"a:{address}"])
+    raise ratelimit.too_many(max(over.values()))
+
+
 def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
     """Count the attempt before any password is checked, atomically: the client address's and
     the username's limits (429 beyond them) and the account's lockout, whose every guess is
@@ -134,14 +144,10 @@ def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
     limits = [(f"a:{address}", st.login_limit_per_address),
               (f"u:{name_key}", st.login_limit_per_username)]
     with ctx.db.read() as s:
-        wait = ratelimit.refused(s, limits, now, st.login_limit_window_s)
-    if wait is not None:
-        raise ratelimit.too_many(wait)
+        _refuse(ctx, address, ratelimit.refused(s, limits, now, st.login_limit_window_s))
     lapsed = and_(Player.locked_until.is_not(None), Player.locked_until <= now)
     with ctx.db.write() as s:
-        wait = ratelimit.take(s, limits, now, st.login_limit_window_s)
-        if wait is not None:
-            raise ratelimit.too_many(wait)
+        _refuse(ctx, address, ratelimit.take(s, limits, now, st.login_limit_window_s))
         player = s.execute(select(Player.id, Player.password_hash)
                            .where(Player.username_key == name_key)).first()
         if player is None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from argon2 import PasswordHasher
 
+from slotlab.server.ratelimit import Blocks
 from slotlab.server.services.catalog import Catalog
 from slotlab.server.services.profiles import PROFILES, Profile
 from slotlab.server.settings import Settings
@@ -25,6 +26,7 @@ class Services:
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
     password_pool: ThreadPoolExecutor = field(init=False)  # argon2 only, off the round workers
+    login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
     operator: OperatorWallet | None = None
