@@ -355,7 +355,7 @@ def _bisect(param: Param, rtp: Callable[[Fraction], Fraction | None], a: Fractio
         else:
             a, fa = mid, fm
         steps += 1
-        if not param.integral and b - a < Fraction(1, 10**15) * max(1, abs(a)):
+        if not param.integral and b - a < Fraction(1, 10**15) * max(Fraction(1), abs(a)):
             break
     ends = [x for x in (a, b) if rtp(x) is not None]
     best = min(ends, key=lambda x: abs(rtp(x) - target))  # type: ignore[operator]

@@ -75,7 +75,8 @@ def fmt(value: Cell) -> str:
     return escape(value)
 
 
-def render_table(table: dict[str, Any]) -> str:
+def render_table(table: dict[str, Any], heading: str = "") -> str:
+    """One table with its title (left out where the section's heading says it already)."""
     head = "".join(f"<th>{escape(c)}</th>" for c in table["columns"])
     body = []
     for row in table["rows"]:
@@ -91,14 +92,17 @@ def render_table(table: dict[str, Any]) -> str:
              f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
     if scroll:
         inner = f'<div class="scroll">{inner}</div>'
-    return f"<h3>{escape(table['title'])}</h3>{inner}{note}"
+    title = "" if table["title"] == heading else f"<h3>{escape(table['title'])}</h3>"
+    return f"{title}{inner}{note}"
 
 
 def render(figures: dict[str, Any], plots: dict[str, tuple[str, bytes]]) -> str:
     """The whole page for ``figures`` (from :func:`figures.compute`) and its ``plots``."""
+    headings = dict(SECTIONS)
     by_section: dict[str, list[str]] = {}
     for table in figures["tables"]:
-        by_section.setdefault(table["section"], []).append(render_table(table))
+        by_section.setdefault(table["section"], []).append(
+            render_table(table, headings.get(table["section"], "")))
     by_section["plots"] = [
         f'<figure id="{pid}"><img alt="{escape(caption)}" src="data:image/png;base64,'
         f'{base64.b64encode(png).decode()}"><figcaption>{escape(caption)}</figcaption></figure>'

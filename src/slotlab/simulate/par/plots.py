@@ -75,10 +75,15 @@ def plots(figures: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
 
     edges = np.array(figures["plots"]["feature_win_edges"])
     fig, ax = plt.subplots(figsize=(8, 4))
+    used = np.zeros(len(edges) - 1, dtype=bool)
     for name, counts in figures["plots"]["feature_wins"].items():
         if sum(counts):
             ax.stairs(counts, edges, label=name)
+            used |= np.array(counts) > 0
     ax.set_xscale("log")
+    if used.any():  # the range the wins cover, not the whole bin range
+        where = np.flatnonzero(used)
+        ax.set_xlim(edges[where[0]] / 1.5, edges[where[-1] + 1] * 1.5)
     ax.set_yscale("symlog", linthresh=1)
     ax.set_xlabel("feature win (x total bet, log scale)")
     ax.set_ylabel("rounds")

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from openpyxl import Workbook
-from openpyxl.styles import Font
+from openpyxl import Workbook  # type: ignore[import-untyped]
+from openpyxl.styles import Font  # type: ignore[import-untyped]
 
 EXCEL_CELL_LIMIT = 32_767  # characters in one cell
 _BAD = re.compile(r"[\[\]:*?/\\]")
@@ -29,7 +29,7 @@ def sheet_names(tables: list[dict[str, Any]]) -> list[str]:
 
 def write_workbook(figures: dict[str, Any], path: Path) -> Path:
     wb = Workbook()
-    wb.remove(wb.active)  # type: ignore[arg-type]
+    wb.remove(wb.active)
     bold = Font(bold=True)
     for table, name in zip(figures["tables"], sheet_names(figures["tables"]), strict=True):
         ws = wb.create_sheet(name)
