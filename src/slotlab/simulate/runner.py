@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -106,8 +107,9 @@ def chunk_plan(spins: int, chunk_spins: int = CHUNK_SPINS) -> list[tuple[int, in
     return plan
 
 
+@cache
 def simulation_code() -> str:
-    """Digest of the code that computes a simulation's figures."""
+    """Digest of the code that computes a simulation's figures (as this process loaded it)."""
     return slotlab._source_digest(_SIMULATION_SOURCES)[:16]
 
 
