@@ -333,6 +333,37 @@ def test_autoplay_stops_on_an_error_it_cannot_continue_from(desktop: Any, server
     assert page.inner_text("[data-testid=spin]").strip().endswith("SPIN")
 
 
+def test_an_answer_the_client_cannot_read_leaves_the_round_playable(
+    desktop: Any, server: Any
+) -> None:
+    page = desktop
+    register(page, server)
+    go_to_game(page, "classic-3x3")
+    g = server.games["classic-3x3"]
+    g.force(5, line_win)
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    settled(page, n)
+    # the collect's answer is garbled on the way: the round is redrawn as the server has it
+    page.route("**/api/rounds/*/choices", lambda route: route.fulfill(
+        status=200, content_type="application/json", body="null"))
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=game][data-state=offered]")
+    page.wait_for_function("() => !window.slotlab.view.busy")
+    assert api(page, "GET", "/api/rounds/open") is not None
+    assert page.is_enabled("[data-testid=spin]")
+    page.unroute("**/api/rounds/*/choices")
+    g.force(5, loses)
+    page.click("[data-testid=spin]")
+    page.wait_for_function(
+        "(n) => (+document.querySelector('[data-testid=game]').dataset.rounds || 0) >= n + 2"
+        " && !window.slotlab.view.busy",
+        arg=n,
+    )
+    assert api(page, "GET", "/api/rounds/open") is None
+    assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+
+
 # ---- 3. Crystal Star Deluxe: what paid, in every stage -------------------------------------------
 
 

@@ -768,7 +768,27 @@ export class GameView {
     this.gambleEl.querySelector("[data-testid=gamble-collect]")?.focus();
   }
 
+  /** Send a choice and show what follows; whatever goes wrong leaves the screen usable. */
   async choose(choice) {
+    try {
+      return await this.sendChoice(choice);
+    } catch (err) {
+      console.error(err);
+      this.busy = false;
+      this.message(explain(err), "error");
+      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      // redraw the round as the server has it, or none
+      if (!(await this.app.resumeOpenRound().catch(() => false))) {
+        this.gambleEl.hidden = true;
+        this.offer = null;
+        this.round = null;
+        this.setState("idle");
+      }
+      return false;
+    }
+  }
+
+  async sendChoice(choice) {
     if (!this.round || this.busy) return false;
     this.busy = true;
     for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = true;
