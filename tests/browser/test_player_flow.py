@@ -229,6 +229,30 @@ def test_gamble_button_opens_the_gamble_and_space_collects(desktop: Any, server:
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
 
 
+def test_auto_spin_started_after_a_win_collects_it_first(desktop: Any, server: Any) -> None:
+    page = desktop
+    register(page, server)
+    go_to_game(page, "classic-3x3")
+    g = server.games["classic-3x3"]
+    g.force(5, line_win)
+    g.force(5, loses)
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    settled(page, n)
+    first = api(page, "GET", "/api/rounds/open")
+    page.click("[data-testid=auto]")
+    page.click("[data-testid=auto-rounds-10]")
+    page.fill("[data-testid=auto-balance-down]", "0.01")  # stops after one round lost
+    page.click("[data-testid=auto-start]")
+    page.wait_for_selector("[data-testid=game][data-auto-stop]", timeout=60_000)
+    assert "decreased" in page.get_attribute("[data-testid=game]", "data-auto-stop")
+    collected = api(page, "GET", f"/api/rounds/{first['round_id']}")
+    assert collected["status"] == "completed"
+    assert collected["win"] == first["awaiting"]["stake"]
+    assert len(api(page, "GET", "/api/history?limit=5")["rounds"]) == 2
+    assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+
+
 def test_lowering_the_bet_after_a_win_collects_it(desktop: Any, server: Any) -> None:
     page = desktop
     register(page, server)
