@@ -228,8 +228,6 @@ SUBSTITUTIONS = [
 # Servers run until stopped: the test starts one, waits for it to answer and stops it.
 SERVERS = [re.compile(r"\bslotlab serve\b"),
            re.compile(r"-m slotlab\.operator\.reference_wallet\b")]
-# Commands that need a server the test starts (at {url}).
-NEEDS_SERVER = re.compile(r"^curl\b")
 SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b")]
 NEEDS_PG = re.compile(r"--pg ")
 
