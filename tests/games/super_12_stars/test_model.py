@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,11 @@ def test_v1_holds_the_research_numbers(v1_raw):
     if not RESEARCH.exists():
         pytest.skip("the research folder is not next to the checkout")
     src = json.loads(RESEARCH.read_text())
-    for key in ("grid", "lines", "symbols", "line_pays_x_line_bet", "wild_only_line_pays_as",
+    # The research's symbol names carry the designer's remarks in brackets; players see the
+    # names without them (where each symbol lands, the rules say).
+    assert v1_raw["symbols"] == {k: re.sub(r"\s*\(.*\)$", "", v).replace(
+        " scatter", "").replace(" giant 1x3", "") for k, v in src["symbols"].items()}
+    for key in ("grid", "lines", "line_pays_x_line_bet", "wild_only_line_pays_as",
                 "golden_scatter_pays_x_total_bet", "silver_scatter_pays_x_total_bet",
                 "bonus_trigger_pay_x_total_bet", "wheel_segments_x_line_bet_weight",
                 "super10_reel"):
