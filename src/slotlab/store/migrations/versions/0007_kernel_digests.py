@@ -1,7 +1,7 @@
 """Kernel digests: each compiled-kernel cache file's SHA-256 as its host first loaded it, so that
 a cache file changed afterwards takes its games out of play (software integrity, R21).
 
-Revision ID: 0008
+Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-01
 """
@@ -9,7 +9,7 @@ Create Date: 2026-12-01
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
+revision = "0007"
 down_revision = "0006"
 branch_labels = None
 depends_on = None

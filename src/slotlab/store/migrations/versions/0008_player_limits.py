@@ -1,16 +1,16 @@
 """Player limits (R19: losses and deposits over a day, a week, a month, raised only after a
 cooling-off day) and reality-check acknowledgements per session.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-01
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
