@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -17,6 +20,13 @@ from slotlab.store import Database
 if TYPE_CHECKING:
     from slotlab.server.operator_wallet import OperatorWallet
     from slotlab.server.services.integrity import IntegrityMonitor
+
+
+def _yield_to_rounds() -> None:
+    """Password threads run at a lower CPU priority (Linux sets it per thread): when the cores
+    are short, rounds go first and logins wait."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
 @dataclass
@@ -40,7 +50,8 @@ class Services:
             memory_cost=s.argon2_memory_kib,
             parallelism=s.argon2_parallelism,
         )
-        self.password_pool = ThreadPoolExecutor(s.password_threads, "slotlab-password")
+        self.password_pool = ThreadPoolExecutor(s.password_threads, "slotlab-password",
+                                                initializer=_yield_to_rounds)
 
     def profile(self, override: str | None = None) -> Profile:
         return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])
