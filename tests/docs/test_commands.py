@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,9 @@ from pathlib import Path
 import httpx
 import pytest
 from markdown_it import MarkdownIt
+from sqlalchemy import create_engine, text
+
+from slotlab.store import normalize_url
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "examples" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -395,6 +400,26 @@ def server(workdir: Path) -> Iterator[str]:
     _stop(proc)
 
 
+@pytest.fixture
+def pg_database(workdir: Path) -> Iterator[str]:
+    """A fresh PostgreSQL schema (the test database's other schemas are others'), or SQLite in
+    the scratch folder without SLOTLAB_TEST_DATABASE_URL."""
+    if not PG_URL:
+        yield f"sqlite:///{workdir}/docs-{uuid.uuid4().hex[:8]}.db"
+        return
+    schema = f"slotlab_docs_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(normalize_url(PG_URL), isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in PG_URL else "?"
+    try:
+        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+
 @pytest.fixture(scope="module")
 def ray_head() -> Iterator[str]:
     """A Ray head on this machine, on a free port (6379 is another service's), with its files in
@@ -430,8 +455,10 @@ def _marks(c: DocCommand) -> list[pytest.MarkDecorator]:
 def run_documented(command: DocCommand, workdir: Path, request: pytest.FixtureRequest) -> str:
     """Run ``command`` after its substitutions; fail on a non-zero exit or an error text."""
     cmd = substitute(command.text)
-    fields = {"port": str(_free_port()), "pg": PG_URL or f"sqlite:///{workdir}/docs-pg.db",
+    fields = {"port": str(_free_port()),
               "pg_raw": (PG_URL or "").replace("postgresql+psycopg://", "postgresql://")}
+    if "%pg%" in cmd:
+        fields["pg"] = shlex.quote(request.getfixturevalue("pg_database"))
     if "%url%" in cmd:
         fields["url"] = request.getfixturevalue("server")
     if "%ray%" in cmd:
