@@ -367,8 +367,8 @@ def tune(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     tuned = result.pop("model")
-    if "rtp_target" in tuned:  # a model that declares its RTP says the new one
-        tuned["rtp_target"] = f"{result['rtp'] * 100:.2f}%"
+    if "rtp_target" in tuned:  # a model that declares its target RTP gets the new target
+        tuned["rtp_target"] = f"{goal * 100:.2f}%"
     if model_id:
         tuned["id"] = model_id
     if out is not None:

@@ -76,7 +76,10 @@ def test_fruit_figures_agree_with_the_runner_and_the_exact_report(fruit):
     assert summary["RTP"][3:5] == list(direct.ci99)
     assert summary["feature trigger, 1 in"][1] == exact["free_spins_one_in"]
     # seed 11 at 60,000 rounds: every exact figure inside its 99 % interval
-    assert figures["checks"] == {"all_pass": True, "failures": 0, "bet_levels_do_not_fall": True}
+    checks = figures["checks"]
+    assert checks["all_pass"] is True and checks["failures"] == 0
+    assert checks["marks"] == 9  # 6 summary figures, 3 parts
+    assert checks["bet_levels_do_not_fall"] is True
     split = {r[0]: r for r in table(figures, "rtp-split")["rows"]}
     assert set(split) == {"base_lines", "base_scatter", "free_spins"}
     assert sum(r[3] for r in split.values()) == pytest.approx(direct.rtp, rel=1e-12)
@@ -162,3 +165,30 @@ def test_json_is_complete_and_plain(fruit):
     assert figures["spins"] == SPINS and figures["seed"] == 11
     edges = np.array(figures["plots"]["feature_win_edges"])
     assert (np.diff(edges) > 0).all() and "free_spins" in figures["plots"]["feature_wins"]
+
+
+def test_par_command_on_a_copy_of_a_seed_model(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from slotlab.cli import app
+
+    models = Path(__file__).resolve().parents[2] / "src/slotlab/games/crystal_star_deluxe/models"
+    copy = tmp_path / "my-crystal.json"
+    shutil.copy(models / "crystal-star-deluxe.v1.json", copy)
+    out = tmp_path / "sheet"
+    res = CliRunner().invoke(app, ["par", str(copy), "--out", str(out), "--spins", "20k",
+                                   "--sample", "5k", "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert "simulating with one worker" in " ".join(res.output.split())
+    figures = json.loads((out / "par.json").read_text())
+    assert figures["game"] == "crystal-star-deluxe" and figures["spins"] == 20_000
+    assert figures["model_hash"] == find_game("crystal-star-deluxe").model_hash
+    assert (out / "par.html").stat().st_size > 0 and (out / "par.xlsx").stat().st_size > 0
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"id": "x"}')
+    res = CliRunner().invoke(app, ["par", str(broken), "--out", str(out)])
+    assert res.exit_code == 2 and "not a valid model of any known game" in " ".join(
+        res.output.split())

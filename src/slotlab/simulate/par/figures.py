@@ -450,7 +450,7 @@ def compute(game: Simulatable, game_ref: str, bet: int, spins: int, seed: int = 
         "spins": run_.sim["spins"],
         "bet": bet,
         "checks": {"all_pass": all(passes), "failures": passes.count(False),
-                   "bet_levels_do_not_fall": bets_ok},
+                   "marks": len(passes), "bet_levels_do_not_fall": bets_ok},
         "tables": [t.to_json() for t in tables],
         "plots": {"exact_rtp": (exact or {}).get("rtp"),
                   "feature_win_edges": FEATURE_EDGES.tolist(), "feature_wins": fine},

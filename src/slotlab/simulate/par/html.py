@@ -40,8 +40,10 @@ table { border-collapse: collapse; margin: .4rem 0 1rem; font-variant-numeric: t
 th, td { border: 1px solid #c9d2de; padding: .2rem .5rem; text-align: right;
          vertical-align: top; }
 th { background: #eef2f7; } td:first-child, th:first-child { text-align: left; }
-td.text { text-align: left; max-width: 48rem; overflow-wrap: anywhere; }
-.pass { color: #176b2c; font-weight: 600; } .fail { color: #b3261e; font-weight: 700; }
+td.text { text-align: left; white-space: nowrap; }
+td.long { white-space: normal; max-width: 48rem; overflow-wrap: anywhere; }
+.pass { color: #176b2c; font-weight: 600; white-space: nowrap; }
+.fail { color: #b3261e; font-weight: 700; white-space: nowrap; }
 .note { color: #566173; font-size: .9em; margin: -.6rem 0 1rem; }
 .banner { padding: .6rem 1rem; border-radius: 6px; margin: 1rem 0; font-weight: 600; }
 .banner.ok { background: #e3f4e7; } .banner.bad { background: #fbe4e2; }
@@ -82,7 +84,8 @@ def render_table(table: dict[str, Any], heading: str = "") -> str:
     for row in table["rows"]:
         cells = []
         for value in row:
-            cls = ' class="text"' if isinstance(value, str) else ""
+            cls = "" if not isinstance(value, str) else (
+                ' class="text long"' if len(value) > 60 else ' class="text"')
             data = escape(json.dumps(value), quote=True)
             cells.append(f'<td{cls} data-value="{data}">{fmt(value)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -115,9 +118,11 @@ def render(figures: dict[str, Any], plots: dict[str, tuple[str, bytes]]) -> str:
                          + "".join(by_section[sid]) + "</section>")
     checks = figures["checks"]
     ok = checks["all_pass"] and checks["bet_levels_do_not_fall"]
-    banner = ("Every exact figure lies inside its simulated 99% interval"
-              if checks["all_pass"] else f"{checks['failures']} figure(s) outside their 99% "
-                                         "interval")
+    marks = checks["marks"]
+    banner = (f"Every exact figure ({marks}) lies inside its simulated 99% interval"
+              if checks["all_pass"] else
+              f"{checks['failures']} of {marks} exact figures outside their simulated 99% "
+              f"interval (about {marks / 100:.1f} expected by chance alone)")
     banner += ("; the RTP does not fall at higher bets" if checks["bet_levels_do_not_fall"]
                else "; FLAG: the RTP falls at a higher bet")
     identity = {r[0]: r[1] for r in next(t for t in figures["tables"]
