@@ -192,3 +192,57 @@ def test_par_command_on_a_copy_of_a_seed_model(tmp_path):
     res = CliRunner().invoke(app, ["par", str(broken), "--out", str(out)])
     assert res.exit_code == 2 and "not a valid model of any known game" in " ".join(
         res.output.split())
+
+
+@pytest.mark.parametrize("game_id", ["classic-3x3", "fruit-5x3", "crystal-star-deluxe",
+                                     "super-12-stars", "superstars"])
+def test_every_game_gets_every_table(game_id):
+    game = find_game(game_id)
+    figures = compute(game, game_id, game.bets()[0], 4_000, seed=1, sample_rounds=1_000,
+                      bonuses=2_000)
+    ids = {t["id"] for t in figures["tables"]}
+    assert {"identity", "summary", "rtp-split", "win-bands", "max-win", "features",
+            "bet-levels", "feature-wins", "convergence", "model-settings"} <= ids
+    summary = {r[0]: r for r in table(figures, "summary")["rows"]}
+    assert summary["RTP"][1] is not None  # every game has an exact (or composed) RTP
+    split = table(figures, "rtp-split")["rows"]
+    assert sum(r[3] for r in split) == pytest.approx(figures["simulation"]["rtp"], rel=1e-12)
+    assert len(table(figures, "bet-levels")["rows"]) == len(game.bets())
+    assert any(t["id"].startswith("model-") and t["rows"] for t in figures["tables"]
+               if "strip" in t["id"])  # the reel strips are in the sheet
+
+
+def test_the_docs_sheets_are_whole():
+    """docs/par keeps a sheet per seed game whose HTML shows its par.json's figures."""
+    from html.parser import HTMLParser
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "docs" / "par"
+
+    class Cells(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tables: dict[str, list[list[object]]] = {}
+            self.current: str | None = None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "table":
+                self.current = a["data-table"]
+                self.tables[self.current] = []
+            elif tag == "tr" and self.current and a.get("class") is None:
+                self.tables[self.current].append([])
+            elif tag == "td" and self.current:
+                self.tables[self.current][-1].append(json.loads(a["data-value"]))
+
+    for game_id in ("crystal-star-deluxe", "super-12-stars", "superstars"):
+        figures = json.loads((root / game_id / "par.json").read_text())
+        assert figures["game"] == game_id and figures["seed"] == 1
+        assert figures["spins"] == 1_000_000
+        assert figures["model_hash"] == find_game(game_id).model_hash  # not stale
+        parser = Cells()
+        parser.feed((root / game_id / "par.html").read_text(encoding="utf-8"))
+        for t in figures["tables"]:
+            assert [r for r in parser.tables[t["id"]] if r] == t["rows"], (game_id, t["id"])
+        wb = load_workbook(root / game_id / "par.xlsx", read_only=True)
+        assert wb.sheetnames == sheet_names(figures["tables"])

@@ -34,6 +34,7 @@ from slotlab.simulate.stats import (
 
 SAMPLE_ROUNDS = 500_000  # rounds played one by one for the per-part figures
 BONUSES = 200_000  # Bonus Games per exact report where the game's feature is simulated
+BET_LEVEL_SPINS = 10_000_000  # most rounds simulated at each bet level (the check is exact)
 MAX_CHUNKS = 40  # chunks of a short run: points on the convergence curve, batches of the means
 FEATURE_EDGES = np.geomspace(0.01, 100_000, 71)  # log bins of feature wins (x bet) for the plot
 
@@ -342,7 +343,7 @@ def bet_level_table(game: Simulatable, game_ref: str, spins: int, seed: int, wor
     """RTP at every bet level (exact where there is one, simulated on common random numbers
     otherwise), and whether it never falls as the bet rises."""
     bets: list[int] = game.bets()  # type: ignore[attr-defined]
-    n = min(spins, max(10_000, spins // 10))
+    n = min(spins, max(10_000, spins // 10), BET_LEVEL_SPINS)
     rows: list[list[Cell]] = []
     ok = True
     previous: tuple[Fraction | float, float] | None = None
