@@ -340,8 +340,9 @@ def tune(
     goal = target / 100 if target > 1.5 else target
     total_bet = None if bet is None else _bet(game, bet)
     exact = getattr(game, "exact", None)
-    is_exact = exact is not None and isinstance(
-        exact(total_bet if total_bet is not None else game.bets()[0]).get("rtp_fraction"), str)
+    # a report that takes --bonuses simulates part of the RTP (Superstars): not exact
+    is_exact = (exact is not None and "bonuses" not in inspect.signature(exact).parameters
+                and isinstance(exact(total_bet or game.bets()[0]).get("rtp_fraction"), str))
     show = None if json_out else (lambda s: console.print(
         f"  {param} = {s['value']}: rtp " + ("invalid model" if s["rtp"] is None
                                              else f"{s['rtp']:.6%}")))
