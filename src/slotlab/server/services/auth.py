@@ -26,8 +26,9 @@ from starlette.concurrency import run_in_threadpool
 from slotlab.server import ratelimit
 from slotlab.server.errors import conflict, unauthorized
 from slotlab.server.ratelimit import Refused
-from slotlab.server.services import ledger
+from slotlab.server.services import ledger, profiles
 from slotlab.server.services.context import Services
+from slotlab.server.services.help import duration_text
 from slotlab.store.models import Player, Session, Wallet, utcnow
 
 _TOUCH_EVERY = timedelta(seconds=60)  # write last_seen at most this often
@@ -256,10 +257,21 @@ def cached_auth(ctx: Services, token: str) -> Auth | None:
     now = utcnow()
     if now - cached.last_seen >= _TOUCH_EVERY:
         return None
-    idle_deadline = cached.last_seen + timedelta(seconds=ctx.settings.session_idle_s)
-    if cached.revoked or cached.auth.expires_at <= now or idle_deadline <= now:
-        raise unauthorized("session expired", "session_expired")
+    _check_live(ctx, cached, now)
     return cached.auth
+
+
+def _check_live(ctx: Services, cached: _Cached, now: datetime) -> None:
+    """401 for a session that ended: ``session_expired`` (logged out, revoked or past its
+    lifetime) or ``session_idle`` (no call for the inactivity timeout, R20: the player's
+    jurisdiction profile's, else the server's)."""
+    if cached.revoked or cached.auth.expires_at <= now:
+        raise unauthorized("session expired", "session_expired")
+    idle_s = profiles.idle_timeout_s(ctx.profile(cached.auth.jurisdiction),
+                                     ctx.settings.session_idle_s)
+    if cached.last_seen + timedelta(seconds=idle_s) <= now:
+        raise unauthorized(f"your session ended after {duration_text(idle_s)} without activity",
+                           "session_idle")
 
 
 def authenticate(ctx: Services, token: str) -> Auth:
@@ -284,9 +296,7 @@ def authenticate(ctx: Services, token: str) -> Auth:
             ctx.auth_cache.clear()
         ctx.auth_cache[th] = cached
     auth = cached.auth
-    idle_deadline = cached.last_seen + timedelta(seconds=ctx.settings.session_idle_s)
-    if cached.revoked or auth.expires_at <= now or idle_deadline <= now:
-        raise unauthorized("session expired", "session_expired")
+    _check_live(ctx, cached, now)
     if now - cached.last_seen >= _TOUCH_EVERY:
         with ctx.db.write() as s:
             live = s.get(Session, auth.session_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from slotlab.server.services import profiles
 from slotlab.server.settings import Settings
 
 
@@ -33,9 +34,16 @@ def unfinished_rounds_text(settings: Settings) -> str:
             f"next login, and their complete replay is in your game history.")
 
 
+def idle_timeout_s(settings: Settings) -> int:
+    """The inactivity timeout of the server's jurisdiction profile, else of its settings."""
+    return profiles.idle_timeout_s(profiles.PROFILES[settings.jurisdiction],
+                                   settings.session_idle_s)
+
+
 def inactivity_text(settings: Settings) -> str:
-    return (f"Your session ends after {duration_text(settings.session_idle_s)} without "
-            f"activity; log in again to continue.")
+    """HELP's line on the time after which inactive gaming sessions end (R20)."""
+    return (f"Inactive gaming sessions end after {duration_text(idle_timeout_s(settings))} "
+            f"without activity; log in again to continue.")
 
 
 def operator_help(settings: Settings) -> dict[str, Any]:
@@ -47,5 +55,5 @@ def operator_help(settings: Settings) -> dict[str, Any]:
         "unfinished_rounds": unfinished_rounds_text(settings),
         "auto_complete_after_s": settings.auto_complete_after_s,
         "inactivity": inactivity_text(settings),
-        "inactivity_timeout_s": settings.session_idle_s,
+        "inactivity_timeout_s": idle_timeout_s(settings),
     }

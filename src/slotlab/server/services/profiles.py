@@ -36,6 +36,8 @@ class Profile:
     # A reality-check reminder every this many seconds of a session (None: none); the next
     # round waits until the player acknowledges it (services/reality.py).
     reality_check_s: int | None = None
+    # The time after which an inactive session ends (R20); None: the server's session_idle_s.
+    session_idle_s: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,6 +53,11 @@ PROFILES: dict[str, Profile] = {
                   celebrate_small_wins=False, show_net_position=True, session_with_rounds=True,
                   reality_check_s=60 * 60),
 }
+
+
+def idle_timeout_s(profile: Profile, server_default: int) -> int:
+    """The inactivity timeout in force: the profile's, else the server's setting."""
+    return profile.session_idle_s or server_default
 
 
 def celebrate(profile: Profile, bet: int, win: int) -> bool:

@@ -18,6 +18,9 @@ export function explain(err) {
     case 0:
       return "Connection lost: the server cannot be reached. Check your network; your money and any round in play are safe on the server.";
     case 401:
+      // An inactive session (R20) is told apart from one that was closed or ran out.
+      if (err.code === "session_idle" && err.message)
+        return `${err.message[0].toUpperCase()}${err.message.slice(1)}. Please log in again.`;
       return "Your session has ended. Please log in again.";
     case 402:
       return "Insufficient funds: your balance is too low for this bet. Lower the bet or add funds.";

@@ -20,7 +20,7 @@ class App {
     this.view = null;
     this.spaceToSpin = store("space") ?? true;
     this.freeRounds = [];
-    this.api.onUnauthorized = () => this.logout(true);
+    this.api.onUnauthorized = (err) => this.logout(true, err);
     this.api.onNetwork = (lost) => {
       document.body.classList.toggle("offline", lost);
       if (lost) toast("Connection lost: retrying…", "error", 0);
@@ -220,7 +220,7 @@ class App {
       // one round at a time: an unfinished round takes the player to its own game
       let gid = decodeURIComponent(m[1]);
       const open = await this.openRound();
-      if (token !== this.routeToken) return; // a later navigation won
+      if (token !== this.routeToken || !this.api.token) return; // a later navigation (or a logout) won
       const openGame = open ? pick(open, "game", "game_id") : null;
       if (openGame && openGame !== gid) {
         gid = openGame;
@@ -349,14 +349,15 @@ class App {
     user.focus();
   }
 
-  async logout(expired = false) {
+  async logout(expired = false, err = null) {
+    this.routeToken = (this.routeToken || 0) + 1; // a navigation under way is abandoned
     if (this.view?.unmount) this.view.unmount();
     this.view = null;
     closeAll();
     if (!expired) await this.api.del("/api/sessions/current").catch(() => {});
     this.api.setToken(null);
     this.balanceEl.textContent = "";
-    this.showLogin(expired ? "Your session has ended. Please log in again." : "");
+    this.showLogin(expired ? explain(err ?? new ApiError(401, "session_expired", "")) : "");
   }
 }
 

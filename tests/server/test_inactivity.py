@@ -1,0 +1,58 @@
+"""Inactivity timeout (R20): a session ends after the inactivity timeout of the player's
+jurisdiction profile (else the server's ``session_idle_s``), told apart from a session that was
+closed or ran out (401 ``session_idle`` against ``session_expired``), and HELP states it."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from slotlab.server.services import auth, profiles
+
+from .server_util import LiveServer, server_settings
+
+GAME = "classic-3x3"
+
+
+@pytest.fixture
+def idle_server(database: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveServer]:
+    monkeypatch.setattr(auth, "AUTH_CACHE_S", 0.0)  # every call reads the session anew
+    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=1), None)
+    srv.__enter__()
+    yield srv
+    srv.__exit__()
+
+
+def test_an_idle_session_ends_with_its_own_reason(idle_server):
+    c, _ = idle_server.player()
+    assert c.get("/api/wallet").status_code == 200
+    time.sleep(1.2)  # the timeout itself: one second without a call
+    r = c.get("/api/wallet")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "session_idle"
+    assert "1 second without activity" in r.json()["error"]["message"]
+
+
+def test_a_closed_session_is_expired_not_idle(idle_server):
+    c, _ = idle_server.player()
+    assert c.delete("/api/sessions/current").status_code == 204
+    r = c.get("/api/wallet")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired"
+
+
+def test_the_profile_sets_the_timeout_and_help_states_it(database, monkeypatch):
+    monkeypatch.setitem(profiles.PROFILES, "mt", dataclasses.replace(
+        profiles.PROFILES["mt"], session_idle_s=15 * 60))
+    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=3600), None)
+    srv.__enter__()
+    try:
+        with srv.client() as anon:
+            op = anon.get(f"/api/games/{GAME}").json()["operator"]
+        assert op["inactivity_timeout_s"] == 900
+        assert op["inactivity"] == ("Inactive gaming sessions end after 15 minutes without "
+                                    "activity; log in again to continue.")
+    finally:
+        srv.__exit__()
