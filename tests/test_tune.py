@@ -159,3 +159,16 @@ def test_command_line_simulated_game_reports_its_interval(tmp_path: Path):
     res = runner.invoke(app, ["tune", "superstars", "--param", "bonus.land.prize", "--target",
                               "99.5", "--lo", "0.05", "--hi", "0.06", "--bonuses", "5000"])
     assert res.exit_code == 1 and "cannot reach the target" in said(res)
+
+
+def test_a_broken_seed_model_file_names_its_family_and_problem(tmp_path: Path):
+    data = json.loads((GAMES / "super_12_stars" / "models" / "super-12-stars.v1.json").read_text())
+    del data["lucky_stars"]
+    path = tmp_path / "s12-broken.json"
+    path.write_text(json.dumps(data))
+    from slotlab.model import ModelError
+
+    with pytest.raises(ModelError) as err:
+        load_game(str(path))
+    text = str(err.value)
+    assert "closest is super 12 stars" in text and "lucky_stars: Field required" in text

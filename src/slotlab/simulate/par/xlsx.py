@@ -9,6 +9,7 @@ from typing import Any
 
 from openpyxl import Workbook  # type: ignore[import-untyped]
 from openpyxl.styles import Font  # type: ignore[import-untyped]
+from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
 
 EXCEL_CELL_LIMIT = 32_767  # characters in one cell
 _BAD = re.compile(r"[\[\]:*?/\\]")
@@ -45,5 +46,9 @@ def write_workbook(figures: dict[str, Any], path: Path) -> Path:
             ws.append([])
             ws.append([table["note"]])
         ws.freeze_panes = "B3"
+        for i, column in enumerate(table["columns"]):  # wide enough for the header and figures
+            width = max([len(str(column))] + [min(len(str(r[i])), 40) for r in table["rows"][:200]
+                                              if i < len(r)])
+            ws.column_dimensions[get_column_letter(i + 1)].width = min(max(width, 8), 42) + 2
     wb.save(path)
     return path
