@@ -184,6 +184,30 @@ def test_password_hashing_leaves_the_round_workers_free(start: Start) -> None:
     assert logins_before_spin < len(users) - 1
 
 
+def test_logins_beyond_the_backlog_answer_busy_and_cost_no_guess(start: Start) -> None:
+    srv = start(password_threads=1, password_backlog=2, lockout_attempts=1,
+                argon2_time_cost=4, argon2_memory_kib=32 * 1024, **OPEN_LIMITS)
+    users = [name() for _ in range(10)]
+    for u in users:
+        register(srv, u)
+    barrier = threading.Barrier(len(users))
+
+    def wrong(u: str) -> httpx.Response:
+        with srv.client() as c:
+            barrier.wait()
+            return login(c, u, "wrong password")
+
+    with ThreadPoolExecutor(len(users)) as pool:
+        answers = dict(zip(users, pool.map(wrong, users), strict=True))
+    busy = [u for u, a in answers.items() if code(a) == "login_busy"]
+    assert busy, {u: code(a) for u, a in answers.items()}
+    assert all(answers[u].status_code == 503 and answers[u].headers["Retry-After"] == "1"
+               for u in busy)
+    with srv.client() as c:
+        for u in users:  # one wrong guess locks; a busy answer was no guess
+            assert code(login(c, u)) == ("201" if u in busy else "account_locked")
+
+
 # --- 3. the lockout race ------------------------------------------------------------------------
 
 RACE_HASH = {"argon2_time_cost": 2, "argon2_memory_kib": 4096}

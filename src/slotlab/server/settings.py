@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = Field(19 * 1024, ge=8)
     argon2_parallelism: int = Field(1, ge=1)
     password_threads: int = Field(1, ge=1, le=16)  # argon2 runs here, never in the round workers
+    password_backlog: int = Field(32, ge=1)  # logins at once per process; beyond: 503 login_busy
     # Failed logins allowed per window, per client address and per username (known or not);
     # beyond them 429 with Retry-After. Counted in the database: all processes share them.
     login_limit_per_address: int = Field(30, ge=1)

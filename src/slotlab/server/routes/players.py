@@ -33,8 +33,9 @@ router = APIRouter(prefix="/api", tags=["players"])
 @router.post("/players", status_code=201, response_model=PlayerPublic,
              responses={409: {"model": ErrorPublic, "description": "`username_taken`"}})
 async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
-    pw_hash = await auth.hash_password(ctx, body.password)
-    return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash)}
+    with ctx.password_pool.admitted():
+        pw_hash = await auth.hash_password(ctx, body.password)
+        return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash)}
 
 
 @router.post("/sessions", status_code=201, response_model=SessionPublic,
@@ -44,7 +45,8 @@ async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
 async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
                          ) -> dict[str, Any]:
     address = request_address(request.scope, ctx.settings.trusted_proxies)
-    token, expires, pid = await auth.login(ctx, body.username, body.password, address)
+    with ctx.password_pool.admitted():
+        token, expires, pid = await auth.login(ctx, body.username, body.password, address)
     return await run_in_threadpool(_session_opened, ctx, token, expires, pid)
 
 

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +9,7 @@ from argon2 import PasswordHasher
 
 from slotlab.server.ratelimit import Blocks
 from slotlab.server.services.catalog import Catalog
+from slotlab.server.services.passwords import PasswordPool
 from slotlab.server.services.profiles import PROFILES, Profile
 from slotlab.server.settings import Settings
 from slotlab.store import Database
@@ -22,20 +19,13 @@ if TYPE_CHECKING:
     from slotlab.server.services.integrity import IntegrityMonitor
 
 
-def _yield_to_rounds() -> None:
-    """Password threads run at a lower CPU priority (Linux sets it per thread): when the cores
-    are short, rounds go first and logins wait."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
 @dataclass
 class Services:
     settings: Settings
     db: Database
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
-    password_pool: ThreadPoolExecutor = field(init=False)  # argon2 only, off the round workers
+    password_pool: PasswordPool = field(init=False)  # argon2 only, off the round workers
     login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
@@ -50,8 +40,7 @@ class Services:
             memory_cost=s.argon2_memory_kib,
             parallelism=s.argon2_parallelism,
         )
-        self.password_pool = ThreadPoolExecutor(s.password_threads, "slotlab-password",
-                                                initializer=_yield_to_rounds)
+        self.password_pool = PasswordPool(s.password_threads, s.password_backlog)
 
     def profile(self, override: str | None = None) -> Profile:
         return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])
