@@ -45,6 +45,22 @@ def make_server(database: Database) -> Iterator[Callable[..., LiveServer]]:
 
 
 @pytest.fixture
+def serve_games(database: Database) -> Iterator[Callable[..., LiveServer]]:
+    """Start servers offering the engine's own games: ``serve_games(*game_ids, **settings)``."""
+    started: list[LiveServer] = []
+
+    def start(*game_ids: str, **overrides: Any) -> LiveServer:
+        srv = LiveServer(server_settings(database, games=list(game_ids), **overrides), None)
+        srv.__enter__()
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in reversed(started):
+        srv.__exit__()
+
+
+@pytest.fixture
 def server(make_server: Callable[..., LiveServer]) -> LiveServer:
     return make_server()
 

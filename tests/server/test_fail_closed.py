@@ -5,7 +5,7 @@ the failure is gone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,18 +17,15 @@ from slotlab import rng
 from slotlab.games import find_game
 from slotlab.server.services import rounds
 
-from .server_util import LiveServer, key, server_settings
+from .server_util import LiveServer, key
 
 GAME = "classic-3x3"
 BET = 5
 
 
 @pytest.fixture
-def server(database: Any) -> Iterator[LiveServer]:
-    srv = LiveServer(server_settings(database, games=[GAME]), None)
-    srv.__enter__()
-    yield srv
-    srv.__exit__()
+def server(serve_games: Callable[..., LiveServer]) -> LiveServer:
+    return serve_games(GAME)
 
 
 def _spin(c: Any) -> Any:

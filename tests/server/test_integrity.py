@@ -9,10 +9,11 @@ the real cache is shared by every process on this machine and is never written t
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from slotlab.games import find_game
 from slotlab.integrity import CertifiedList, certified_list, kernel_cache_dir, kernel_cache_files
 from slotlab.server.services import rounds
 
-from .server_util import LiveServer, key, server_settings
+from .server_util import LiveServer, key
 
 GAME = "classic-3x3"
 OTHER = "fruit-5x3"
@@ -30,18 +31,8 @@ BET = 5
 
 
 @pytest.fixture
-def serve(database: Any) -> Iterator[Callable[..., LiveServer]]:
-    started: list[LiveServer] = []
-
-    def start(**overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, games=[GAME, OTHER], **overrides), None)
-        srv.__enter__()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in reversed(started):
-        srv.__exit__()
+def serve(serve_games: Callable[..., LiveServer]) -> Callable[..., LiveServer]:
+    return functools.partial(serve_games, GAME, OTHER)
 
 
 @pytest.fixture

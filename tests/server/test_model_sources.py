@@ -8,9 +8,10 @@ model versions shipped by earlier releases are found in the package's model arch
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,18 +47,8 @@ def _renamed(m: dict[str, Any]) -> None:
 
 
 @pytest.fixture
-def serve(database: Any) -> Iterator[Callable[..., LiveServer]]:
-    started: list[LiveServer] = []
-
-    def start(**overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, games=[GAME], **overrides), None)
-        srv.__enter__()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in reversed(started):
-        srv.__exit__()
+def serve(serve_games: Callable[..., LiveServer]) -> Callable[..., LiveServer]:
+    return functools.partial(serve_games, GAME)
 
 
 def _seed_where(want: Callable[[bytes], bool], tries: int = 200_000) -> bytes:

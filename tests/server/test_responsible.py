@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -19,18 +19,15 @@ from slotlab.games import find_game
 from slotlab.server.services import profiles, rounds
 from slotlab.store.models import PlayerLimit, utcnow
 
-from .server_util import LiveServer, key, server_settings
+from .server_util import LiveServer, key
 
 GAME = "classic-3x3"
 BET = 5
 
 
 @pytest.fixture
-def server(database: Any) -> Iterator[LiveServer]:
-    srv = LiveServer(server_settings(database, games=[GAME]), None)
-    srv.__enter__()
-    yield srv
-    srv.__exit__()
+def server(serve_games: Callable[..., LiveServer]) -> LiveServer:
+    return serve_games(GAME)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import authenticate
 from slotlab.server.settings import Settings
 
-from .server_util import LiveServer, key, server_settings
+from .server_util import LiveServer, key
 
 GAME = "classic-3x3"
 BET = 5
@@ -49,19 +49,11 @@ def variants(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def serve(database: Any) -> Iterator[Callable[..., LiveServer]]:
+def serve(serve_games: Callable[..., LiveServer]) -> Callable[..., LiveServer]:
     """Servers on the engine's registry offering ``games`` (classic-3x3): ``serve(**settings)``."""
-    started: list[LiveServer] = []
-
     def start(games: tuple[str, ...] = (GAME,), **overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, games=list(games), **overrides), None)
-        srv.__enter__()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in reversed(started):
-        srv.__exit__()
+        return serve_games(*games, **overrides)
+    return start
 
 
 def _seed_where(want: Callable[[bytes], bool], tries: int = 200_000) -> bytes:

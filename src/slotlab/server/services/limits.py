@@ -120,31 +120,36 @@ def set_limit(ctx: Services, player_id: int, kind: str, period: str,
     return view(ctx, player_id)
 
 
+def _passed(s: Session, player_id: int, kind: str, amount: int) -> tuple[str, int, int] | None:
+    """``(period, limit, used)`` of the first ``kind`` limit that ``amount`` more would pass."""
+    now = utcnow()
+    for (k, period), lim in limits(s, player_id, now).items():
+        if k != kind or lim.amount is None:
+            continue
+        used = _used(s, player_id, kind, period, now)
+        if used + amount > lim.amount:
+            return period, lim.amount, used
+    return None
+
+
 def check_bet(ctx: Services, player_id: int, bet: int) -> None:
     """409 ``loss_limit_reached`` when this bet would take a period's losses past its limit."""
-    now = utcnow()
     with ctx.db.read() as s:
-        for (kind, period), lim in limits(s, player_id, now).items():
-            if kind != "loss" or lim.amount is None:
-                continue
-            used = losses(s, player_id, now - PERIODS[period])
-            if used + bet > lim.amount:
-                raise conflict("loss_limit_reached",
-                               f"this bet would pass your loss limit of {lim.amount} over the "
-                               f"{period} (losses so far {used})", limit=lim.amount,
-                               period=period, used=used)
+        passed = _passed(s, player_id, "loss", bet)
+    if passed is not None:
+        period, limit, used = passed
+        raise conflict("loss_limit_reached",
+                       f"this bet would pass your loss limit of {limit} over the {period} "
+                       f"(losses so far {used})", limit=limit, period=period, used=used)
 
 
 def check_deposit(s: Session, player_id: int, amount: int) -> None:
     """409 ``deposit_limit_exceeded`` when this credit would pass a deposit limit (in the
     crediting transaction, so two credits cannot both pass)."""
-    now = utcnow()
-    for (kind, period), lim in limits(s, player_id, now).items():
-        if kind != "deposit" or lim.amount is None:
-            continue
-        used = deposits(s, player_id, now - PERIODS[period])
-        if used + amount > lim.amount:
-            raise conflict("deposit_limit_exceeded",
-                           f"this deposit would pass the player's deposit limit of {lim.amount} "
-                           f"over the {period} (deposited so far {used})", limit=lim.amount,
-                           period=period, used=used)
+    passed = _passed(s, player_id, "deposit", amount)
+    if passed is not None:
+        period, limit, used = passed
+        raise conflict("deposit_limit_exceeded",
+                       f"this deposit would pass the player's deposit limit of {limit} over "
+                       f"the {period} (deposited so far {used})", limit=limit, period=period,
+                       used=used)
