@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
 )
@@ -83,10 +84,23 @@ class SessionCreate(_Request):
 
 
 # Properties to receive on round creation and on a choice
+class AutoplayCreate(_Request):
+    """The stop conditions of the autoplay run that starts a round (services/autoplay.py)."""
+
+    # Rounds left in the run, this one included; null: until another condition stops it.
+    rounds_left: Annotated[StrictInt, Field(gt=0, le=100_000)] | None = None
+    any_win: StrictBool = False
+    single_win_above: Amount | None = None
+    balance_up_by: Amount | None = None
+    balance_down_by: Amount | None = None  # the loss limit
+
+
 class RoundCreate(_Request):
     bet: Amount
     # Play a round of this Free Round Bonus package (no debit; ``bet`` must be the package's).
     free_round_id: Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)] | None = None
+    # Sent with every round autoplay starts; absent for a round the player starts.
+    autoplay: AutoplayCreate | None = None
 
 
 class FreeRoundGrantCreate(_Request):

@@ -103,5 +103,6 @@ def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: Ro
     ctx.catalog.get(game_id)
     h = idem.request_hash("POST", f"/api/games/{game_id}/rounds",
                           body.model_dump(exclude_none=True))
-    status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id)
+    status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id,
+                                      body.autoplay)
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)

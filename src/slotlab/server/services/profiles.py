@@ -7,8 +7,13 @@ sooner after the player's previous round started), marks every round response wi
 ``celebrate`` (never true for a win that is not above the stake unless
 ``celebrate_small_wins``), refuses a game whose theoretical RTP is below ``min_rtp`` (Malta:
 92%) and, with ``session_with_rounds``, returns the session's net position
-and elapsed time with every round. Autoplay, quick stop and turbo are client features: the
-profile tells the client whether they are allowed, and with which autoplay stop conditions.
+and elapsed time with every round. Autoplay, quick stop and turbo run in the client: the
+profile tells the client whether they are allowed and with which autoplay stop conditions; every
+round the client starts by autoplay declares its stop conditions, and the server refuses autoplay
+where the profile forbids it or without the conditions it makes mandatory (services/autoplay.py).
+
+Where a value comes from: the R-numbers of ``shared/research/standards.md`` (and the regulation
+it cites); a value it gives no figure for is slotlab's default, said so beside it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,10 @@ class Profile:
     # Stop conditions autoplay must offer (the seed texts): a number of rounds, on any win, if a
     # single win exceeds an amount, if the balance increases / decreases by an amount.
     autoplay_stop_conditions: tuple[str, ...] = ()
+    # Stop conditions every autoplay declaration must set (a subset of the offered ones), and
+    # the most rounds one autoplay run may declare (None: no maximum; a maximum needs "rounds").
+    autoplay_required_stops: tuple[str, ...] = ()
+    autoplay_max_rounds: int | None = None
     # The lowest theoretical RTP (a fraction) a game may be offered at; None: no minimum. The
     # catalogue enforces it at start-up (docs/operators.md, "RTP variants").
     min_rtp: float | None = None
@@ -52,6 +61,38 @@ PROFILES: dict[str, Profile] = {
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
                   celebrate_small_wins=False, show_net_position=True, session_with_rounds=True,
                   reality_check_s=60 * 60),
+    # Ontario (AGCO Registrar's Standards for Internet Gaming).
+    "on": Profile(
+        "on",
+        # R17 forbids autoplay only in GB; standards.md sets no Ontario stop conditions, so
+        # mandatory rounds and loss limit, at most 100 rounds, are slotlab's default.
+        autoplay=True, autoplay_stop_conditions=AUTOPLAY_STOPS,
+        autoplay_required_stops=("rounds", "balance_down_by"), autoplay_max_rounds=100,
+        # R18's turbo, slam stop and small-win rules are GB's; R17's 2.5 s cycle is GB's.
+        quick_stop=True, turbo=True, min_cycle_ms=0, celebrate_small_wins=True,
+        # R19 (GB) asks for the net position always shown; slotlab shows it in every market.
+        show_net_position=True,
+        # R13 lists no Ontario minimum RTP: none (slotlab's default).
+        min_rtp=None,
+        # R20 (AGCO 4.30) asks for an inactivity timeout without a figure: the server's
+        # SLOTLAB_SESSION_IDLE_S, which the operator sets. No reality check in standards.md.
+        session_idle_s=None, reality_check_s=None),
+    # New Jersey (N.J.A.C. 13:69O, Internet gaming; 13:69E, slot machines).
+    "nj": Profile(
+        "nj",
+        # R17 forbids autoplay only in GB; standards.md sets no New Jersey stop conditions, so
+        # mandatory rounds and loss limit, at most 250 rounds, are slotlab's default.
+        autoplay=True, autoplay_stop_conditions=AUTOPLAY_STOPS,
+        autoplay_required_stops=("rounds", "balance_down_by"), autoplay_max_rounds=250,
+        # R17 and R18 are GB's rules: no minimum cycle, quick stop and small wins as usual.
+        quick_stop=True, turbo=True, min_cycle_ms=0, celebrate_small_wins=True,
+        # R19 (GB) asks for the net position always shown; slotlab shows it in every market.
+        show_net_position=True,
+        # R13: 83% (N.J.A.C. 13:69E-1.28A).
+        min_rtp=0.83,
+        # R20 (N.J.A.C. 13:69O-1.4) asks for an inactivity timeout without a figure in
+        # standards.md: 15 minutes is slotlab's default. No reality check in standards.md.
+        session_idle_s=15 * 60, reality_check_s=None),
 }
 
 

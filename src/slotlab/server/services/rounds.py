@@ -50,6 +50,8 @@ from slotlab.server.errors import (
 )
 from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.operator_wallet_store import DONE, REFUSED
+from slotlab.server.schemas import AutoplayCreate
+from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import free_rounds, jackpots, ledger, limits, profiles, reality
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
@@ -256,7 +258,8 @@ def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
 
 
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
-                free_round_id: int | None = None) -> tuple[int, dict[str, Any]]:
+                free_round_id: int | None = None, autoplay: AutoplayCreate | None = None
+                ) -> tuple[int, dict[str, Any]]:
     entry = ctx.catalog.get(game_id)
     credits = entry.credits_of(bet)
     if credits is None:
@@ -268,6 +271,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
         raise forbidden("rtp_below_minimum",
                         f"{game_id} is not offered under jurisdiction {profile.id}: its RTP is "
                         f"below the minimum {profile.min_rtp}")
+    autoplay_rules.check_round(profile, autoplay)  # None: a round the player started
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
     if free_round_id is None:
         limits.check_bet(ctx, auth.player_id, bet)
