@@ -111,6 +111,10 @@ class App {
         ["celebrate_small_wins", "celebrate_wins_not_above_stake", "celebrate_ldw", "celebrate_losses_disguised_as_wins"],
         !b(["no_celebration_at_or_below_stake", "no_celebration_below_stake", "no_ldw_celebration"], false),
       ),
+      // autoplay's stop conditions: those offered (null: all), those made mandatory, the most rounds
+      autoplayStops: Array.isArray(f.autoplay_stop_conditions) ? f.autoplay_stop_conditions : null,
+      autoplayRequired: Array.isArray(f.autoplay_required_stops) ? f.autoplay_required_stops : [],
+      autoplayMaxRounds: num(["autoplay_max_rounds"]) ?? null,
     };
     document.body.dataset.profile = this.profile.name || "default";
   }

@@ -302,6 +302,7 @@ export class GameView {
     sound.spinStart();
     const body = { bet: this.apiBet() };
     if (this.freePkg) body.free_round_id = pick(this.freePkg, "id", "free_round_id", "package_id");
+    if (this.auto) body.autoplay = this.autoDeclaration();
     const t0 = performance.now();
     let res;
     try {
@@ -936,6 +937,19 @@ export class GameView {
       this.message(reason, cls);
       this.view.dataset.autoStop = reason;
     }
+  }
+
+  /** The stop conditions of the autoplay run, declared with each round it starts (the server
+   * refuses autoplay its jurisdiction forbids, or without the conditions it makes mandatory). */
+  autoDeclaration() {
+    const a = this.auto;
+    const d = {};
+    if (Number.isFinite(a.left)) d.rounds_left = a.left;
+    if (a.onAnyWin) d.any_win = true;
+    if (a.singleWinExceeds) d.single_win_above = a.singleWinExceeds;
+    if (a.balanceUp) d.balance_up_by = a.balanceUp;
+    if (a.balanceDown) d.balance_down_by = a.balanceDown;
+    return d;
   }
 
   continueAuto(res, winMoney) {

@@ -48,26 +48,45 @@ export function openBetDialog(game) {
 
 export function openAutoDialog(game) {
   const cur = game.app.currency;
-  const money = (label, key, testid) => {
-    const chk = h("input", { type: "checkbox", id: `auto-${key}`, "data-testid": `${testid}-on` });
+  // The jurisdiction's stop conditions: only those it offers are shown; a mandatory one is on
+  // and needs its amount before auto spin can start.
+  const prof = game.app.profile;
+  const offered = (stop) => !prof.autoplayStops || prof.autoplayStops.includes(stop);
+  const required = (stop) => (prof.autoplayRequired || []).includes(stop);
+  const money = (label, key, testid, stop) => {
+    const must = required(stop);
+    const chk = h("input", { type: "checkbox", id: `auto-${key}`, "data-testid": `${testid}-on`, checked: must, disabled: must });
     const inp = h("input.money-input", {
       type: "text",
       inputmode: "decimal",
       "data-testid": testid,
       "aria-label": label,
+      "aria-required": must && "true",
       placeholder: "0.00",
-      oninput: () => (chk.checked = inp.value.trim() !== ""),
+      oninput: () => (chk.checked = must || inp.value.trim() !== ""),
     });
-    return { row: h("div.auto-row", {}, chk, h("label", { for: `auto-${key}` }, label), inp, h("span.cur", {}, cur)), chk, inp };
+    const text = must ? `${label} (required)` : label;
+    const row = offered(stop) && h("div.auto-row", { "data-required": must }, chk, h("label", { for: `auto-${key}` }, text), inp, h("span.cur", {}, cur));
+    return { row, chk, inp, must };
   };
+  const most = prof.autoplayMaxRounds;
+  const counts = [10, 25, 50, 100, 250].filter((n) => !most || n <= most);
+  if (most && !counts.includes(most)) counts.push(most);
+  const musts = [
+    required("rounds") && (most ? `a number of rounds (at most ${most})` : "a number of rounds"),
+    required("any_win") && "stop on any win",
+    required("single_win_above") && "a single-win limit",
+    required("balance_up_by") && "a balance-increase limit",
+    required("balance_down_by") && "a loss limit",
+  ].filter(Boolean);
   const rounds = h(
     "div.auto-rounds",
     { role: "radiogroup", "aria-label": "Number of auto spins" },
-    [10, 25, 50, 100, 250].map((n) =>
-      h("button.bet-choice" + (n === 10 ? ".selected" : ""), {
+    counts.map((n) =>
+      h("button.bet-choice" + (n === counts[0] ? ".selected" : ""), {
         "data-testid": `auto-rounds-${n}`,
         role: "radio",
-        "aria-checked": String(n === 10),
+        "aria-checked": String(n === counts[0]),
         onclick: (e) => {
           for (const b of rounds.children) {
             b.classList.remove("selected");
@@ -80,12 +99,12 @@ export function openAutoDialog(game) {
       }, String(n)),
     ),
   );
-  let chosen = 10;
-  const anyWin = h("input", { type: "checkbox", id: "auto-anywin", "data-testid": "auto-any-win" });
+  let chosen = counts[0];
+  const anyWin = h("input", { type: "checkbox", id: "auto-anywin", "data-testid": "auto-any-win", checked: required("any_win"), disabled: required("any_win") });
   const feature = h("input", { type: "checkbox", id: "auto-feature", "data-testid": "auto-feature", checked: true });
-  const single = money("If a single win reaches or exceeds", "single", "auto-single-win");
-  const up = money("If balance increases by", "up", "auto-balance-up");
-  const down = money("If balance decreases by", "down", "auto-balance-down");
+  const single = money("If a single win reaches or exceeds", "single", "auto-single-win", "single_win_above");
+  const up = money("If balance increases by", "up", "auto-balance-up", "balance_up_by");
+  const down = money("If balance decreases by", "down", "auto-balance-down", "balance_down_by");
   const err = h("p.error-text", { role: "alert" });
   const parse = (x) => {
     if (!x.chk.checked) return 0;
@@ -94,10 +113,11 @@ export function openAutoDialog(game) {
     return v;
   };
   const content = [
+    musts.length > 0 && h("p.note", { "data-testid": "auto-required" }, `Required in your jurisdiction: ${musts.join(", ")}.`),
     h("h3", {}, "Number of auto spins"),
     rounds,
     h("h3", {}, "Advanced settings: stop auto spin"),
-    h("div.auto-row", {}, anyWin, h("label", { for: "auto-anywin" }, "On any win")),
+    offered("any_win") && h("div.auto-row", {}, anyWin, h("label", { for: "auto-anywin" }, "On any win")),
     single.row,
     up.row,
     down.row,
@@ -113,10 +133,10 @@ export function openAutoDialog(game) {
         testid: "auto-reset",
         onclick: () => {
           for (const x of [single, up, down]) {
-            x.chk.checked = false;
+            x.chk.checked = x.must;
             x.inp.value = "";
           }
-          anyWin.checked = false;
+          anyWin.checked = required("any_win");
           feature.checked = false;
         },
       },
