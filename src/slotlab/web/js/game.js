@@ -8,6 +8,7 @@ import { featureFor, hostForGame } from "./features/index.js";
 import { openAutoDialog, openBetDialog, openMenu, openPays } from "./panels.js";
 import { openRecall } from "./recall.js";
 import { Reels } from "./reels.js";
+import { handleRoundRefusal } from "./responsible.js";
 import { sound } from "./sound.js";
 import { h, pick, sleep, store } from "./util.js";
 
@@ -320,6 +321,7 @@ export class GameView {
       await this.reels.stop(this.reels.window || this.reels.randomWindow());
       this.busy = false;
       this.setState("idle");
+      if (handleRoundRefusal(this, err)) return false; // a reality check due, a loss limit
       this.message(explain(err), "error");
       this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
       toast(explain(err), "error", 8000);

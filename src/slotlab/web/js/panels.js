@@ -3,6 +3,7 @@ import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
+import { openLimits } from "./responsible.js";
 import { sound } from "./sound.js";
 import { glyph } from "./symbols.js";
 import { h, pct } from "./util.js";
@@ -319,6 +320,7 @@ export function openMenu(game) {
       h("button.ctl", { "data-testid": "menu-auto", disabled: !p.autoplay, onclick: go(() => openAutoDialog(game)) }, "AUTO SPIN"),
       h("button.ctl", { "data-testid": "menu-pays", onclick: go(() => openPays(game)) }, "PAYS / HELP"),
       h("button.ctl", { "data-testid": "menu-recall", onclick: go(() => openRecall(app, game.id)) }, "RECALL"),
+      h("button.ctl", { "data-testid": "menu-limits", onclick: go(() => openLimits(app)) }, "LIMITS"),
       h("button.ctl", { "data-testid": "menu-lobby", onclick: go(() => app.go("#/lobby")) }, "LOBBY"),
       h("button.ctl", { "data-testid": "menu-logout", onclick: go(() => app.logout()) }, "LOG OUT"),
     ]),
