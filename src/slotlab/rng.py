@@ -191,12 +191,13 @@ def _refill(state: np.ndarray) -> None:
 @njit(cache=True, inline="always")
 def next_u64(state: np.ndarray) -> np.uint64:
     """The next 64 random bits of a stream."""
-    i = np.int64(state[_INDEX])  # as int64: uint64 + int64 arithmetic would go via float64
+    i: np.int64 | int = np.int64(state[_INDEX])  # int64: uint64 + int64 would go via float64
     if i >= BUF_WORDS:
         _refill(state)
         i = 0
     state[_INDEX] = i + 1
-    return state[_BUF + i]
+    word: np.uint64 = state[_BUF + i]
+    return word
 
 
 @njit(cache=True, inline="always")
@@ -220,7 +221,7 @@ def fill_randbelow(state: np.ndarray, bounds: np.ndarray, out: np.ndarray) -> No
     The same draws as calling :func:`randbelow` in turn, but the buffer index stays in a
     register: a kernel calling a function per draw pays array reference counting each time.
     """
-    i = np.int64(state[_INDEX])
+    i: np.int64 | int = np.int64(state[_INDEX])
     for k in range(bounds.shape[0]):
         un = np.uint64(bounds[k])
         while True:

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from slotlab.mechanics.jit import njit_no_nrt
+
 # Columns of the per-line results written by line_pays.
 W_LINE, W_UNITS, W_SYMBOL, W_COUNT, W_MULT = 0, 1, 2, 3, 4
 
@@ -50,7 +52,7 @@ def line_masks(lines: np.ndarray, rows: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def popcount(x):
+def popcount(x: int) -> int:
     """Set bits of a non-negative int64 (LLVM turns this into one ``popcnt``)."""
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
@@ -59,7 +61,9 @@ def popcount(x):
 
 
 @njit(cache=True, inline="always")
-def _walk_line(window, lines, li, paytab, substitutes, wild, wild_mult, wild_each):
+def _walk_line(window: np.ndarray, lines: np.ndarray, li: int, paytab: np.ndarray,
+               substitutes: np.ndarray, wild: int, wild_mult: int,
+               wild_each: bool) -> tuple[int, int, int, int]:
     """The reference rule for line ``li``: ``(units, symbol, count, multiplier)``, units 0 when
     the line does not pay."""
     reels = window.shape[0]
@@ -98,7 +102,8 @@ def _walk_line(window, lines, li, paytab, substitutes, wild, wild_mult, wild_eac
 
 
 @njit(cache=True, inline="always")
-def _put_win(wins, n, li, units, symbol, count, mult):
+def _put_win(wins: np.ndarray, n: int, li: int, units: int, symbol: int, count: int,
+             mult: int) -> None:
     wins[n, W_LINE] = li
     wins[n, W_UNITS] = units
     wins[n, W_SYMBOL] = symbol
@@ -109,8 +114,10 @@ def _put_win(wins, n, li, units, symbol, count, mult):
 # Functions called (not inlined) with arrays are compiled without reference counting
 # (``_nrt=False``): they allocate nothing, and a caller's counts keep the arrays alive, while the
 # atomic increments and decrements of every array argument cost more than paying a window.
-@njit(cache=True, _nrt=False)
-def walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_each, wins, n):
+@njit_no_nrt(cache=True)
+def walk_lines(window: np.ndarray, lines: np.ndarray, sel: int, paytab: np.ndarray,
+               substitutes: np.ndarray, wild: int, wild_mult: int, wild_each: bool,
+               wins: np.ndarray, n: int) -> tuple[int, int]:
     """The reference rule, line by line: pay each line in bitmask ``sel`` (``-1``: every line),
     appending paying lines to ``wins`` from row ``n``. Returns ``(units, n)``.
 
@@ -143,8 +150,8 @@ def walk_lines(window, lines, sel, paytab, substitutes, wild, wild_mult, wild_ea
     return total, n
 
 
-@njit(cache=True, _nrt=False)
-def sort_wins(wins, n):
+@njit_no_nrt(cache=True)
+def sort_wins(wins: np.ndarray, n: int) -> None:
     """Order the first ``n`` rows of ``wins`` by line (insertion sort: ``n`` is small)."""
     for i in range(1, n):
         j = i
@@ -160,7 +167,9 @@ MAX_MASKED_REELS = 15  # run lengths kept in 4 bit planes
 
 
 @njit(cache=True, inline="always")
-def _masked_core(window, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count):
+def _masked_core(window: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray, wild: int,
+                 wild_mult: int, wild_each: bool, masks: np.ndarray,
+                 min_count: np.ndarray) -> tuple[int, int, int, int, int, int, int, int]:
     """Pay the lines that masks settle (see the module note), writing nothing.
 
     Returns ``(units, paid, k0, k1, k2, k3, wm, walk)``: the units of the paid lines, their
@@ -237,7 +246,9 @@ def _masked_core(window, paytab, substitutes, wild, wild_mult, wild_each, masks,
 
 
 @njit(cache=True, inline="always")
-def _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each, walk):
+def _walked_units(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
+                  substitutes: np.ndarray, wild: int, wild_mult: int, wild_each: bool,
+                  walk: int) -> int:
     """Units of the lines in bitmask ``walk`` by the reference rule, writing nothing."""
     total = 0
     while walk != 0:
@@ -249,8 +260,9 @@ def _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each
 
 
 @njit(cache=True, inline="always")
-def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
-                 min_count, wins):
+def masked_line_pays(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
+                     substitutes: np.ndarray, wild: int, wild_mult: int, wild_each: bool,
+                     masks: np.ndarray, min_count: np.ndarray, wins: np.ndarray) -> tuple[int, int]:
     """:func:`line_pays` with line bitmasks (see the module note), inlined into its caller.
 
     Paying lines are written to ``wins`` in line order (callers written when they came in no
@@ -288,8 +300,9 @@ def masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_e
 
 
 @njit(cache=True, inline="always")
-def masked_line_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
-                      min_count):
+def masked_line_units(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
+                      substitutes: np.ndarray, wild: int, wild_mult: int, wild_each: bool,
+                      masks: np.ndarray, min_count: np.ndarray) -> int:
     """The total of :func:`masked_line_pays` (units), without writing the paying lines: for
     simulation loops that need only the sum."""
     reels = masks.shape[0]
@@ -303,9 +316,10 @@ def masked_line_units(window, lines, paytab, substitutes, wild, wild_mult, wild_
                                  walk)
 
 
-@njit(cache=True, _nrt=False)
-def line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count,
-              wins):
+@njit_no_nrt(cache=True)
+def line_pays(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray,
+              wild: int, wild_mult: int, wild_each: bool, masks: np.ndarray, min_count: np.ndarray,
+              wins: np.ndarray) -> tuple[int, int]:
     """Pay every line of ``window``; returns ``(total units, number of paying lines)``.
 
     ``window`` is ``int64[reels, rows]``, ``lines`` ``int64[n_lines, reels]`` (row per reel),

@@ -9,20 +9,24 @@ arrays its caller keeps alive for the whole call. This reaches into numba's arra
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+if TYPE_CHECKING:
+    # What compiled code sees: the intrinsic's typing context is numba's, not an argument.
+    def unmanaged(arr: np.ndarray) -> np.ndarray: ...
+else:
+    @intrinsic
+    def unmanaged(typingctx: Any, arr: Any) -> Any:
+        """A view of ``arr`` without its reference count, valid while ``arr`` lives; it must
+        never leave the loop that made it."""
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            ary = context.make_array(arr)(context, builder, value=args[0])
+            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+            ary.parent = cgutils.get_null_value(ary.parent.type)
+            return ary._getvalue()
 
-@intrinsic
-def unmanaged(typingctx: Any, arr: Any) -> Any:
-    """A view of ``arr`` without its reference count, valid while ``arr`` lives; it must never
-    leave the loop that made it."""
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        ary = context.make_array(arr)(context, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-
-    return arr(arr), codegen
+        return arr(arr), codegen

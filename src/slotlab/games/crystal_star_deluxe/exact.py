@@ -207,7 +207,7 @@ def _tables(
     ]
     factors = []
     for code, sid in enumerate(model.symbol_ids):
-        row = {"symbol": sid}
+        row: dict[str, str | int] = {"symbol": sid}
         for r in range(3):
             row[f"reel {r + 1}"] = int((model.strips[r, : model.lengths[r]] == code).sum())
         factors.append(row)

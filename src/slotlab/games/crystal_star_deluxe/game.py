@@ -208,7 +208,7 @@ class CrystalStarDeluxe:
     def _multiplier_text(self) -> str:
         """Which multipliers the strips carry, as the rule text words it."""
         spec = self.model.spec
-        on = {}
+        on: dict[int, list[str]] = {}
         for s in {s for strip in spec.reel_strips for s in strip}:
             sym = spec.symbols[s]
             if sym.multiplier > 1:

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.jit import njit_no_nrt
 from slotlab.rng import randbelow
 
 # Base-symbol codes fixed by the model encoding (payable base symbols are 2 and up).
@@ -72,7 +73,7 @@ TOP = 0
 BOTTOM = 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit_no_nrt(cache=True, inline="always")
 def draw_stops(stream: np.ndarray, lengths: np.ndarray, stops: np.ndarray) -> None:
     """Draw the reel stops: one uniform draw over the full cycle, split into one stop per reel.
 
@@ -87,8 +88,9 @@ def draw_stops(stream: np.ndarray, lengths: np.ndarray, stops: np.ndarray) -> No
     stops[0] = x // lengths[1]
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _three_stars(stage, li, line_bet, is_max, params, won, tot, trace, ev, n_ev):
+@njit_no_nrt(cache=True, inline="always")
+def _three_stars(stage: int, li: int, line_bet: int, is_max: bool, params: np.ndarray,
+                 won: np.ndarray, tot: np.ndarray, trace: bool, ev: np.ndarray, n_ev: int) -> int:
     """Three Stars on line ``li``: a progressive at max bet (once per tier), else a flat prize."""
     tot[T_STAR_LINES] += 1
     prize = 0
@@ -133,11 +135,12 @@ def _three_stars(stage, li, line_bet, is_max, params, won, tot, trace, ev, n_ev)
     return n_ev
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _evaluate_stage(
-    stage, cur, line_bet, is_max, strips, nonblank, line_table, base, mult, lines, combo_mask,
-    combo_pay, params, won, tot, trace, ev, n_ev,
-):
+@njit_no_nrt(cache=True, inline="always")
+def _evaluate_stage(stage: int, cur: np.ndarray, line_bet: int, is_max: bool, strips: np.ndarray,
+                    nonblank: np.ndarray, line_table: np.ndarray, base: np.ndarray,
+                    mult: np.ndarray, lines: np.ndarray, combo_mask: np.ndarray,
+                    combo_pay: np.ndarray, params: np.ndarray, won: np.ndarray, tot: np.ndarray,
+                    trace: bool, ev: np.ndarray, n_ev: int) -> int:
     """Pay every line of the window at ``cur``; ``won`` = [top awarded, bottom awarded]."""
     # Only lines that cross no blank can win (the Star never substitutes for a blank), and
     # line_table lists them for the three reels' blank patterns.
@@ -181,11 +184,12 @@ def _evaluate_stage(
     return n_ev
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def play_stops(
-    stops, line_bet, is_max, strips, lengths, nonblank, line_table, base, mult, arrow, lines,
-    combo_mask, combo_pay, params, tot, trace, ev, work,
-):
+@njit_no_nrt(cache=True, inline="always")
+def play_stops(stops: np.ndarray, line_bet: int, is_max: bool, strips: np.ndarray,
+               lengths: np.ndarray, nonblank: np.ndarray, line_table: np.ndarray, base: np.ndarray,
+               mult: np.ndarray, arrow: np.ndarray, lines: np.ndarray, combo_mask: np.ndarray,
+               combo_pay: np.ndarray, params: np.ndarray, tot: np.ndarray, trace: bool,
+               ev: np.ndarray, work: np.ndarray) -> int:
     """Play one round from its reel stops; returns the number of event rows written.
 
     Parameters
@@ -247,11 +251,13 @@ def play_stops(
     return n_ev
 
 
-@njit(cache=True, _nrt=False)
-def simulate_plays(
-    stream, spins, line_bet, is_max, bet, strips, lengths, nonblank, line_table, base, mult,
-    arrow, lines, combo_mask, combo_pay, params, acc, sq, stops, tot, ev, work,
-):
+@njit_no_nrt(cache=True)
+def simulate_plays(stream: np.ndarray, spins: int, line_bet: int, is_max: bool, bet: int,
+                   strips: np.ndarray, lengths: np.ndarray, nonblank: np.ndarray,
+                   line_table: np.ndarray, base: np.ndarray, mult: np.ndarray, arrow: np.ndarray,
+                   lines: np.ndarray, combo_mask: np.ndarray, combo_pay: np.ndarray,
+                   params: np.ndarray, acc: np.ndarray, sq: np.ndarray, stops: np.ndarray,
+                   tot: np.ndarray, ev: np.ndarray, work: np.ndarray) -> None:
     """Play ``spins`` rounds from ``stream`` into the simulation sums ``acc``/``sq``.
 
     Progressives are valued at their reset values. Components: 0 line wins, 1 progressives,
@@ -280,10 +286,11 @@ def simulate_plays(
 # file and does not see changes in the files a function calls, so keeping every function that
 # embeds the rules in this one file means any change to the rules recompiles all of them.
 @njit(cache=True)
-def full_cycle(
-    line_bet, is_max, strips, lengths, nonblank, line_table, base, mult, arrow, lines, combo_mask,
-    combo_pay, params, totals, line_par, star_par, stage_plays, mult_par,
-):
+def full_cycle(line_bet: int, is_max: bool, strips: np.ndarray, lengths: np.ndarray,
+               nonblank: np.ndarray, line_table: np.ndarray, base: np.ndarray, mult: np.ndarray,
+               arrow: np.ndarray, lines: np.ndarray, combo_mask: np.ndarray, combo_pay: np.ndarray,
+               params: np.ndarray, totals: np.ndarray, line_par: np.ndarray, star_par: np.ndarray,
+               stage_plays: np.ndarray, mult_par: np.ndarray) -> None:
     """Play every stop combination; tallies go into the (zeroed) output arrays.
 
     totals : int64[L1 * L2 * L3, T_SIZE], each play's totals (index (i1 * L2 + i2) * L3 + i3)

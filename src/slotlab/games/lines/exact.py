@@ -42,7 +42,8 @@ def _symbol_counts(strips: np.ndarray, lengths: np.ndarray, n_sym: int) -> np.nd
 
 
 @njit(cache=True)
-def _line_outcomes(counts, paytab, substitutes, wild, wild_mult, wild_each, out):
+def _line_outcomes(counts: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray, wild: int,
+                   wild_mult: int, wild_each: bool, out: np.ndarray) -> None:
     """Weighted count of one line's outcomes: ``out[symbol, run, multiplier exponent]``."""
     reels, n_sym = counts.shape
     window = np.zeros((reels, 1), dtype=np.int64)
@@ -146,7 +147,8 @@ def expected_free_spins(a: LineArrays, free: _ReelSetMath, initial: int) -> Frac
     def after(total: int, played: int) -> int:
         """Scaled E[final total] once spin ``played`` is done, at ``total`` awarded."""
         if played == total:
-            return total * denominator ** (cap - played)
+            final: int = total * denominator ** (cap - played)
+            return final
         return scaled[(total, played)]
 
     for total in range(cap, 0, -1):
@@ -160,8 +162,9 @@ def expected_free_spins(a: LineArrays, free: _ReelSetMath, initial: int) -> Frac
 
 
 @njit(cache=True)
-def _no_line_win_by_scatter(strips, lengths, rows, m_reels, lines, trunc, substitutes, wild,
-                            scatter, out):
+def _no_line_win_by_scatter(strips: np.ndarray, lengths: np.ndarray, rows: int, m_reels: int,
+                            lines: np.ndarray, trunc: np.ndarray, substitutes: np.ndarray,
+                            wild: int, scatter: int, out: np.ndarray) -> None:
     """Over all stops of the first ``m_reels`` reels: ``out[c] +=`` combinations where no line
     pays, ``c`` being the scatters those reels show."""
     idx = np.zeros(m_reels, dtype=np.int64)

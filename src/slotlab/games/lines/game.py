@@ -112,12 +112,13 @@ class LineGame:
         names = {s.id: (s.name or s.id) for s in spec.symbols}
         wild = spec.wild.symbol if spec.wild else None
         scatter = spec.scatter.symbol if spec.scatter else None
-        paytable = [
+        paytable: list[dict[str, Any]] = [
             {"symbol": sym, "label": names[sym], "pays": {str(k): v for k, v in sorted(t.items())}}
             for sym, t in spec.pays.items()
         ]
         if spec.scatter is not None:
-            paytable.append({"symbol": scatter, "label": names[scatter], "scatter": True,
+            paytable.append({"symbol": scatter, "label": names[spec.scatter.symbol],
+                             "scatter": True,
                              "pays": {str(k): v for k, v in sorted(spec.scatter.pays.items())}})
         return {
             "id": self.id,

@@ -71,7 +71,8 @@ def pack(a: LineArrays) -> Packed:
 
 
 @njit(cache=True, inline="always")
-def spin(m, strips, lengths, stream, mult, stops, window, wins):
+def spin(m: Packed, strips: np.ndarray, lengths: np.ndarray, stream: np.ndarray, mult: int,
+         stops: np.ndarray, window: np.ndarray, wins: np.ndarray) -> tuple[int, int, int, int]:
     """Stop the reels and pay the window: ``(line units, scatter units, scatters, paying lines)``.
 
     Pays are multiplied by ``mult`` (the free-spin multiplier); ``wins`` holds the paying lines
@@ -99,7 +100,8 @@ def spin(m, strips, lengths, stream, mult, stops, window, wins):
 
 
 @njit(cache=True)
-def _put(ev, i, width, kind, a, b, c, d, e):
+def _put(ev: np.ndarray, i: int, width: int, kind: int, a: int, b: int, c: int, d: int,
+         e: int) -> None:
     """Write columns ``0 .. width - 1`` of event row ``i``: the kind, then ``a, b, ...`` (the
     others are left as they are). Element by element: assigning a tuple to a slice costs
     seconds of compile time per site."""
@@ -109,8 +111,9 @@ def _put(ev, i, width, kind, a, b, c, d, e):
 
 
 @njit(cache=True)
-def _trace_spin(ev, n_ev, stage, index, remaining, mult, stops, wins, n_wins, scatter, count,
-                scatter_units):
+def _trace_spin(ev: np.ndarray, n_ev: int, stage: int, index: int, remaining: int, mult: int,
+                stops: np.ndarray, wins: np.ndarray, n_wins: int, scatter: int, count: int,
+                scatter_units: int) -> int:
     """Write the event rows of one spin (paying lines in line order); returns the new row
     count."""
     sort_wins(wins, n_wins)
@@ -132,7 +135,9 @@ def _trace_spin(ev, n_ev, stage, index, remaining, mult, stops, wins, n_wins, sc
 
 
 @njit(cache=True, inline="always")
-def play_round(m, stream, trace, ev, stops, window, wins):
+def play_round(m: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray, stops: np.ndarray,
+               window: np.ndarray,
+               wins: np.ndarray) -> tuple[int, int, int, int, int, bool, int]:
     """One round: a base spin, then any free spins. Returns, in pay units,
     ``(win, base_lines, base_scatter, free, uncapped, triggered, n_ev)``.
 
@@ -192,7 +197,9 @@ def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def simulate_rounds(m, stream, spins, level, bet, acc, sq, stops, window, wins):
+def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: int,
+                    acc: np.ndarray, sq: np.ndarray, stops: np.ndarray, window: np.ndarray,
+                    wins: np.ndarray) -> None:
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
     unit and total bet ``bet`` credits.
 

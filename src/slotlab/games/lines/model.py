@@ -224,8 +224,8 @@ class LineModel:
         substitutes = np.zeros(n_sym, dtype=np.bool_)
         if spec.wild is not None:
             subs = self.symbol_ids if spec.wild.substitutes == "all" else spec.wild.substitutes
-            for s in subs:
-                substitutes[self.index[s]] = True
+            for sid in subs:
+                substitutes[self.index[sid]] = True
             substitutes[wild] = False
             if scatter >= 0:
                 substitutes[scatter] = False

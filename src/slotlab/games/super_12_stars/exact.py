@@ -141,7 +141,7 @@ class SpinMath:
         self.line_bound: dict[int, int] = {}  # filled by _spin_bound
         self.most: Counts = (0, 0, 0, 0)
         for r in OTHERS:
-            self.most = _add(self.most, tuple(max(c) for c in zip(  # type: ignore[arg-type]
+            self.most = _add(self.most, tuple(max(c) for c in zip(
                 *(_counts(w) for w in self.windows[r]), strict=True)))
         self._line_value = self._line_values(lengths)
         self.rows_used = [sum(1 for line in model.lines if line[CENTRE] == row)

@@ -139,22 +139,23 @@ def new_script(values: list[int] | np.ndarray = ()) -> np.ndarray:  # type: igno
 
 
 @njit(cache=True, inline="always")
-def below(stream, script, n):
+def below(stream: np.ndarray, script: np.ndarray, n: int) -> int:
     """The next draw in ``range(n)``: the script's next value while it has one."""
     p = script[0]
     if p < script[1]:
         script[0] = p + 1
-        v = script[3 + p]
+        v: int = script[3 + p]
         if v < 0 or v >= n:
             if script[2] < 0:
                 script[2] = p
             return 0
         return v
-    return np.int64(randbelow(stream, n))  # randbelow's int is unsigned: keep one type
+    # randbelow's int is unsigned: keep one type
+    return np.int64(randbelow(stream, n))  # type: ignore[return-value]
 
 
 @njit(cache=True, inline="always")
-def pick(stream, script, cumulative):
+def pick(stream: np.ndarray, script: np.ndarray, cumulative: np.ndarray) -> int:
     """The next outcome of a weighted table (index ``i`` with weight ``i``)."""
     p = script[0]
     if p < script[1]:
@@ -167,7 +168,8 @@ def pick(stream, script, cumulative):
 
 
 @njit(cache=True)
-def _put(ev, n_ev, kind, a, b, c, d, e, f):
+def _put(ev: np.ndarray, n_ev: int, kind: int, a: int, b: int, c: int, d: int, e: int,
+         f: int) -> int:
     """Write event row ``n_ev`` (kind and six columns) if it fits; returns ``n_ev + 1``."""
     if n_ev < ev.shape[0]:
         ev[n_ev, 0] = kind
@@ -181,8 +183,10 @@ def _put(ev, n_ev, kind, a, b, c, d, e, f):
 
 
 @njit(cache=True)
-def _trace_spin(ev, n_ev, stage, index, awarded, mult, held, s7, stops, wins, n_wins,
-                golden, golden_units, silver, silver_units, bonus, bonus_units):
+def _trace_spin(ev: np.ndarray, n_ev: int, stage: int, index: int, awarded: int, mult: int,
+                held: bool, s7: bool, stops: np.ndarray, wins: np.ndarray, n_wins: int,
+                golden: int, golden_units: int, silver: int, silver_units: int, bonus: int,
+                bonus_units: int) -> int:
     """The event rows of one spin: reels, Super 7, paying lines in line order, scatters, Bonus."""
     if n_ev < ev.shape[0]:
         ev[n_ev, 0] = EV_REELS
@@ -210,7 +214,9 @@ def _trace_spin(ev, n_ev, stage, index, awarded, mult, held, s7, stops, wins, n_
 
 
 @njit(cache=True, inline="always")
-def spin(m, reel_set, stream, script, held, trace, stops, window, wins):
+def spin(m: Packed, reel_set: int, stream: np.ndarray, script: np.ndarray, held: bool,
+         trace: bool, stops: np.ndarray, window: np.ndarray,
+         wins: np.ndarray) -> tuple[int, int, int, int, int, int, int, int, bool]:
     """Stop the reels of ``reel_set`` and pay the window's lines (the paying lines written to
     ``wins`` only when ``trace``: the simulator needs only their sum).
 
@@ -268,7 +274,9 @@ def spin(m, reel_set, stream, script, held, trace, stops, window, wins):
 
 
 @njit(cache=True, inline="always")
-def lucky_stars(m, stream, script, trace, ev, n_ev, held, value, landed, comp):
+def lucky_stars(m: Packed, stream: np.ndarray, script: np.ndarray, trace: bool, ev: np.ndarray,
+                n_ev: int, held: np.ndarray, value: np.ndarray, landed: np.ndarray,
+                comp: np.ndarray) -> tuple[int, int]:
     """Lucky Stars: the 3 central-reel cells hold stars, every respin each empty cell may land
     one (held, counter back to 3), until the counter runs out or all 15 cells hold stars.
     Returns ``(units, n_ev)``."""
@@ -340,7 +348,8 @@ def lucky_stars(m, stream, script, trace, ev, n_ev, held, value, landed, comp):
 
 
 @njit(cache=True, inline="always")
-def frenzy(m, stream, script, colour, trace, ev, n_ev, comp):
+def frenzy(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, trace: bool,
+           ev: np.ndarray, n_ev: int, comp: np.ndarray) -> tuple[int, int]:
     """The Frenzy Wheel for the player's ``colour`` (0 or 1): each spin adds its box's value to
     the total first; the same colour spins again, until the other colour or a total above the
     limit. Pays the total x total bet. Returns ``(units, n_ev)``."""
@@ -362,8 +371,10 @@ def frenzy(m, stream, script, colour, trace, ev, n_ev, comp):
 
 
 @njit(cache=True, inline="always")
-def play_round(m, stream, script, colour, trace, ev, stops, window, wins, held, value, landed,
-               comp):
+def play_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, trace: bool,
+               ev: np.ndarray, stops: np.ndarray, window: np.ndarray, wins: np.ndarray,
+               held: np.ndarray, value: np.ndarray, landed: np.ndarray,
+               comp: np.ndarray) -> tuple[int, int, bool, bool, int]:
     """One round. Returns ``(win, uncapped, feature, frenzy_pending, n_ev)`` in pay units.
 
     ``colour``: :data:`COLOUR_RANDOM` draws the Frenzy colour from the stream and plays it;
@@ -467,7 +478,7 @@ def play_round(m, stream, script, colour, trace, ev, stops, window, wins, held, 
             break
         played += 1
     if pending and colour != COLOUR_WAIT:
-        c = colour if colour >= 0 else np.int64(randbelow(stream, 2))
+        c: int = colour if colour >= 0 else np.int64(randbelow(stream, 2))  # type: ignore[assignment]
         fu, n_ev = frenzy(m, stream, script, c, trace, ev, n_ev, comp)
         total += fu
         pending = False
@@ -478,7 +489,8 @@ def play_round(m, stream, script, colour, trace, ev, stops, window, wins, held, 
 
 
 @njit(cache=True, inline="always")
-def cap_win(m, uncapped, trace, ev, n_ev, comp):
+def cap_win(m: Packed, uncapped: int, trace: bool, ev: np.ndarray, n_ev: int,
+            comp: np.ndarray) -> tuple[int, int]:
     """The round win under the model's cap (none when the cap is -1)."""
     cap = m[M_SCALARS][SC_CAP]
     if cap < 0 or uncapped <= cap:
@@ -490,14 +502,18 @@ def cap_win(m, uncapped, trace, ev, n_ev, comp):
 
 
 @njit(cache=True)
-def trace_round(m, stream, script, colour, ev, stops, window, wins, held, value, landed, comp):
+def trace_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, ev: np.ndarray,
+                stops: np.ndarray, window: np.ndarray, wins: np.ndarray, held: np.ndarray,
+                value: np.ndarray, landed: np.ndarray,
+                comp: np.ndarray) -> tuple[int, int, bool, bool, int]:
     """:func:`play_round` with event rows (live play, replay, forced outcomes)."""
     return play_round(m, stream, script, colour, True, ev, stops, window, wins, held, value,
                       landed, comp)
 
 
 @njit(cache=True)
-def trace_frenzy(m, stream, script, colour, ev, so_far, comp):
+def trace_frenzy(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, ev: np.ndarray,
+                 so_far: int, comp: np.ndarray) -> tuple[int, int, int]:
     """The Frenzy Wheel of a round that waited for the colour, then the cap on the round win
     (``so_far``: the win before the Frenzy). Returns ``(win, uncapped, n_ev)``."""
     fu, n_ev = frenzy(m, stream, script, colour, True, ev, 0, comp)
@@ -505,7 +521,8 @@ def trace_frenzy(m, stream, script, colour, ev, so_far, comp):
     return win, so_far + fu, n_ev
 
 
-def scratch(m: Packed) -> tuple[np.ndarray, ...]:
+def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                np.ndarray, np.ndarray]:
     """Scratch arrays for :func:`play_round`: stops, window, wins, held, value, landed, comp."""
     cells = N_REELS * N_ROWS
     return (np.zeros(N_REELS, np.int64), np.zeros((N_REELS, N_ROWS), np.int64),
@@ -514,8 +531,10 @@ def scratch(m: Packed) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
-def simulate_rounds(m, stream, spins, level, bet, acc, sq, script, stops, window, wins, held,
-                    value, landed, comp):
+def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: int,
+                    acc: np.ndarray, sq: np.ndarray, script: np.ndarray, stops: np.ndarray,
+                    window: np.ndarray, wins: np.ndarray, held: np.ndarray, value: np.ndarray,
+                    landed: np.ndarray, comp: np.ndarray) -> None:
     """Play ``spins`` rounds into the accumulators (credits: ``level`` credits per pay unit,
     total bet ``bet`` credits), the Frenzy colour drawn at random. ``script`` is an empty
     script (:func:`new_script`); the other arrays are :func:`scratch`."""

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -342,7 +342,7 @@ class Model:
             [((k, v), w) for k, v, w in spec.super10_reel])
         self.s10_kind = np.array([S10_KINDS[k] for k, _ in self.super10.values], np.int64)
         self.s10_amount = np.array(
-            [_units(v, "super10") if k == "DIRECT" else int(v or 0)
+            [_units(cast(Number, v), "super10") if k == "DIRECT" else int(v or 0)
              for k, v in self.super10.values], np.int64)
 
         fw = spec.frenzy_wheel

@@ -203,24 +203,24 @@ def scripted_used(stream: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _scripted(stream, n):
+def _scripted(stream: np.ndarray, n: int) -> int:
     i = np.int64(stream[1])
     if i >= stream.shape[0]:
         raise ValueError("the scripted stream has no draws left")
     stream[1] = i + 1
-    return np.int64(((stream[i] & _M32) * np.uint64(n)) >> np.uint64(32))
+    return np.int64(((stream[i] & _M32) * np.uint64(n)) >> np.uint64(32))  # type: ignore[return-value]
 
 
 @njit(cache=True, inline="always")
-def _below(stream, n):
+def _below(stream: np.ndarray, n: int) -> int:
     """A uniform integer in ``range(n)``: the generator's, or the script's next word."""
     if stream[0] == _U_SCRIPT:
         return _scripted(stream, n)
-    return np.int64(randbelow(stream, n))
+    return np.int64(randbelow(stream, n))  # type: ignore[return-value]
 
 
 @njit(cache=True, inline="always")
-def _fill_below(stream, bounds, out):
+def _fill_below(stream: np.ndarray, bounds: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = _below(stream, bounds[i])`` for each ``i`` (one call: ``rng.fill_randbelow``
     keeps the buffer index in a register)."""
     if stream[0] == _U_SCRIPT:
@@ -231,7 +231,7 @@ def _fill_below(stream, bounds, out):
 
 
 @njit(cache=True, inline="always")
-def _pick(stream, cum):
+def _pick(stream: np.ndarray, cum: np.ndarray) -> int:
     """Index ``i`` with probability ``weight[i] / total`` (as ``rng.weighted_pick``)."""
     r = _below(stream, cum[cum.shape[0] - 1])
     i = 0
@@ -243,7 +243,8 @@ def _pick(stream, cum):
 # Event rows -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _put(ev, i, kind, a, b, c, d, e, f, g):
+def _put(ev: np.ndarray, i: int, kind: int, a: int, b: int, c: int, d: int, e: int, f: int,
+         g: int) -> int:
     """Write row ``i`` when it fits in the buffer; returns ``i + 1`` (counting on regardless)."""
     if i < ev.shape[0]:
         ev[i, 0] = kind
@@ -258,7 +259,7 @@ def _put(ev, i, kind, a, b, c, d, e, f, g):
 
 
 @njit(cache=True)
-def _cell(ev, n_ev, c, new, old, detail, extra):
+def _cell(ev: np.ndarray, n_ev: int, c: int, new: int, old: int, detail: int, extra: int) -> int:
     """An EV_CELL row (callers test ``trace`` first: a call passing ``ev`` costs reference
     counting even when it writes nothing)."""
     return _put(ev, n_ev, EV_CELL, c, new, old, detail, extra, 0, 0)
@@ -267,7 +268,7 @@ def _cell(ev, n_ev, c, new, old, detail, extra):
 # Features -------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _n_prizes(val):
+def _n_prizes(val: np.ndarray) -> int:
     n = 0
     for c in range(N_CELLS):
         if val[c] > 0:
@@ -276,7 +277,7 @@ def _n_prizes(val):
 
 
 @njit(cache=True, inline="always")
-def _free_cells(val, tmp):
+def _free_cells(val: np.ndarray, tmp: np.ndarray) -> int:
     """Write the empty positions into ``tmp[FREE:]`` (cell order); returns how many."""
     n = 0
     for c in range(N_CELLS):
@@ -287,7 +288,7 @@ def _free_cells(val, tmp):
 
 
 @njit(cache=True, inline="always")
-def _prize_cells(val, tmp):
+def _prize_cells(val: np.ndarray, tmp: np.ndarray) -> int:
     """Write the cells holding a prize into ``tmp`` (cell order); returns how many."""
     n = 0
     for c in range(N_CELLS):
@@ -298,7 +299,7 @@ def _prize_cells(val, tmp):
 
 
 @njit(cache=True, inline="always")
-def _choose(stream, tmp, n, k):
+def _choose(stream: np.ndarray, tmp: np.ndarray, n: int, k: int) -> None:
     """Partial Fisher-Yates: ``tmp[:k]`` become ``k`` distinct picks of ``tmp[:n]``."""
     for i in range(k):
         j = i + _below(stream, n - i)
@@ -308,7 +309,8 @@ def _choose(stream, tmp, n, k):
 
 
 @njit(cache=True)
-def _starburst(stream, bp, val, tmp, trace, ev, n_ev, run):
+def _starburst(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: np.ndarray,
+               trace: bool, ev: np.ndarray, n_ev: int, run: int) -> int:
     v = bp[B_STAR_VAL][_pick(stream, bp[B_STAR_CUM])]
     n = 0
     for col in range(N_CELLS // N_ROWS):
@@ -329,7 +331,8 @@ def _starburst(stream, bp, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _gonzo(stream, bp, val, tmp, trace, ev, n_ev, run):
+def _gonzo(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: np.ndarray,
+           trace: bool, ev: np.ndarray, n_ev: int, run: int) -> int:
     prm = bp[B_PARAMS]
     n = _prize_cells(val, tmp)
     k = min(prm[P_GONZO_MIN] + _below(stream, prm[P_GONZO_MAX] - prm[P_GONZO_MIN] + 1), n)
@@ -350,7 +353,8 @@ def _gonzo(stream, bp, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _missbanks(stream, bp, val, tmp, trace, ev, n_ev, run):
+def _missbanks(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: np.ndarray,
+               trace: bool, ev: np.ndarray, n_ev: int, run: int) -> int:
     prm = bp[B_PARAMS]
     k = prm[P_MB_MIN] + _below(stream, prm[P_MB_MAX] - prm[P_MB_MIN] + 1)
     for c in range(N_CELLS):
@@ -372,7 +376,8 @@ def _missbanks(stream, bp, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _finn(stream, bp, val, tmp, trace, ev, n_ev, run):
+def _finn(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: np.ndarray,
+          trace: bool, ev: np.ndarray, n_ev: int, run: int) -> int:
     prm = bp[B_PARAMS]
     n = _prize_cells(val, tmp)
     k = min(prm[P_FINN_MIN] + _below(stream, prm[P_FINN_MAX] - prm[P_FINN_MIN] + 1), n)
@@ -395,12 +400,13 @@ def _finn(stream, bp, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _spacewars(stream, bp, val, tmp, trace, ev, n_ev, run):
+def _spacewars(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: np.ndarray,
+               trace: bool, ev: np.ndarray, n_ev: int, run: int) -> tuple[int, bool]:
     """Returns ``(n_ev, full)``: the respins stop as soon as every position holds a prize."""
     prm = bp[B_PARAMS]
     # The highest distinct values, by repeated maximum below the previous one (<= 25 prizes).
     nv = 0
-    below = np.int64(1) << 62
+    below: np.int64 | int = np.int64(1) << 62
     for _ in range(prm[P_SW_TOP]):
         best = 0
         for c in range(N_CELLS):
@@ -440,7 +446,9 @@ def _spacewars(stream, bp, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _character(stream, bp, code, val, tmp, trace, ev, n_ev, run):
+def _character(stream: np.ndarray, bp: tuple[np.ndarray, ...], code: int, val: np.ndarray,
+               tmp: np.ndarray, trace: bool, ev: np.ndarray, n_ev: int,
+               run: int) -> tuple[int, bool]:
     """One run of a character feature; returns ``(n_ev, full)``."""
     if code == SQ_STARBURST:
         n_ev = _starburst(stream, bp, val, tmp, trace, ev, n_ev, run)
@@ -456,7 +464,7 @@ def _character(stream, bp, code, val, tmp, trace, ev, n_ev, run):
 
 
 @njit(cache=True)
-def _add_all(val, x, trace, ev, n_ev):
+def _add_all(val: np.ndarray, x: int, trace: bool, ev: np.ndarray, n_ev: int) -> int:
     """Every prize on the reels + ``x`` (+1, an upgraded square)."""
     for c in range(N_CELLS):
         if val[c] > 0:
@@ -468,7 +476,8 @@ def _add_all(val, x, trace, ev, n_ev):
 
 
 @njit(cache=True)
-def _final_game(stream, bp, n, trace, ev, n_ev):
+def _final_game(stream: np.ndarray, bp: tuple[np.ndarray, ...], n: int, trace: bool, ev: np.ndarray,
+                n_ev: int) -> tuple[int, int]:
     """Roll ``n`` dice on the Final board from the bottom-left square; returns (total, n_ev)."""
     fprize = bp[B_FINAL_PRIZE]
     fdice = bp[B_FINAL_DICE]
@@ -489,7 +498,8 @@ def _final_game(stream, bp, n, trace, ev, n_ev):
 
 
 @njit(cache=True)
-def simulate_final_games(stream, bp, dice, n):
+def simulate_final_games(stream: np.ndarray, bp: tuple[np.ndarray, ...], dice: int,
+                         n: int) -> tuple[int, float]:
     """Play ``n`` Final Games of ``dice`` initial dice (the bottom-left die included); returns
     the sum and the sum of squares of their totals (x bet)."""
     ev = np.zeros((1, EV_WIDTH), np.int64)
@@ -518,8 +528,8 @@ def final_game_mean(spec: BonusSpec, dice: int) -> Fraction:
     e = [Fraction(0)] * m
     for _ in range(dice):
         # (I - A G) x = A (prize + (1 - G) e)
-        rhs = [sum((sixth * (prize[(p + r) % m] + (0 if gain[(p + r) % m] else e[(p + r) % m])))
-                   for r in range(1, 7)) for p in range(m)]
+        rhs = [sum((sixth * (prize[(p + r) % m] + (0 if gain[(p + r) % m] else e[(p + r) % m]))
+                    for r in range(1, 7)), Fraction(0)) for p in range(m)]
         a = [[Fraction(int(i == j)) for j in range(m)] for i in range(m)]
         for p in range(m):
             for r in range(1, 7):
@@ -547,7 +557,9 @@ def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
 # The Bonus Game ---------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
+def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndarray, dice_cell: int,
+          trace: bool, ev: np.ndarray, n_ev: int, val: np.ndarray,
+          tmp: np.ndarray) -> tuple[int, int, int, int]:
     """The Bonus Game; returns ``(reels_total, final_total, n_ev, flags)``. ``val`` (int64[25])
     and ``tmp`` (int64[WORK]) are scratch."""
     prm = bp[B_PARAMS]
@@ -730,7 +742,8 @@ def _play(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev, val, tmp):
 
 
 @njit(cache=True)
-def play_bonus(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev):
+def play_bonus(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndarray,
+               dice_cell: int, trace: bool, ev: np.ndarray, n_ev: int) -> tuple[int, int, int]:
     """One Bonus Game from a trigger; returns ``(win_x_bet, n_ev, flags)``.
 
     ``trigger_cells`` int64[25]: 1 where a Scatter triggered (the Dice's cell may be marked too);
@@ -746,7 +759,9 @@ def play_bonus(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev):
 
 
 @njit(cache=True)
-def play_bonus_parts(stream, bp, trigger_cells, dice_cell, trace, ev, n_ev):
+def play_bonus_parts(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndarray,
+                     dice_cell: int, trace: bool, ev: np.ndarray,
+                     n_ev: int) -> tuple[int, int, int, int]:
     """As :func:`play_bonus`, split: ``(reels_total, final_total, n_ev, flags)``."""
     val = np.zeros(N_CELLS, np.int64)
     tmp = np.zeros(WORK, np.int64)
@@ -769,7 +784,9 @@ C_REELS, C_FINAL = 0, 1  # win components: prizes on the reels, Final Game prize
 
 
 @njit(cache=True)
-def simulate_bonuses(stream, bp, symbols, with_dice, n, acc, sq, counts):
+def simulate_bonuses(stream: np.ndarray, bp: tuple[np.ndarray, ...], symbols: int,
+                     with_dice: bool, n: int, acc: np.ndarray, sq: np.ndarray,
+                     counts: np.ndarray) -> None:
     """Play ``n`` Bonus Games of one trigger class into the running sums (bet = 1: x bet).
 
     ``symbols`` (3-5) counts the triggering symbols, the Dice included when ``with_dice``. As

@@ -72,7 +72,8 @@ def symbol_counts(model: Model) -> np.ndarray:
 
 
 @njit(cache=True)
-def _one_line_pays(counts, paytab, substitutes, wild, out):
+def _one_line_pays(counts: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray, wild: int,
+                   out: np.ndarray) -> int:
     """``out[code, run]`` += weight of the tuples whose one line pays ``code`` x ``run``;
     returns the weighted pay sum (units x number of stop combinations)."""
     n_sym = counts.shape[1]
@@ -173,7 +174,8 @@ def class_probabilities(model: Model) -> dict[tuple[int, int], Fraction]:
 
 
 @njit(cache=True)
-def _simulate_class(bp, stream, n, cum, cfgs, cap_x, stats):
+def _simulate_class(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.ndarray,
+                    cfgs: np.ndarray, cap_x: float, stats: np.ndarray) -> float:
     """Play ``n`` Bonus Games from windows of one class: configuration ``cfgs[i]`` (a reel
     state per reel) drawn with cumulative weights ``cum``, each Scatter/Dice on a uniform row.
     Adds to ``stats`` (``B_*``); returns the sum of squared wins (x bet)."""

@@ -86,7 +86,7 @@ def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, inline="always")
-def _row(ev, n_ev, kind, a, b, c, d):
+def _row(ev: np.ndarray, n_ev: int, kind: int, a: int, b: int, c: int, d: int) -> int:
     """Write columns 0-4 of row ``n_ev`` when it fits; returns the next row index."""
     if n_ev < ev.shape[0]:
         ev[n_ev, 0] = kind
@@ -98,7 +98,9 @@ def _row(ev, n_ev, kind, a, b, c, d):
 
 
 @njit(cache=True, inline="always")
-def play_from_stops(m, bp, stream, trace, ev, stops, window, wins, cells):
+def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray,
+                    stops: np.ndarray, window: np.ndarray, wins: np.ndarray,
+                    cells: np.ndarray) -> tuple[int, int, int, int, int, bool, int, int]:
     """The round once the reels show top-row ``stops``: lines, trigger, Bonus Game, cap.
 
     Returns, in pay units, ``(win, lines, bonus, final, uncapped, triggered, flags, n_ev)``:
@@ -164,13 +166,17 @@ def play_from_stops(m, bp, stream, trace, ev, stops, window, wins, cells):
 
 
 @njit(cache=True)
-def play_stops(m, bp, stream, trace, ev, stops, window, wins, cells):
+def play_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray,
+               stops: np.ndarray, window: np.ndarray, wins: np.ndarray,
+               cells: np.ndarray) -> tuple[int, int, int, int, int, bool, int, int]:
     """:func:`play_from_stops` as a compiled entry point (live play, forced outcomes)."""
     return play_from_stops(m, bp, stream, trace, ev, stops, window, wins, cells)
 
 
 @njit(cache=True)
-def play_round(m, bp, stream, trace, ev, stops, window, wins, cells):
+def play_round(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray,
+               stops: np.ndarray, window: np.ndarray, wins: np.ndarray,
+               cells: np.ndarray) -> tuple[int, int, int, int, int, bool, int, int]:
     """A whole round from its stream: the stops are its first five draws."""
     lengths = m[1]
     for r in range(N_REELS):
@@ -179,7 +185,9 @@ def play_round(m, bp, stream, trace, ev, stops, window, wins, cells):
 
 
 @njit(cache=True)
-def simulate_rounds(m, bp, stream, spins, level, bet, acc, sq, stops, window, wins, cells):
+def simulate_rounds(m: Packed, bp: Packed, stream: np.ndarray, spins: int, level: int, bet: int,
+                    acc: np.ndarray, sq: np.ndarray, stops: np.ndarray, window: np.ndarray,
+                    wins: np.ndarray, cells: np.ndarray) -> None:
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
     unit and total bet ``bet`` credits, components ``C_*``."""
     u = unmanaged  # the caller keeps every one of these arrays alive during the call
