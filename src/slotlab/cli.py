@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 import typer
 from rich.console import Console
@@ -61,7 +61,11 @@ def _load(ref: str) -> Game:
         raise typer.Exit(2) from exc
 
 
-def _load_simulatable(ref: str) -> Simulatable:
+class _SimulatableGame(Game, Simulatable, Protocol):
+    """A game the Monte Carlo runner can simulate."""
+
+
+def _load_simulatable(ref: str) -> _SimulatableGame:
     game = _load(ref)
     if not isinstance(game, Simulatable):
         console.print(f"[red]error:[/red] {game.id} cannot be simulated")
@@ -107,7 +111,7 @@ def _fmt(value: Any) -> str:
 @app.command()
 def games(json_out: JsonOpt = False) -> None:
     """List the games the platform knows."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for gid in game_ids():
         g = find_game(gid)
         d = g.describe()

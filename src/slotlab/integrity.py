@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import slotlab
 from slotlab.rounds import Game
@@ -81,7 +81,7 @@ class CertifiedList:
         return cls(code, dict(models))
 
 
-def _is_sha256(value: object) -> bool:
+def _is_sha256(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and len(value) == 64 and all(
         c in "0123456789abcdef" for c in value)
 

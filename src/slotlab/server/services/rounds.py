@@ -31,9 +31,9 @@ import dataclasses
 import logging
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -227,7 +227,7 @@ def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str
         return default_status, round_public(ctx, r, balance)
 
 
-_INSERT_ROUND = insert(Round.__table__)
+_INSERT_ROUND = insert(cast(Table, Round.__table__))
 _W, _R, _K = Wallet.__table__, Round.__table__, IdempotencyKey.__table__
 _LOCK_FOR_ROUND = (
     select(
@@ -241,7 +241,7 @@ _LOCK_FOR_ROUND = (
     .where(_W.c.player_id == bindparam("pid"))
     .with_for_update(of=_W)
 )
-_INSERT_KEY = insert(IdempotencyKey.__table__)
+_INSERT_KEY = insert(cast(Table, IdempotencyKey.__table__))
 _ROUND_COLUMNS = [c.key for c in Round.__table__.columns if c.key != "seq"]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from alembic import context
 from sqlalchemy import create_engine
 
@@ -32,6 +34,6 @@ else:  # the alembic command line: `alembic -x url=... upgrade head`
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option(
         "sqlalchemy.url"
     )
-    engine = create_engine(normalize_url(url))
+    engine = create_engine(normalize_url(cast(str, url)))
     with engine.begin() as conn:
         _run(conn)
