@@ -28,6 +28,7 @@ serve: install
 # browser start once); the 25 slowest are listed so that each change keeps its cost in view.
 test: install-test
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy --strict src/slotlab
 	$(BIN)/pytest -n auto --dist loadfile --durations=25
 
 bench: install-test
