@@ -380,7 +380,7 @@ def tune_simulated(game: Any, raw: dict[str, Any], path: str, target: float, bon
     from slotlab.games.superstars.tune import tune as run_tune
 
     try:
-        Param.at(raw, path)  # the same clear errors for a bad path
+        param = Param.at(raw, path)  # the same clear errors for a bad path
         out = run_tune(raw, path, target, game.tune_evaluator(bonuses, seed), lo=lo, hi=hi,
                        tolerance=tolerance, on_step=on_step)
     except (KeyError, IndexError) as exc:
@@ -394,7 +394,7 @@ def tune_simulated(game: Any, raw: dict[str, Any], path: str, target: float, bon
         raise TuneError(str(exc)) from exc
     tuned = type(game).from_data(out["model"])
     report = tuned.exact(bonuses=bonuses, seed=seed)
-    out.update({"exact": False, "ci99": report["ci99"],
+    out.update({"exact": False, "ci99": report["ci99"], "previous": param.text(param.current),
                 "note": f"simulated: {bonuses:,} Bonus Games per evaluation on seed {seed}; "
                         "prove it with a larger run on a fresh seed"})
     return out
