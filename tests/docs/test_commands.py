@@ -270,7 +270,9 @@ SUBSTITUTIONS = [
 # Servers run until stopped: the test starts one, waits for it to answer and stops it.
 SERVERS = [re.compile(r"\bslotlab serve\b"),
            re.compile(r"-m slotlab\.operator\.reference_wallet\b")]
-SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b")]
+# Over about 10 s each: benchmarks, a Ray head, a Superstars PAR sheet (its Bonus Game simulated).
+SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b"),
+        re.compile(r"\bslotlab par superstars\b")]
 NEEDS_PG = re.compile(r"--pg ")
 
 
@@ -444,29 +446,37 @@ def pg_database(workdir: Path) -> Iterator[str]:
         admin.dispose()
 
 
+@dataclass(frozen=True)
+class RayHead:
+    address: str
+    tmpdir: str  # RAY_TMPDIR of the head, where a driver finds it
+
+
 @pytest.fixture(scope="module")
-def ray_head() -> Iterator[str]:
+def ray_head() -> Iterator[RayHead]:
     """A Ray head on this machine, on a free port (6379 is another service's), with its files in
-    its own short folder (Ray's sockets live there) so that no other Ray instance finds it; the
-    commands' drivers find it through ``RAY_TMPDIR``."""
+    its own short folder (Ray's sockets live there) so that no other Ray instance finds it; only
+    the commands given its address see its RAY_TMPDIR (a command starting its own Ray must not)."""
     cluster_utils = pytest.importorskip("ray.cluster_utils")
     root = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     (root / "ray").mkdir()
     saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED")}
     os.environ.update(RAY_TMPDIR=str(root), RAY_USAGE_STATS_ENABLED="0")
-    head = cluster_utils.Cluster(initialize_head=True, head_node_args={
-        "gcs_server_port": _free_port(), "num_cpus": 2, "include_dashboard": False,
-        "temp_dir": str(root / "ray")})
     try:
-        yield str(head.address)
+        head = cluster_utils.Cluster(initialize_head=True, head_node_args={
+            "gcs_server_port": _free_port(), "num_cpus": 2, "include_dashboard": False,
+            "temp_dir": str(root / "ray")})
     finally:
-        head.shutdown()
-        shutil.rmtree(root, ignore_errors=True)
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    try:
+        yield RayHead(str(head.address), str(root))
+    finally:
+        head.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _marks(c: DocCommand) -> list[pytest.MarkDecorator]:
@@ -485,11 +495,13 @@ def run_documented(command: DocCommand, workdir: Path, request: pytest.FixtureRe
         fields["pg"] = shlex.quote(request.getfixturevalue("pg_database"))
     if "%url%" in cmd:
         fields["url"] = request.getfixturevalue("server")
+    env = _env(workdir)
     if "%ray%" in cmd:
-        fields["ray"] = request.getfixturevalue("ray_head")
+        head: RayHead = request.getfixturevalue("ray_head")
+        fields["ray"] = head.address
+        env["RAY_TMPDIR"] = head.tmpdir
     for name, value in fields.items():
         cmd = cmd.replace(f"%{name}%", value)
-    env = _env(workdir)
     if any(s.search(cmd) for s in SERVERS):
         out = _stop(_start(cmd, workdir, env, int(fields["port"])))
     else:
