@@ -1,17 +1,21 @@
-"""Every command in README.md and docs/ runs here, so that an example cannot go stale.
+"""Every command in README.md, examples/README.md and docs/ runs here, so that an example cannot
+go stale.
 
 Commands are found in fenced shell blocks (```console: the lines after ``$ ``; ```sh, ```bash,
 ```shell: every line) and in inline code spans that start with a command (``slotlab``,
 ``python``, ``curl``, ``make``, ``pip``, ``ray``, ``.venv/bin/...``). An inline span with a
-placeholder (``MODEL``, ``[--bet B]``, ``...``) is a synopsis, not a command, and is left out.
-An untagged fence that holds a command fails: it must say it is shell.
+placeholder (``MODEL``, ``[--bet B]``, ``...``) is a synopsis, and a ``slotlab`` span without an
+argument its command requires names the command in prose: neither is a command line. An untagged
+fence that holds a command fails: it must say it is shell.
 
-Each command runs in one scratch folder (``examples/`` linked, ``benchmarks/`` copied so that
-their results stay there) with the test's Python first on ``PATH``, after the substitutions of
-:data:`SUBSTITUTIONS` (each says why: fewer spins, a free port, a local Ray head...). Servers
-(:data:`SERVERS`) are started, asked for a page and stopped; ``curl`` talks to a server the test
-starts. A command that cannot run here is in :data:`SKIPPED` with the reason; a new command that
-is neither run nor listed fails :func:`test_every_command_is_run_or_listed`.
+Each command runs once, in one scratch folder (``examples/`` and ``src/`` linked, ``benchmarks/``
+copied so that their results stay there), with the test's Python first on ``PATH``, after the
+substitutions of :data:`SUBSTITUTIONS` and :data:`OVERRIDES` (each says why: fewer spins, small
+benchmark sizes, a free port, a local Ray head, a fresh PostgreSQL schema). It fails on a
+non-zero exit or an error text (a traceback, ``error:``). Servers (:data:`SERVERS`) are started,
+asked for a page and stopped; ``curl`` talks to a server the test starts. What cannot run here is
+in :data:`SKIPPED` (by command) or :data:`SKIPPED_KINDS` (by pattern), each with the reason; an
+entry that no document needs any more fails too. Commands over about 10 s are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -288,6 +292,7 @@ OVERRIDES: dict[str, tuple[str, str]] = {
 
 
 def substitute(text: str) -> str:
+    """The command as it runs here (``%name%`` fields are filled in when it runs)."""
     if text in OVERRIDES:
         text = OVERRIDES[text][0]
     for sub in SUBSTITUTIONS:
