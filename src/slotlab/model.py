@@ -4,17 +4,74 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ValidationError
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class ModelError(ValueError):
     """A model file is malformed; the message names the problem and where it is."""
+
+
+class Strict(BaseModel):
+    """A part of a model file's schema: unknown keys are errors, and a loaded model is frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NamedSpec(Protocol):
+    """What every game's model file has at its top level."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+
+S = TypeVar("S", bound=NamedSpec)
+
+
+class GameModel(Generic[S]):
+    """A validated model file: its schema object, the raw data, where it came from, and the hash
+    of the raw data (the model's version on every round). Each game adds its kernel arrays."""
+
+    def __init__(self, spec: S, raw: dict[str, Any], source: str) -> None:
+        self.spec = spec
+        self.raw = raw
+        self.source = source
+        self.hash = content_hash(raw)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def version(self) -> int:
+        return self.spec.version
+
+
+def strip_window(strips: np.ndarray, lengths: np.ndarray, symbol_ids: Sequence[str],
+                 stops: Sequence[int] | np.ndarray, rows: int) -> list[list[str]]:
+    """Symbol ids in view, ``[reel][row]`` with row 0 on top, for top-row ``stops``: ``strips``
+    holds each reel's symbol codes followed by its first ``rows - 1`` again (so no modulo)."""
+    out = []
+    for r in range(strips.shape[0]):
+        i = int(stops[r]) % int(lengths[r])
+        out.append([symbol_ids[int(strips[r, i + k])] for k in range(rows)])
+    return out
 
 
 def canonical_json(data: Any) -> bytes:

@@ -9,10 +9,11 @@ before the choice that precedes it. The server stores the seeds, the choices and
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from slotlab.rng import Seed
 
@@ -106,12 +107,34 @@ class Game(Protocol):
         ...
 
 
-def check_inputs(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str]) -> None:
-    """Validate the shape of a ``play`` call; games call this first."""
+def check_bet(game: Game, bet: int) -> None:
+    """Raise :class:`IllegalBetError` unless ``bet`` is one of the game's total bets."""
     if bet not in game.bets():
         raise IllegalBetError(f"bet {bet} is not allowed; allowed total bets: {game.bets()}")
+
+
+def check_inputs(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str]) -> None:
+    """Validate the shape of a ``play`` call; games call this first."""
+    check_bet(game, bet)
     if len(seeds) != len(choices) + 1:
         raise ValueError(f"{len(choices)} choices need {len(choices) + 1} seeds, got {len(seeds)}")
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class ReportCache(Generic[K]):
+    """A game's figures (an exact report, say) computed once per key, typically the bet; each
+    :meth:`get` returns a deep copy, so a caller that changes its copy leaves the cache as it is."""
+
+    def __init__(self) -> None:
+        self._reports: dict[K, dict[str, Any]] = {}
+
+    def get(self, key: K, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The report for ``key``, from ``compute()`` the first time."""
+        if key not in self._reports:
+            self._reports[key] = compute()
+        return copy.deepcopy(self._reports[key])
 
 
 def play(game: Game, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:

@@ -7,7 +7,6 @@ Bets are in credits (9 lines x 1 to 5 credits); the operator sets the credit's m
 
 from __future__ import annotations
 
-import copy
 import math
 import operator
 from collections.abc import Sequence
@@ -19,7 +18,14 @@ import numpy as np
 
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
-from slotlab.rounds import Event, IllegalBetError, IllegalChoiceError, RoundResult, check_inputs
+from slotlab.rounds import (
+    Event,
+    IllegalChoiceError,
+    ReportCache,
+    RoundResult,
+    check_bet,
+    check_inputs,
+)
 
 from . import kernel as k
 from .exact import exact_report, fraction_text
@@ -43,7 +49,7 @@ class CrystalStarDeluxe:
         self.id = model.id
         self.name = model.name
         self.model_hash = model.hash
-        self._exact: dict[int, dict[str, Any]] = {}
+        self._exact: ReportCache[int] = ReportCache()
         self._ev_rows = 3 * (1 + model.n_lines)
 
 
@@ -64,8 +70,7 @@ class CrystalStarDeluxe:
 
     def line_bet(self, bet: int) -> int:
         """Credits per line of a total bet; raises :class:`IllegalBetError` for other bets."""
-        if bet not in self.model.bets():
-            raise IllegalBetError(f"bet {bet} is not allowed; allowed total bets: {self.bets()}")
+        check_bet(self, bet)
         return bet // self.model.n_lines
 
     # -- rounds -----------------------------------------------------------------------------
@@ -153,9 +158,7 @@ class CrystalStarDeluxe:
         """
         bet = self.max_bet() if bet is None else bet
         self.line_bet(bet)
-        if bet not in self._exact:
-            self._exact[bet] = exact_report(self.model, bet)
-        return copy.deepcopy(self._exact[bet])
+        return self._exact.get(bet, lambda: exact_report(self.model, bet))
 
     def theoretical_rtp(self) -> float:
         """RTP with the progressives at reset: the same at every bet (see RULES.md)."""

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.events import put_event
 from slotlab.mechanics.jit import njit_no_nrt
 from slotlab.rng import randbelow
 
@@ -118,20 +119,11 @@ def _three_stars(stage: int, li: int, line_bet: int, is_max: bool, params: np.nd
         won[tier] = 1
         tot[T_TOP + tier] += 1
         if trace:
-            ev[n_ev, 0] = EV_PROGRESSIVE
-            ev[n_ev, 1] = stage
-            ev[n_ev, 2] = li
-            ev[n_ev, 3] = tier
-            n_ev += 1
+            n_ev = put_event(ev, n_ev, 4, EV_PROGRESSIVE, stage, li, tier)
     else:
         tot[T_FLAT] += prize
         if trace:
-            ev[n_ev, 0] = EV_FLAT
-            ev[n_ev, 1] = stage
-            ev[n_ev, 2] = li
-            ev[n_ev, 3] = prize
-            ev[n_ev, 4] = reason
-            n_ev += 1
+            n_ev = put_event(ev, n_ev, 5, EV_FLAT, stage, li, prize, reason)
     return n_ev
 
 
@@ -171,13 +163,7 @@ def _evaluate_stage(stage: int, cur: np.ndarray, line_bet: int, is_max: bool, st
                         win = combo_pay[c] * mm * line_bet
                         tot[T_LINES] += win
                         if trace:
-                            ev[n_ev, 0] = EV_LINE
-                            ev[n_ev, 1] = stage
-                            ev[n_ev, 2] = li
-                            ev[n_ev, 3] = c
-                            ev[n_ev, 4] = mm
-                            ev[n_ev, 5] = win
-                            n_ev += 1
+                            n_ev = put_event(ev, n_ev, 6, EV_LINE, stage, li, c, mm, win)
                         break
         todo >>= 1
         li += 1
@@ -238,12 +224,7 @@ def play_stops(stops: np.ndarray, line_bet: int, is_max: bool, strips: np.ndarra
             if not moved:
                 break
         if trace:
-            ev[n_ev, 0] = EV_STAGE
-            ev[n_ev, 1] = stage
-            ev[n_ev, 2] = cur[0]
-            ev[n_ev, 3] = cur[1]
-            ev[n_ev, 4] = cur[2]
-            n_ev += 1
+            n_ev = put_event(ev, n_ev, 5, EV_STAGE, stage, cur[0], cur[1], cur[2])
         n_ev = _evaluate_stage(
             stage, cur, line_bet, is_max, strips, nonblank, line_table, base, mult, lines,
             combo_mask, combo_pay, params, won, tot, trace, ev, n_ev,

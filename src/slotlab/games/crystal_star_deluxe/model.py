@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from slotlab.model import ModelError, content_hash, read_source, validate
+from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
 
 from .kernel import BLANK, STAR
 
@@ -36,42 +36,38 @@ N_ROWS = 3
 TIERS = ("top", "bottom")  # kernel tier codes 0 and 1
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SymbolSpec(_Strict):
+class SymbolSpec(Strict):
     base: str = Field(min_length=1)
     name: str = Field(min_length=1)
     multiplier: int = Field(default=1, ge=1)
     arrow: Literal["up", "down"] | None = None
 
 
-class BetSpec(_Strict):
+class BetSpec(Strict):
     lines: int = Field(ge=1)
     credits_per_line: list[int] = Field(min_length=1)
     max_bet_credits: int = Field(ge=1)
 
 
-class MaxBetStars(_Strict):
+class MaxBetStars(Strict):
     top_line: Literal["top"]
     other_lines: Literal["bottom"]
     subsequent_top_line_x_line_bet: int = Field(ge=0)
     subsequent_other_lines_credits: int = Field(ge=0)
 
 
-class BelowMaxStars(_Strict):
+class BelowMaxStars(Strict):
     top_line: int = Field(ge=0)
     other_lines: int = Field(ge=0)
 
 
-class ThreeStars(_Strict):
+class ThreeStars(Strict):
     top_line: int = Field(ge=1)
     below_max_bet_x_line_bet: BelowMaxStars
     max_bet: MaxBetStars
 
 
-class ProgressiveSpec(_Strict):
+class ProgressiveSpec(Strict):
     tier: Literal["top", "bottom"]
     # What players read ("Top Progressive"); optional so that model versions without it load.
     name: str | None = Field(default=None, min_length=1)
@@ -94,7 +90,7 @@ class ProgressiveSpec(_Strict):
         return v
 
 
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     """The schema of a Crystal Star Deluxe model file."""
 
     id: str
@@ -189,14 +185,11 @@ class Progressive:
     rate: Fraction  # share of max-bet coin-in
 
 
-class Model:
+class Model(GameModel[ModelSpec]):
     """A validated model and its kernel arrays (see the module docstring for the encoding)."""
 
     def __init__(self, spec: ModelSpec, raw: dict[str, Any], source: str) -> None:
-        self.spec = spec
-        self.raw = raw
-        self.source = source
-        self.hash = content_hash(raw)
+        super().__init__(spec, raw, source)
         self.symbol_ids: list[str] = list(spec.symbols)
         payable = {s.base for s in spec.symbols.values()} - {"STAR", "BLANK"}
         base_names = ["BLANK", "STAR", *sorted(payable)]
@@ -266,29 +259,13 @@ class Model:
             np.int64,
         )
 
-    @property
-    def id(self) -> str:
-        return self.spec.id
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def version(self) -> int:
-        return self.spec.version
-
     def bets(self) -> list[int]:
         """Allowed total bets in credits: lines x credits per line."""
         return [self.n_lines * c for c in self.line_bets]
 
     def window(self, stops: list[int] | np.ndarray) -> list[list[str]]:
         """Symbol ids in view, ``[reel][row]`` with row 0 on top, for top-row ``stops``."""
-        out = []
-        for r in range(N_REELS):
-            i = int(stops[r]) % int(self.lengths[r])
-            out.append([self.symbol_ids[int(self.strips[r, i + k])] for k in range(N_ROWS)])
-        return out
+        return strip_window(self.strips, self.lengths, self.symbol_ids, stops, N_ROWS)
 
 
 def model_path(version: int = DEFAULT_VERSION) -> Path:

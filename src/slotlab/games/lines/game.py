@@ -14,7 +14,14 @@ from slotlab.games.lines.model import LineModel
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.mechanics.lines import line_pays
 from slotlab.rng import Seed, chacha_stream, randbelow
-from slotlab.rounds import Awaiting, Event, IllegalChoiceError, RoundResult, check_inputs
+from slotlab.rounds import (
+    Awaiting,
+    Event,
+    IllegalChoiceError,
+    ReportCache,
+    RoundResult,
+    check_inputs,
+)
 
 GAMBLE_OPTIONS = ("collect", "red", "black")
 CARDS = ("red", "black")
@@ -31,7 +38,7 @@ class LineGame:
         self.name = model.spec.name
         self.model_hash = model.hash
         self._packed = kernel.pack(model.arrays)
-        self._exact_cache: dict[int, dict[str, Any]] = {}
+        self._exact: ReportCache[int] = ReportCache()
 
     @classmethod
     def from_file(cls, path: Path | str) -> LineGame:
@@ -270,9 +277,7 @@ class LineGame:
 
     def exact(self, bet: int | None = None) -> dict[str, Any]:
         bet = self.bets()[0] if bet is None else bet
-        if bet not in self._exact_cache:
-            self._exact_cache[bet] = exact_report(self.model, bet)
-        return self._exact_cache[bet]
+        return self._exact.get(bet, lambda: exact_report(self.model, bet))
 
     def sd(self) -> float | None:
         """Not exact for line games (lines overlap); the server takes it from simulation."""

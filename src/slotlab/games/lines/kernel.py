@@ -28,6 +28,7 @@ from numba import njit
 
 from slotlab.games.lines.model import LineArrays
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.events import put_event
 from slotlab.mechanics.lines import (
     W_COUNT,
     W_LINE,
@@ -100,17 +101,6 @@ def spin(m: Packed, strips: np.ndarray, lengths: np.ndarray, stream: np.ndarray,
 
 
 @njit(cache=True)
-def _put(ev: np.ndarray, i: int, width: int, kind: int, a: int, b: int, c: int, d: int,
-         e: int) -> None:
-    """Write columns ``0 .. width - 1`` of event row ``i``: the kind, then ``a, b, ...`` (the
-    others are left as they are). Element by element: assigning a tuple to a slice costs
-    seconds of compile time per site."""
-    values = (kind, a, b, c, d, e)
-    for col in range(width):
-        ev[i, col] = values[col]
-
-
-@njit(cache=True)
 def _trace_spin(ev: np.ndarray, n_ev: int, stage: int, index: int, remaining: int, mult: int,
                 stops: np.ndarray, wins: np.ndarray, n_wins: int, scatter: int, count: int,
                 scatter_units: int) -> int:
@@ -118,19 +108,14 @@ def _trace_spin(ev: np.ndarray, n_ev: int, stage: int, index: int, remaining: in
     count."""
     sort_wins(wins, n_wins)
     if n_ev < ev.shape[0]:
-        _put(ev, n_ev, 5, EV_SPIN, stage, index, remaining, mult, 0)
         for r in range(stops.shape[0]):
             ev[n_ev, 5 + r] = stops[r]
-    n_ev += 1
+    n_ev = put_event(ev, n_ev, 5, EV_SPIN, stage, index, remaining, mult)
     for j in range(n_wins):
-        if n_ev < ev.shape[0]:
-            _put(ev, n_ev, 6, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL], wins[j, W_COUNT],
-                 wins[j, W_MULT] * mult, wins[j, W_UNITS] * mult)
-        n_ev += 1
+        n_ev = put_event(ev, n_ev, 6, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL],
+                         wins[j, W_COUNT], wins[j, W_MULT] * mult, wins[j, W_UNITS] * mult)
     if scatter_units > 0:
-        if n_ev < ev.shape[0]:
-            _put(ev, n_ev, 4, EV_SCATTER, scatter, count, scatter_units, 0, 0)
-        n_ev += 1
+        n_ev = put_event(ev, n_ev, 4, EV_SCATTER, scatter, count, scatter_units)
     return n_ev
 
 
@@ -172,9 +157,7 @@ def play_round(m: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray, stops
         if more > 0:
             total += more
             if trace:
-                if n_ev < ev.shape[0]:
-                    _put(ev, n_ev, 3, EV_TRIGGER, more, total, 0, 0, 0)
-                n_ev += 1
+                n_ev = put_event(ev, n_ev, 3, EV_TRIGGER, more, total)
         if played >= total or played >= MAX_FREE_SPINS:
             break
         played += 1
@@ -182,9 +165,7 @@ def play_round(m: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray, stops
     uncapped = base_lines + base_scatter + free_units
     win = min(uncapped, sc[S_CAP])
     if trace and win < uncapped:
-        if n_ev < ev.shape[0]:
-            _put(ev, n_ev, 3, EV_CAP, sc[S_CAP], uncapped, 0, 0, 0)
-        n_ev += 1
+        n_ev = put_event(ev, n_ev, 3, EV_CAP, sc[S_CAP], uncapped)
     return win, base_lines, base_scatter, free_units, uncapped, triggered, n_ev
 
 

@@ -13,40 +13,36 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import Field, PositiveInt, model_validator
 
-from slotlab.model import content_hash, read_json, validate
+from slotlab.model import Strict, content_hash, read_json, validate
 
 FORMAT = "slotlab.lines/1"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SymbolSpec(_Strict):
+class SymbolSpec(Strict):
     id: str = Field(min_length=1, max_length=16)
     name: str = ""
 
 
-class BetSpec(_Strict):
+class BetSpec(Strict):
     divisor: PositiveInt
     levels: list[PositiveInt] = Field(min_length=1)
 
 
-class WildSpec(_Strict):
+class WildSpec(Strict):
     symbol: str
     substitutes: list[str] | Literal["all"] = "all"
     multiplier: PositiveInt = 1
     multiplier_mode: Literal["line", "each"] = "line"
 
 
-class ScatterSpec(_Strict):
+class ScatterSpec(Strict):
     symbol: str
     pays: dict[int, int] = Field(default_factory=dict)
 
 
-class FreeSpinsSpec(_Strict):
+class FreeSpinsSpec(Strict):
     awards: dict[int, PositiveInt] = Field(min_length=1)
     multiplier: PositiveInt = 1
     retrigger: bool = True
@@ -54,11 +50,11 @@ class FreeSpinsSpec(_Strict):
     strips: str = "base"
 
 
-class GambleSpec(_Strict):
+class GambleSpec(Strict):
     max_steps: PositiveInt = 5
 
 
-class LineModelSpec(_Strict):
+class LineModelSpec(Strict):
     format: Literal["slotlab.lines/1"]
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str

@@ -9,7 +9,6 @@ Frenzy Wheel waits (``Awaiting("frenzy_colour", ("red", "green"))``) and the whe
 
 from __future__ import annotations
 
-import copy
 import operator
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,9 +21,10 @@ from slotlab.rng import Seed, chacha_stream, randbelow
 from slotlab.rounds import (
     Awaiting,
     Event,
-    IllegalBetError,
     IllegalChoiceError,
+    ReportCache,
     RoundResult,
+    check_bet,
     check_inputs,
 )
 
@@ -69,7 +69,7 @@ class Super12Stars:
         self.name = model.name
         self.model_hash = model.hash
         self._packed = k.pack(model)
-        self._exact: dict[int, dict[str, Any]] = {}
+        self._exact: ReportCache[int] = ReportCache()
 
 
     @classmethod
@@ -86,8 +86,7 @@ class Super12Stars:
 
     def line_bet(self, bet: int) -> int:
         """Credits per line of a total bet (= credits per pay unit); refuses other bets."""
-        if bet not in self.model.bets():
-            raise IllegalBetError(f"bet {bet} is not allowed; allowed total bets: {self.bets()}")
+        check_bet(self, bet)
         return bet // PAY_DIVISOR
 
     # -- rounds -----------------------------------------------------------------------------
@@ -311,11 +310,9 @@ class Super12Stars:
         returns a copy."""
         bet = self.bets()[0] if bet is None else bet
         self.line_bet(bet)
-        if bet not in self._exact:
-            from .exact import exact_report  # imported on use: only these figures need it
+        from .exact import exact_report  # imported on use: only these figures need it
 
-            self._exact[bet] = exact_report(self.model, bet)
-        return copy.deepcopy(self._exact[bet])
+        return self._exact.get(bet, lambda: exact_report(self.model, bet))
 
     def theoretical_rtp(self) -> float:
         """The exact RTP (the same at every bet: every pay is a multiple of the bet)."""

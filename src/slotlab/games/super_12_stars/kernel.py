@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.events import put_event
 from slotlab.mechanics.hold_and_win import land_on_free_cells, next_counter
 from slotlab.mechanics.lines import (
     W_COUNT,
@@ -88,6 +89,7 @@ STAGE_BASE, STAGE_FREE, STAGE_S10_FREE = 0, 1, 2
 
 # Event rows: int64[EV_WIDTH]; column 0 is the kind, the columns after it as noted.
 EV_WIDTH = 12
+EV_ROW = 7  # the columns each row but EV_REELS writes: the kind and six figures
 EV_REELS = 1  # stage, spin number (0 base), spins awarded, multiplier, respin flag, stops[5]
 EV_SUPER7 = 2  # stage
 EV_LINE = 3  # line index, symbol, count, multiplier, units
@@ -168,48 +170,27 @@ def pick(stream: np.ndarray, script: np.ndarray, cumulative: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _put(ev: np.ndarray, n_ev: int, kind: int, a: int, b: int, c: int, d: int, e: int,
-         f: int) -> int:
-    """Write event row ``n_ev`` (kind and six columns) if it fits; returns ``n_ev + 1``."""
-    if n_ev < ev.shape[0]:
-        ev[n_ev, 0] = kind
-        ev[n_ev, 1] = a
-        ev[n_ev, 2] = b
-        ev[n_ev, 3] = c
-        ev[n_ev, 4] = d
-        ev[n_ev, 5] = e
-        ev[n_ev, 6] = f
-    return n_ev + 1
-
-
-@njit(cache=True)
 def _trace_spin(ev: np.ndarray, n_ev: int, stage: int, index: int, awarded: int, mult: int,
                 held: bool, s7: bool, stops: np.ndarray, wins: np.ndarray, n_wins: int,
                 golden: int, golden_units: int, silver: int, silver_units: int, bonus: int,
                 bonus_units: int) -> int:
     """The event rows of one spin: reels, Super 7, paying lines in line order, scatters, Bonus."""
     if n_ev < ev.shape[0]:
-        ev[n_ev, 0] = EV_REELS
-        ev[n_ev, 1] = stage
-        ev[n_ev, 2] = index
-        ev[n_ev, 3] = awarded
-        ev[n_ev, 4] = mult
-        ev[n_ev, 5] = 1 if held else 0
         for r in range(N_REELS):
             ev[n_ev, 6 + r] = stops[r]
-    n_ev += 1
+    n_ev = put_event(ev, n_ev, 6, EV_REELS, stage, index, awarded, mult, 1 if held else 0)
     if s7:
-        n_ev = _put(ev, n_ev, EV_SUPER7, stage, 0, 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_SUPER7, stage)
     sort_wins(wins, n_wins)
     for j in range(n_wins):
-        n_ev = _put(ev, n_ev, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL], wins[j, W_COUNT],
-                    mult, wins[j, W_UNITS] * mult, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL],
+                         wins[j, W_COUNT], mult, wins[j, W_UNITS] * mult)
     if golden_units > 0:
-        n_ev = _put(ev, n_ev, EV_SCATTER, 0, golden, golden_units, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_SCATTER, 0, golden, golden_units)
     if silver_units > 0:
-        n_ev = _put(ev, n_ev, EV_SCATTER, 1, silver, silver_units, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_SCATTER, 1, silver, silver_units)
     if bonus_units > 0:
-        n_ev = _put(ev, n_ev, EV_BONUS, bonus_units, mult, bonus, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_BONUS, bonus_units, mult, bonus)
     return n_ev
 
 
@@ -294,10 +275,10 @@ def lucky_stars(m: Packed, stream: np.ndarray, script: np.ndarray, trace: bool, 
     respins = sc[SC_RESPINS]
     counter = respins
     if trace:
-        n_ev = _put(ev, n_ev, EV_LUCKY, 0, 0, counter, N_ROWS, n_held, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_LUCKY, 0, 0, counter, N_ROWS, n_held)
         for row in range(N_ROWS):
             cell = CENTRE * N_ROWS + row
-            n_ev = _put(ev, n_ev, EV_STAR, cell, value[cell], star_units[value[cell]], 0, 0, 0)
+            n_ev = put_event(ev, n_ev, EV_ROW, EV_STAR, cell, value[cell], star_units[value[cell]])
     number = 0
     cum = m[M_LUCKY_CUM]
     while counter > 0 and n_held < cells:
@@ -316,13 +297,13 @@ def lucky_stars(m: Packed, stream: np.ndarray, script: np.ndarray, trace: bool, 
         counter = next_counter(counter, landings, respins)
         n_held += landings
         if trace:
-            n_ev = _put(ev, n_ev, EV_LUCKY, 1, number, counter, landings, n_held, 0)
+            n_ev = put_event(ev, n_ev, EV_ROW, EV_LUCKY, 1, number, counter, landings, n_held)
         for i in range(cells):
             if landed[i] != 0:
                 held[i] = 1
                 value[i] = landed[i] - 1
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_STAR, i, value[i], star_units[value[i]], 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_STAR, i, value[i], star_units[value[i]])
     values, minors, majors, minor_units, major_units = 0, 0, 0, 0, 0
     for i in range(cells):
         if held[i] != 0:
@@ -343,7 +324,8 @@ def lucky_stars(m: Packed, stream: np.ndarray, script: np.ndarray, trace: bool, 
     comp[C_MAJOR] += major_units
     comp[C_GRAND] += grand
     if trace:
-        n_ev = _put(ev, n_ev, EV_LUCKY_END, n_held, values, minors, majors, grand, total)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_LUCKY_END, n_held, values, minors, majors, grand,
+                         total)
     return total, n_ev
 
 
@@ -360,13 +342,13 @@ def frenzy(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, trace
         box = pick(stream, script, cum)
         total += values[box]
         if trace:
-            n_ev = _put(ev, n_ev, EV_FRENZY, box, values[box], colours[box], total, 0, 0)
+            n_ev = put_event(ev, n_ev, EV_ROW, EV_FRENZY, box, values[box], colours[box], total)
         if colours[box] != colour or total > sc[SC_FRENZY_LIMIT]:
             break
     units = total * sc[SC_TOTAL_BET]
     comp[C_FRENZY] += units
     if trace:
-        n_ev = _put(ev, n_ev, EV_FRENZY_END, total, units, colour, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_FRENZY_END, total, units, colour)
     return units, n_ev
 
 
@@ -429,7 +411,7 @@ def play_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, t
             if more > 0:
                 awarded += more
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_FS_AWARD, more, awarded, 1, stage, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_FS_AWARD, more, awarded, 1, stage)
         if stage == STAGE_BASE:
             # The base spin (and its respin) is over: the features it triggered, in order.
             if base_wheel >= 3:
@@ -439,7 +421,7 @@ def play_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, t
                 total += wu
                 comp[C_WHEEL] += wu
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_WHEEL, seg, m[M_WHEEL][seg], wu, 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_WHEEL, seg, m[M_WHEEL][seg], wu)
             if base_bonus >= 3:
                 feature = True
                 si = pick(stream, script, m[M_TV_SPINS_CUM])
@@ -449,14 +431,14 @@ def play_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, t
                 awarded = min(again, max_fs)
                 reel_set, stage = FREE, STAGE_FREE
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_TV, si, again, mi, mult, 0, 0)
-                    n_ev = _put(ev, n_ev, EV_FS_AWARD, awarded, awarded, 0, stage, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_TV, si, again, mi, mult)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_FS_AWARD, awarded, awarded, 0, stage)
             if base_t10 == N_ROWS:
                 feature = True
                 oi = pick(stream, script, m[M_S10_CUM])
                 kind, amount = m[M_S10_KIND][oi], m[M_S10_AMOUNT][oi]
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_S10, oi, kind, amount, 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_ROW, EV_S10, oi, kind, amount)
                 if kind == S10_DIRECT:
                     total += amount
                     comp[C_S10_DIRECT] += amount
@@ -466,7 +448,7 @@ def play_round(m: Packed, stream: np.ndarray, script: np.ndarray, colour: int, t
                     awarded, again, mult = amount, 0, 1
                     reel_set, stage = S10_FREE, STAGE_S10_FREE
                     if trace:
-                        n_ev = _put(ev, n_ev, EV_FS_AWARD, awarded, awarded, 0, stage, 0, 0)
+                        n_ev = put_event(ev, n_ev, EV_ROW, EV_FS_AWARD, awarded, awarded, 0, stage)
             if base_t12 == N_ROWS:
                 feature = True
                 lu, n_ev = lucky_stars(m, stream, script, trace, ev, n_ev, held, value, landed,
@@ -497,7 +479,7 @@ def cap_win(m: Packed, uncapped: int, trace: bool, ev: np.ndarray, n_ev: int,
         return uncapped, n_ev
     comp[C_CAP] += cap - uncapped
     if trace:
-        n_ev = _put(ev, n_ev, EV_CAP, cap, uncapped, 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_ROW, EV_CAP, cap, uncapped)
     return cap, n_ev
 
 

@@ -60,11 +60,11 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from slotlab.mechanics.lines import line_masks
 from slotlab.mechanics.weighted import WeightedTable
-from slotlab.model import ModelError, content_hash, read_source, validate
+from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
 
 MODELS = Path(__file__).parent / "models"
 DEFAULT_VERSION = 1
@@ -101,10 +101,6 @@ ONE_PER_WINDOW = ("GS", "BO", "WH", "S7")  # counted once per reel: never two in
 GIANTS = ("T10", "T12")  # 1x3 symbols: blocks of exactly three stops
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 Number = int | float
 
 
@@ -116,25 +112,25 @@ def _units(x: Number | str, what: str) -> int:
     return int(u)
 
 
-class BetSpec(_Strict):
+class BetSpec(Strict):
     lines: int
     credits_per_line: list[int] = Field(min_length=1)
 
 
-class FsMinigame(_Strict):
+class FsMinigame(Strict):
     spins_weight: list[tuple[int, Number]] = Field(min_length=1)
     multiplier_weight: list[tuple[int, Number]] = Field(min_length=1)
     max_total_spins: int = Field(ge=1)
 
 
-class FrenzySpec(_Strict):
+class FrenzySpec(Strict):
     values_per_colour: list[int] = Field(min_length=1)
     weights: list[Number] = Field(min_length=1)
     colours: tuple[str, str]
     stop_when_total_gt: int = Field(ge=1)
 
 
-class LuckyStarsSpec(_Strict):
+class LuckyStarsSpec(Strict):
     cells: int
     initial_stars: int
     respins: int = Field(ge=1)
@@ -146,13 +142,13 @@ class LuckyStarsSpec(_Strict):
     GRAND: Number = Field(ge=0)
 
 
-class ReelStrips(_Strict):
+class ReelStrips(Strict):
     base: list[list[str]]
     free: list[list[str]]
     super10_free: list[list[str]]
 
 
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     """The schema of a Super 12 Stars model file."""
 
     id: str
@@ -293,14 +289,11 @@ def _check_strip(set_name: str, reel: int, strip: list[str]) -> None:
             raise ValueError(f"{where}: a strip of {s} alone")
 
 
-class Model:
+class Model(GameModel[ModelSpec]):
     """A validated model and its kernel arrays (see the module docstring for the encoding)."""
 
     def __init__(self, spec: ModelSpec, raw: dict[str, Any], source: str) -> None:
-        self.spec = spec
-        self.raw = raw
-        self.source = source
-        self.hash = content_hash(raw)
+        super().__init__(spec, raw, source)
         self.symbol_ids: tuple[str, ...] = SYMBOLS
         self.code = {s: i for i, s in enumerate(SYMBOLS)}
         sets = [getattr(spec.reel_strips, s) for s in REEL_SETS]
@@ -380,29 +373,14 @@ class Model:
         self.line_levels = list(spec.bet.credits_per_line)
         self.cap_x = spec.max_win_cap_x
 
-    @property
-    def id(self) -> str:
-        return self.spec.id
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def version(self) -> int:
-        return self.spec.version
-
     def bets(self) -> list[int]:
         """Allowed total bets in credits: 30 lines x credits per line."""
         return [PAY_DIVISOR * c for c in self.line_levels]
 
     def window(self, reel_set: int, stops: list[int] | np.ndarray) -> list[list[str]]:
         """Symbol ids in view, ``[reel][row]`` with row 0 on top, for top-row ``stops``."""
-        out = []
-        for r in range(N_REELS):
-            i = int(stops[r]) % int(self.lengths[reel_set, r])
-            out.append([SYMBOLS[int(self.strips[reel_set, r, i + k])] for k in range(N_ROWS)])
-        return out
+        return strip_window(self.strips[reel_set], self.lengths[reel_set], SYMBOLS, stops,
+                            N_ROWS)
 
 
 def _label(x: Number) -> str:

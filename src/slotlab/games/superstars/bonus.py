@@ -68,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.events import put_event
 from slotlab.mechanics.hold_and_win import land_on_free_list, next_counter
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import fill_randbelow, randbelow
@@ -243,26 +244,10 @@ def _pick(stream: np.ndarray, cum: np.ndarray) -> int:
 # Event rows -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _put(ev: np.ndarray, i: int, kind: int, a: int, b: int, c: int, d: int, e: int, f: int,
-         g: int) -> int:
-    """Write row ``i`` when it fits in the buffer; returns ``i + 1`` (counting on regardless)."""
-    if i < ev.shape[0]:
-        ev[i, 0] = kind
-        ev[i, 1] = a
-        ev[i, 2] = b
-        ev[i, 3] = c
-        ev[i, 4] = d
-        ev[i, 5] = e
-        ev[i, 6] = f
-        ev[i, 7] = g
-    return i + 1
-
-
-@njit(cache=True)
 def _cell(ev: np.ndarray, n_ev: int, c: int, new: int, old: int, detail: int, extra: int) -> int:
     """An EV_CELL row (callers test ``trace`` first: a call passing ``ev`` costs reference
     counting even when it writes nothing)."""
-    return _put(ev, n_ev, EV_CELL, c, new, old, detail, extra, 0, 0)
+    return put_event(ev, n_ev, EV_WIDTH, EV_CELL, c, new, old, detail, extra)
 
 
 # Features -------------------------------------------------------------------------------------
@@ -321,7 +306,7 @@ def _starburst(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
                 n += 1
     c0 = tmp[_below(stream, n)]
     if trace:
-        n_ev = _put(ev, n_ev, EV_STARBURST, c0 // N_ROWS, c0 % N_ROWS, v, run, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_STARBURST, c0 // N_ROWS, c0 % N_ROWS, v, run)
     for c in range(c0, c0 + STACK):
         old = val[c]
         val[c] = v if old == 0 else old * v
@@ -337,7 +322,7 @@ def _gonzo(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp:
     n = _prize_cells(val, tmp)
     k = min(prm[P_GONZO_MIN] + _below(stream, prm[P_GONZO_MAX] - prm[P_GONZO_MIN] + 1), n)
     if trace:
-        n_ev = _put(ev, n_ev, EV_GONZO, k, run, 0, 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_GONZO, k, run)
     for i in range(k):
         j = i + _below(stream, n - i)
         t = tmp[i]
@@ -360,7 +345,7 @@ def _missbanks(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
     for c in range(N_CELLS):
         tmp[c] = c
     if trace:
-        n_ev = _put(ev, n_ev, EV_MISSBANKS, k, run, 0, 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_MISSBANKS, k, run)
     for i in range(k):
         j = i + _below(stream, N_CELLS - i)
         t = tmp[i]
@@ -388,7 +373,7 @@ def _finn(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp: 
         total += val[tmp[i]] + add
     dest = tmp[_below(stream, k)]
     if trace:
-        n_ev = _put(ev, n_ev, EV_FINN, k, dest, total, run, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_FINN, k, dest, total, run)
     for i in range(k):
         c = tmp[i]
         old = val[c]
@@ -418,9 +403,9 @@ def _spacewars(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
         nv += 1
         below = best
     if trace:
-        n_ev = _put(ev, n_ev, EV_SPACEWARS, nv, run, 0, 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_SPACEWARS, nv, run)
         for i in range(nv):
-            n_ev = _put(ev, n_ev, EV_VALUE, tmp[N_CELLS + i], 0, 0, 0, 0, 0, 0)
+            n_ev = put_event(ev, n_ev, EV_WIDTH, EV_VALUE, tmp[N_CELLS + i])
     num, den = prm[P_SW_NUM], prm[P_SW_DEN]
     full = False
     for respin in range(prm[P_SW_RESPINS]):
@@ -438,7 +423,7 @@ def _spacewars(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
                     if trace:
                         n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_PLACED, 0)
         if trace:
-            _put(ev, head, EV_SW_RESPIN, respin + 1, landed, 0, 0, 0, 0, 0)
+            put_event(ev, head, EV_WIDTH, EV_SW_RESPIN, respin + 1, landed)
         if landed == free:
             full = True
             break
@@ -492,7 +477,8 @@ def _final_game(stream: np.ndarray, bp: tuple[np.ndarray, ...], n: int, trace: b
         total += fprize[to]
         n += fdice[to]
         if trace:
-            n_ev = _put(ev, n_ev, EV_FINAL_ROLLED, r, pos, to, fprize[to], fdice[to], n, 0)
+            n_ev = put_event(ev, n_ev, EV_WIDTH, EV_FINAL_ROLLED, r, pos, to, fprize[to], fdice[to],
+                             n)
         pos = to
     return total, n_ev
 
@@ -584,7 +570,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
     spins = prm[P_SPINS]
     max_spins = spins
     if trace:
-        _put(ev, head, EV_STARTED, dice, spins, max_spins, n_trigger, dice_cell, 0, 0)
+        put_event(ev, head, EV_WIDTH, EV_STARTED, dice, spins, max_spins, n_trigger, dice_cell)
     hearts = 0
     pos = 0
     extra_used = False
@@ -605,10 +591,10 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 flags |= FLAG_HEART_GAINED
             sq = board[to]
             if trace:
-                n_ev = _put(ev, n_ev, EV_DICE_ROLLED, r, pos, to, 1 if passed else 0, dice,
-                            hearts, 0)
-                n_ev = _put(ev, n_ev, EV_SQUARE, to, sq, upgrade if sq == SQ_BLANK else 0,
-                            0, 0, 0, 0)
+                n_ev = put_event(ev, n_ev, EV_WIDTH, EV_DICE_ROLLED, r, pos, to, 1 if passed else 0,
+                                 dice, hearts)
+                n_ev = put_event(ev, n_ev, EV_WIDTH, EV_SQUARE, to, sq,
+                                 upgrade if sq == SQ_BLANK else 0)
             pos = to
             code = sq
             if sq == SQ_BLANK:
@@ -619,10 +605,10 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                         times = 2
                         flags |= FLAG_REPLAY_USED
                         if trace:
-                            n_ev = _put(ev, n_ev, EV_REPLAY_USED, SQ_BLANK, 0, 0, 0, 0, 0, 0)
+                            n_ev = put_event(ev, n_ev, EV_WIDTH, EV_REPLAY_USED, SQ_BLANK)
                     flags |= FLAG_UPGRADE_PAID
                     if trace:
-                        n_ev = _put(ev, n_ev, EV_UPGRADE_PAID, upgrade, times, 0, 0, 0, 0, 0)
+                        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_UPGRADE_PAID, upgrade, times)
                     n_ev = _add_all(val, upgrade * times, trace, ev, n_ev)
                 continue
             if sq == SQ_START:
@@ -635,8 +621,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                     max_spins = prm[P_EXTRA_MAX]
                     spins = max_spins
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_EXTRASPINS, spins, max_spins, 1 if applied else 0,
-                                0, 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_WIDTH, EV_EXTRASPINS, spins, max_spins,
+                                     1 if applied else 0)
                 continue
             if sq == SQ_WHEEL:
                 i = _pick(stream, bp[B_WHEEL_CUM])
@@ -651,20 +637,19 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                     code = bp[B_RANDOM_CODE][_pick(stream, bp[B_RANDOM_CUM])]
                     flags |= 1 << code
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_WHEEL, i, seg, code, dice, 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_WIDTH, EV_WHEEL, i, seg, code, dice)
                 if seg == WH_REPLAY:
                     if trace:
-                        n_ev = _put(ev, n_ev, EV_REPLAY_ARMED, 0 if replay else 1, 0, 0, 0, 0,
-                                    0, 0)
+                        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_REPLAY_ARMED, 0 if replay else 1)
                     replay = True
                 elif seg == WH_PLUS1:
                     if trace:
-                        n_ev = _put(ev, n_ev, EV_PLUS, prm[P_PLUS], 1, 0, 0, 0, 0, 0)
+                        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_PLUS, prm[P_PLUS], 1)
                     n_ev = _add_all(val, prm[P_PLUS], trace, ev, n_ev)
                 elif seg == WH_UPGRADE:
                     upgrade += prm[P_UPGRADE_STEP]
                     if trace:
-                        n_ev = _put(ev, n_ev, EV_UPGRADE, upgrade, 0, 0, 0, 0, 0, 0)
+                        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_UPGRADE, upgrade)
                 if code < 0:
                     continue
             # A character feature (from its square or the wheel's Random), twice under Replay.
@@ -674,7 +659,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 runs = 2
                 flags |= FLAG_REPLAY_USED
                 if trace:
-                    n_ev = _put(ev, n_ev, EV_REPLAY_USED, code, 0, 0, 0, 0, 0, 0)
+                    n_ev = put_event(ev, n_ev, EV_WIDTH, EV_REPLAY_USED, code)
             for run in range(1, runs + 1):
                 n_ev, full = _character(stream, bp, code, val, tmp, trace, ev, n_ev, run)
                 n_free = _free_cells(val, tmp)  # Finn empties positions, others fill them
@@ -689,7 +674,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             spins = max_spins
             flags |= FLAG_HEART_USED
             if trace:
-                n_ev = _put(ev, n_ev, EV_SPINS_RESET, spins, 1, hearts, max_spins, 0, 0, 0)
+                n_ev = put_event(ev, n_ev, EV_WIDTH, EV_SPINS_RESET, spins, 1, hearts, max_spins)
         # One Bonus spin: every empty position spins on its own; locked ones do not.
         n_spin += 1
         head = n_ev
@@ -714,9 +699,9 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         dice += new_dice
         spins = next_counter(spins, new_prizes, max_spins)  # only a prize resets the spins
         if trace:
-            _put(ev, head, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice, 0, 0)
+            put_event(ev, head, EV_WIDTH, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice)
             if new_prizes > 0:
-                n_ev = _put(ev, n_ev, EV_SPINS_RESET, spins, 0, hearts, max_spins, 0, 0, 0)
+                n_ev = put_event(ev, n_ev, EV_WIDTH, EV_SPINS_RESET, spins, 0, hearts, max_spins)
         if n_free == 0:
             full = True
             break
@@ -733,11 +718,12 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             flags |= FLAG_FINAL_REPLAY
         n += fdice[0]  # the die of the bottom-left square, where the token starts
         if trace:
-            n_ev = _put(ev, n_ev, EV_FINAL_STARTED, dice, max_spins, hearts, 1 if replay else 0,
-                        n, reels, 0)
+            n_ev = put_event(ev, n_ev, EV_WIDTH, EV_FINAL_STARTED, dice, max_spins, hearts,
+                             1 if replay else 0, n, reels)
         final, n_ev = _final_game(stream, bp, n, trace, ev, n_ev)
     if trace:
-        n_ev = _put(ev, n_ev, EV_ENDED, reels + final, reels, final, 1 if full else 0, 0, 0, 0)
+        n_ev = put_event(ev, n_ev, EV_WIDTH, EV_ENDED, reels + final, reels, final,
+                         1 if full else 0)
     return reels, final, n_ev, flags
 
 

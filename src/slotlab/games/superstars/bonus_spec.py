@@ -16,9 +16,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from slotlab.mechanics.weighted import WeightedTable
+from slotlab.model import Strict
 
 SQUARES = ("-", "START", "FINN", "STARBURST", "WHEEL", "GONZO", "MISSBANKS", "EXTRASPINS",
            "SPACEWARS")  # kernel square codes 0..8, in this order
@@ -50,10 +51,6 @@ def parse_probability(text: str) -> Fraction:
     return p
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 def _table(pairs: list[tuple[int, int]], what: str, lo: int, hi: int) -> list[tuple[int, int]]:
     if not pairs:
         raise ValueError(f"{what} needs at least one [value, weight] pair")
@@ -75,7 +72,7 @@ def _range(r: tuple[int, int], what: str, lo: int, hi: int) -> tuple[int, int]:
     return r
 
 
-class Landing(_Strict):
+class Landing(Strict):
     """What lands on an empty position in a Bonus spin (otherwise it stays blank)."""
 
     prize: str
@@ -96,7 +93,7 @@ class Landing(_Strict):
         return self
 
 
-class StarburstSpec(_Strict):
+class StarburstSpec(Strict):
     stack: Literal[3]  # "a vertical stack of 3 equal prizes"
     values_x_bet: list[tuple[int, int]]
 
@@ -106,7 +103,7 @@ class StarburstSpec(_Strict):
         return _table(v, "starburst.values_x_bet", 2, 5)
 
 
-class GonzoSpec(_Strict):
+class GonzoSpec(Strict):
     count: tuple[int, int]
     multipliers: list[tuple[int, int]]
 
@@ -124,7 +121,7 @@ class GonzoSpec(_Strict):
         return v
 
 
-class FinnSpec(_Strict):
+class FinnSpec(Strict):
     count: tuple[int, int]
     add_x_bet: int = Field(ge=1)
 
@@ -134,7 +131,7 @@ class FinnSpec(_Strict):
         return _range(v, "finn.count", 1, 5)
 
 
-class MissBanksSpec(_Strict):
+class MissBanksSpec(Strict):
     count: tuple[int, int]
     values_x_bet: tuple[int, int]  # uniform over the range
 
@@ -149,7 +146,7 @@ class MissBanksSpec(_Strict):
         return _range(v, "missbanks.values_x_bet", 1, 5)
 
 
-class SpaceWarsSpec(_Strict):
+class SpaceWarsSpec(Strict):
     respins: int = Field(ge=1)
     land: str
     top_values: int = Field(ge=1)
@@ -161,7 +158,7 @@ class SpaceWarsSpec(_Strict):
         return v
 
 
-class BonusSpec(_Strict):
+class BonusSpec(Strict):
     """The ``bonus`` section of a Superstars model file."""
 
     initial_spins: int = Field(ge=1)

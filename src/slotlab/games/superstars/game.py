@@ -8,7 +8,6 @@ Dice" and wheel "Spin" buttons only pace the show, so one seed decides the whole
 
 from __future__ import annotations
 
-import copy
 import operator
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -19,7 +18,14 @@ import numpy as np
 
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
-from slotlab.rounds import Event, IllegalBetError, IllegalChoiceError, RoundResult, check_inputs
+from slotlab.rounds import (
+    Event,
+    IllegalChoiceError,
+    ReportCache,
+    RoundResult,
+    check_bet,
+    check_inputs,
+)
 
 from . import bonus as _bonus
 from . import kernel as k
@@ -42,7 +48,7 @@ class Superstars:
         self._m = k.pack(model)
         self._bp = _bonus.pack_bonus(model.bonus_spec)
         self._ev_rows = 256
-        self._exact: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self._exact: ReportCache[tuple[int, int, int]] = ReportCache()
 
 
     @classmethod
@@ -59,8 +65,7 @@ class Superstars:
 
     def pay_unit(self, bet: int) -> int:
         """Credits per pay unit of a total bet; raises :class:`IllegalBetError` for others."""
-        if bet not in self.model.bets():
-            raise IllegalBetError(f"bet {bet} is not allowed; allowed total bets: {self.bets()}")
+        check_bet(self, bet)
         return self.model.pay_unit(bet)
 
     # -- rounds -----------------------------------------------------------------------------
@@ -172,10 +177,8 @@ class Superstars:
 
         bet = self.bets()[0] if bet is None else bet
         self.pay_unit(bet)
-        key = (bet, bonuses, seed)
-        if key not in self._exact:
-            self._exact[key] = rtp_report(self, bonuses=bonuses, seed=seed)
-        return copy.deepcopy(self._exact[key])
+        return self._exact.get((bet, bonuses, seed),
+                               lambda: rtp_report(self, bonuses=bonuses, seed=seed))
 
     def tune_evaluator(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]:
         """For ``slotlab tune``: the composed RTP of a model dict of this game."""

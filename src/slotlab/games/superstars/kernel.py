@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.events import put_event
 from slotlab.mechanics.lines import (
     W_COUNT,
     W_LINE,
@@ -86,18 +87,6 @@ def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, inline="always")
-def _row(ev: np.ndarray, n_ev: int, kind: int, a: int, b: int, c: int, d: int) -> int:
-    """Write columns 0-4 of row ``n_ev`` when it fits; returns the next row index."""
-    if n_ev < ev.shape[0]:
-        ev[n_ev, 0] = kind
-        ev[n_ev, 1] = a
-        ev[n_ev, 2] = b
-        ev[n_ev, 3] = c
-        ev[n_ev, 4] = d
-    return n_ev + 1
-
-
-@njit(cache=True, inline="always")
 def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray,
                     stops: np.ndarray, window: np.ndarray, wins: np.ndarray,
                     cells: np.ndarray) -> tuple[int, int, int, int, int, bool, int, int]:
@@ -129,8 +118,8 @@ def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: 
         n_ev += 1
         sort_wins(wins, n_wins)
         for j in range(n_wins):
-            n_ev = _row(ev, n_ev, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL], wins[j, W_COUNT],
-                        wins[j, W_UNITS])
+            n_ev = put_event(ev, n_ev, 5, EV_LINE, wins[j, W_LINE], wins[j, W_SYMBOL],
+                             wins[j, W_COUNT], wins[j, W_UNITS])
     bonus_units = 0
     final_units = 0
     flags = 0
@@ -145,8 +134,8 @@ def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: 
                 elif s == dice and r == sc[S_DICE_REEL]:
                     dice_cell = r * N_ROWS + row
         if trace:
-            n_ev = _row(ev, n_ev, EV_TRIGGER, count, dice_cell, 0, 0)
-            n_ev = _row(ev, n_ev, EV_BONUS_START, n_ev + 1, 0, 0, 0)
+            n_ev = put_event(ev, n_ev, 5, EV_TRIGGER, count, dice_cell)
+            n_ev = put_event(ev, n_ev, 5, EV_BONUS_START, n_ev + 1)
         first = n_ev
         reels_x, final_x, n_ev, flags = _bonus.play_bonus_parts(stream, bp, cells, dice_cell,
                                                                 trace, ev, n_ev)
@@ -156,12 +145,12 @@ def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: 
         final_units = final_x * sc[S_DIVISOR]
         bonus_units = win_x * sc[S_DIVISOR]
         if trace:
-            n_ev = _row(ev, n_ev, EV_BONUS_END, first, n_ev, win_x, flags)
+            n_ev = put_event(ev, n_ev, 5, EV_BONUS_END, first, n_ev, win_x, flags)
     uncapped = line_units + bonus_units
     cap = sc[S_CAP_X] * sc[S_DIVISOR]
     win = uncapped if uncapped < cap else cap
     if trace and win < uncapped:
-        n_ev = _row(ev, n_ev, EV_CAP, cap, uncapped, 0, 0)
+        n_ev = put_event(ev, n_ev, 5, EV_CAP, cap, uncapped)
     return win, line_units, bonus_units, final_units, uncapped, triggered, flags, n_ev
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from slotlab.mechanics.lines import line_masks
-from slotlab.model import ModelError, content_hash, read_source, validate
+from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
 
 try:  # the Bonus Game's schema, written beside this module by the bonus engineer
     from .bonus_spec import BonusSpec as _BonusSchema
@@ -47,11 +47,7 @@ S_WILD, S_SCATTER, S_DICE, S_DICE_REEL, S_TRIGGER, S_DIVISOR, S_CAP_X = 0, 1, 2,
 N_SCALARS = 7
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class BetSpec(_Strict):
+class BetSpec(Strict):
     divisor: int = Field(ge=1)
     levels: list[int] = Field(min_length=1)
     credit_value: str
@@ -82,7 +78,7 @@ class BetSpec(_Strict):
         return self
 
 
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     """The schema of a Superstars model file."""
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -170,14 +166,11 @@ def _check_strip(reel: int, strip: list[str], spec: ModelSpec) -> None:
                              f"{N_ROWS} apart")
 
 
-class Model:
+class Model(GameModel[ModelSpec]):
     """A validated model and its kernel arrays (see the module docstring for the encoding)."""
 
     def __init__(self, spec: ModelSpec, raw: dict[str, Any], source: str) -> None:
-        self.spec = spec
-        self.raw = raw
-        self.source = source
-        self.hash = content_hash(raw)
+        super().__init__(spec, raw, source)
         self.symbol_ids: list[str] = list(spec.symbols)
         code = {s: i for i, s in enumerate(self.symbol_ids)}
         self.code = code
@@ -212,18 +205,6 @@ class Model:
         self.credit_value = Decimal(spec.bet.credit_value)
 
     @property
-    def id(self) -> str:
-        return self.spec.id
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def version(self) -> int:
-        return self.spec.version
-
-    @property
     def bonus_spec(self) -> Any:
         """The ``bonus`` section: a ``BonusSpec`` once ``bonus_spec.py`` exists, else a dict."""
         return self.spec.bonus
@@ -238,11 +219,7 @@ class Model:
 
     def window(self, stops: list[int] | np.ndarray) -> list[list[str]]:
         """Symbol ids in view, ``[reel][row]`` with row 0 on top, for top-row ``stops``."""
-        out = []
-        for r in range(N_REELS):
-            i = int(stops[r]) % int(self.lengths[r])
-            out.append([self.symbol_ids[int(self.strips[r, i + k])] for k in range(N_ROWS)])
-        return out
+        return strip_window(self.strips, self.lengths, self.symbol_ids, stops, N_ROWS)
 
 
 def model_path(model_id: str = DEFAULT_ID) -> Path:
