@@ -80,7 +80,7 @@ def _strip_comment(line: str) -> str:
 
 def _logical_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(offset, line) with backslash continuations joined."""
-    start, parts = 0, []
+    start, parts = 0, list[str]()
     for i, raw in enumerate(lines):
         if not parts:
             start = i
@@ -296,11 +296,11 @@ def substitute(text: str) -> str:
     if text in OVERRIDES:
         text = OVERRIDES[text][0]
     for sub in SUBSTITUTIONS:
-        if isinstance(sub.replace, str):
-            repl = sub.replace
-            text = re.sub(sub.pattern, lambda _m, r=repl: r, text)
+        repl = sub.replace
+        if isinstance(repl, str):  # taken literally: its backslashes escaped
+            text = re.sub(sub.pattern, repl.replace("\\", "\\\\"), text)
         else:
-            text = re.sub(sub.pattern, sub.replace, text)
+            text = re.sub(sub.pattern, repl, text)
     if any(s.search(text) for s in SERVERS) and "--port" not in text:
         text += " --port %port%"
     return text
