@@ -243,7 +243,7 @@ def simulate(
     json_out: JsonOpt = False,
 ) -> None:
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
-    from slotlab.simulate.checkpoint import CheckpointError
+    from slotlab.simulate.checkpoint import CheckpointError, chunks_kept
     from slotlab.simulate.progress import SimulationProgress
     from slotlab.simulate.runner import ChunkLostError, RayConnectError, RunProgress
     from slotlab.simulate.runner import simulate as run
@@ -269,7 +269,11 @@ def simulate(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
-        done = f"{last[0].chunks_done} of {last[0].chunks_total} chunks" if last else "no chunks"
+        # Counted in the file once the workers are gone: a chunk that finished during the stop
+        # is kept too, and resumed.
+        total = last[0].chunks_total if last else None
+        n = chunks_kept(Path(checkpoint)) if checkpoint else (last[0].chunks_done if last else 0)
+        done = f"{n} of {total} chunks" if total is not None else f"{n} chunks"
         kept = (f"{done} are in {checkpoint}: the same command resumes" if checkpoint else
                 "nothing was kept (--checkpoint FILE keeps finished chunks)")
         Console(stderr=True).print(f"interrupted: {kept}")

@@ -474,6 +474,8 @@ def test_errors_are_told_in_words(page: Any, server: Any) -> None:
     assert r.status_code == 200, r.text
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=message]:has-text('Insufficient funds')")
+    # the client fetches the balance again after the refusal: wait for that answer
+    page.wait_for_selector("[data-testid=balance][data-minor='3']")
     assert minor(page, "balance") == 3
     shot(page, "classic-3x3-insufficient-funds")
 

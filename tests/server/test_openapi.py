@@ -117,7 +117,7 @@ def test_stateful_run_follows_the_links(live):
                               additional_checks: Any = None, **kwargs: Any) -> None:
             case.validate_response(response, checks=CHECKS)
 
-    Machine.run(settings=settings(max_examples=15, stateful_step_count=6, deadline=None,
+    Machine.run(settings=settings(max_examples=40, stateful_step_count=8, deadline=None,
                                   derandomize=True, database=None,
                                   suppress_health_check=list(HealthCheck)))
     followed = {call for call, status in seen if status < 400}

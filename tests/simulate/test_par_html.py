@@ -4,6 +4,8 @@ network (the file opens offline)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -27,6 +29,12 @@ def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    # Playwright's sync API refuses to start where an event loop is marked running. No loop runs
+    # while a plain test runs, but one left marked by an earlier test of this process would
+    # stop it: clear the stale mark.
+    with contextlib.suppress(RuntimeError):
+        asyncio.get_running_loop()
+        asyncio.events._set_running_loop(None)
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM,
                               args=["--no-sandbox", "--disable-gpu",

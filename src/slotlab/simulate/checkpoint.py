@@ -161,3 +161,10 @@ class Checkpoint:
 def _short(value: object) -> str:
     """A job field for a message: digests cut to 12 characters, as elsewhere in slotlab."""
     return value[:12] if isinstance(value, str) else repr(value)
+
+
+def chunks_kept(path: Path) -> int:
+    """How many finished chunks a checkpoint file holds (its complete lines but the header)."""
+    if not path.exists():
+        return 0
+    return max(0, path.read_bytes().count(b"\n") - 1)
