@@ -6,9 +6,9 @@ Three things decide what a game pays, and each has a SHA-256 digest:
 - each model: its model hash (SHA-256 of its canonical JSON, stamped on every round);
 - the compiled kernels: numba's machine-code cache files (``*.nbc``) under ``NUMBA_CACHE_DIR``.
   They are machine-specific, so no lab can certify them; the server records their digests when
-  this install first loads them and treats a recorded file that changed as tampering (whoever can
-  write to the cache can change outcomes). A cache file, once written, never changes: numba
-  writes each compiled overload to a new file.
+  this install first loads them; a recorded file that changed is removed at start-up before the
+  kernels load (numba compiles it again from the source), and one that changes while the server
+  runs takes its games out of play (whoever can write to the cache can change outcomes).
 
 A certified list is a JSON file the operator installs (format in docs/operators.md):
 ``{"format": "slotlab.certified/1", "code": "<sha256>", "models": {"<model hash>": "<game id>"}}``.

@@ -180,3 +180,22 @@ def test_the_cli_prints_a_list_the_server_reads(tmp_path: Path):
     path.write_text(out.output)
     listed = CertifiedList.read(path)
     assert listed.models == {find_game(GAME).model_hash: GAME} and len(listed.code) == 64
+
+
+def test_a_kernel_file_changed_while_down_is_removed_before_the_kernels_load(serve,
+                                                                            cache_copy: Path):
+    """A file changed between two runs (tampered with, or torn by a crash while numba wrote it)
+    is removed at start-up, before any kernel loads, so numba compiles it again from the
+    source; the games stay in play and the alert says what was removed."""
+    first = serve()
+    assert first.admin().get("/api/admin/integrity").json()["ok"]
+    first.__exit__()
+    lines_file = next(p for p in kernel_cache_files(find_game(GAME)) if "lines_" in str(p))
+    lines_file.write_bytes(lines_file.read_bytes() + b"\0")
+    again = serve()
+    report = again.admin().get("/api/admin/integrity").json()
+    assert report["ok"] and not lines_file.exists()
+    key = str(lines_file.relative_to(cache_copy))
+    assert any(key in a["message"] for a in report["alerts"])
+    c, _ = again.player()
+    assert _spin(c).status_code == 201

@@ -30,7 +30,7 @@ from slotlab.server.routes import admin, games, players, responsible, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
-from slotlab.server.services.integrity import IntegrityMonitor
+from slotlab.server.services.integrity import IntegrityMonitor, heal_kernel_cache
 from slotlab.server.settings import Settings
 from slotlab.store import Database
 from slotlab.store.engine import CommitFailed
@@ -81,11 +81,13 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         # Fewer threads than clients: the thread holding the database write lock then gets
         # the GIL more often, which shortens the serial section under load.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
+        healed = heal_kernel_cache(db)  # before the kernels load: a changed file never runs
         ctx = Services(settings, db, load_catalog(settings, games_override, ModelSources(db)))
         where = make_url(db.url).render_as_string(hide_password=True)
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
-        ctx.integrity = IntegrityMonitor(db, ctx.catalog, settings.certified_list)
+        ctx.integrity = IntegrityMonitor(db, ctx.catalog, settings.certified_list,
+                                         healed=healed)
         ctx.integrity.check(record_new=True)  # after the warm-up: the kernels are compiled
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)

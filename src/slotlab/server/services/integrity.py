@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from slotlab.integrity import (
@@ -51,18 +51,48 @@ class GameCheck:
     reason: str | None
 
 
+def heal_kernel_cache(db: Database, host: str | None = None) -> list[str]:
+    """Before the kernels load: remove every compiled-kernel file whose digest differs from the
+    one recorded, and its record, so that numba compiles it again from the source the code
+    digest covers (and the new file is recorded after the warm-up). A file changed while the
+    server was down (tampered with, or torn by a crash while numba wrote it) never runs.
+    Returns the files removed, for the alerts."""
+    host = host or platform.node() or "localhost"
+    root = kernel_cache_dir()
+    with db.read() as s:
+        recorded = {r.path: r.sha256 for r in s.execute(
+            select(KernelDigest.path, KernelDigest.sha256).where(KernelDigest.host == host))}
+    removed = []
+    for key, digest in recorded.items():
+        path = root / key
+        if path.is_file() and file_digest(path) != digest:
+            path.unlink(missing_ok=True)
+            removed.append(key)
+    if removed:
+        with db.write() as s:
+            s.execute(delete(KernelDigest).where(KernelDigest.host == host,
+                                                 KernelDigest.path.in_(removed)))
+        for key in removed:
+            log.error("integrity: compiled kernel file %s changed while the server was down; "
+                      "removed, to be compiled again from the source", key)
+    return removed
+
+
 class IntegrityMonitor:
     """Runs the checks and keeps their outcome: which games are out of play, and the alerts."""
 
     def __init__(self, db: Database, catalog: Catalog, certified_list: str | None,
-                 host: str | None = None) -> None:
+                 host: str | None = None, healed: list[str] | None = None) -> None:
         self.db = db
         self.catalog = catalog
         self.certified_path = Path(certified_list) if certified_list else None
         self.host = host or platform.node() or "localhost"
         self.checked_at: datetime | None = None
         self.games: list[GameCheck] = []
-        self.alerts: list[dict[str, Any]] = []
+        self.alerts: list[dict[str, Any]] = [
+            {"at": utcnow().isoformat(), "game": None,
+             "message": f"compiled kernel file {key} had changed while the server was down: "
+                        "removed and compiled again"} for key in healed or ()]
         self._lock = threading.Lock()
 
     def check(self, record_new: bool = False) -> list[GameCheck]:
