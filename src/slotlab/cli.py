@@ -276,7 +276,7 @@ def simulate(
         done = f"{n} of {total} chunks" if total is not None else f"{n} chunks"
         kept = (f"{done} are in {checkpoint}: the same command resumes" if checkpoint else
                 "nothing was kept (--checkpoint FILE keeps finished chunks)")
-        Console(stderr=True).print(f"interrupted: {kept}")
+        Console(stderr=True, soft_wrap=True).print(f"interrupted: {kept}")  # a path copied whole
         raise typer.Exit(130) from None
     data = result.to_json()
     exact = getattr(game, "exact", None)
