@@ -222,8 +222,16 @@ def _reconcile(db_url: str, book: Ledger) -> dict[str, int]:
 
 
 def soak(db_url: str, seconds: float, clients: int, seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
     server = Server(db_url)
+    try:
+        return _soak(server, db_url, seconds, clients, seed)
+    finally:  # whatever happens, no server process is left behind
+        server.kill()
+
+
+def _soak(server: Server, db_url: str, seconds: float, clients: int, seed: int
+          ) -> dict[str, Any]:
+    rng = random.Random(seed)
     book = Ledger()
     server.start()
     players = [Player(n, p, book, random.Random(rng.random()))
