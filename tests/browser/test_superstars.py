@@ -224,9 +224,9 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
 
     # the Wheel Game waits for its Spin button (clicking further dice on the way)
     wheel = next(e for e in events if e["type"] == "wheel_spun")
-    for _ in range(200):
-        if page.locator("[data-testid=pace-wheel]").count():
-            break
+    # bounded by time, not by a count of polls: under load the show between rolls takes longer
+    deadline = time.monotonic() + 180
+    while not page.locator("[data-testid=pace-wheel]").count() and time.monotonic() < deadline:
         if page.locator("[data-testid=pace-dice]").count():
             page.click("[data-testid=pace-dice]", timeout=5000)
         page.wait_for_timeout(100)
