@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from slotlab.server.currencies import CurrencySettings, CurrencyTerms, resolve
 
 _WEAK_TOKENS = {"changethis", "admin", "secret", "password", "token"}
 
@@ -21,8 +23,11 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = None
     database_url: str = "sqlite:///var/slotlab.db"
 
-    # Money.
+    # Money. ``currency`` is the default for new players; ``currencies`` offers more, each with
+    # its own decimals, denominations or bet ladders, cash cap (server/currencies.py); the
+    # single-currency settings below make the default currency's entry when it has none there.
     currency: str = "EUR"
+    currencies: dict[str, CurrencySettings] = {}
     currency_decimals: int = Field(2, ge=0, le=8)
     play_money_balance: int = Field(100_000, ge=0, le=10**15)  # 0: funded by the operator
     denominations: dict[str, int] = {}  # game id -> minor units per credit
@@ -176,8 +181,32 @@ class Settings(BaseSettings):
     def operator_mode(self) -> bool:
         return self.wallet_mode == "operator"
 
-    def denomination(self, game_id: str) -> int:
-        return self.denominations.get(game_id, self.default_denomination)
+    @property
+    def offered_currencies(self) -> list[str]:
+        """The currencies players may hold, the default first."""
+        return list(self._money)
 
-    def cash_cap(self) -> int | None:
-        return self.cash_caps.get(self.currency)
+    def money(self, currency: str | None = None) -> CurrencyTerms:
+        """A currency's terms (None: the default currency); KeyError when it is not offered."""
+        return self._money[currency or self.currency]
+
+    def money_or_none(self, currency: str) -> CurrencyTerms | None:
+        return self._money.get(currency)
+
+    def denomination(self, game_id: str, currency: str | None = None) -> int:
+        return self.money(currency).denomination(game_id)
+
+    def cash_cap(self, currency: str | None = None) -> int | None:
+        """The most a round pays in the currency (minor units); None: no cap. A currency no
+        longer offered keeps the cap of the older ``cash_caps`` setting, if any."""
+        terms = self._money.get(currency or self.currency)
+        return terms.cash_cap if terms is not None else self.cash_caps.get(currency or "")
+    _money: dict[str, CurrencyTerms] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _currencies_resolved(self) -> Settings:
+        self._money = resolve(self.currency, self.currency_decimals, self.denominations,
+                              self.default_denomination, self.cash_caps,
+                              self.play_money_balance, self.currencies)
+        return self
+

@@ -1,8 +1,14 @@
-"""The games the server offers, with their money terms (denomination, bets in minor units), on
-the RTP variant the operator chose (``SLOTLAB_VARIANTS``), and the models rounds were played on."""
+"""The games the server offers, with their money terms per currency (denomination, bets in minor
+units, cash cap), on the RTP variant the operator chose (``SLOTLAB_VARIANTS``), and the models
+rounds were played on.
+
+A :class:`GameEntry` is one game in one currency: ``catalog.get(game_id, currency)`` is what a
+round of a player holding that currency is played on (``credits_of``, ``bets_minor``,
+``denomination``, ``cash_cap``); its pools are keyed by (game, currency, denomination, tier)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -13,6 +19,7 @@ from typing import Any
 from slotlab.games import find_game, game_ids, offered_ids
 from slotlab.model_archive import archived
 from slotlab.rounds import Game
+from slotlab.server.currencies import CurrencyTerms, not_offered
 from slotlab.server.errors import ApiError, not_found
 from slotlab.server.services.profiles import PROFILES, below_min_rtp
 from slotlab.server.settings import Settings
@@ -45,10 +52,20 @@ class GameEntry:
     rtp: float | None
     max_win_x: int
     description: dict[str, Any]
+    currency: str = ""  # the ISO 4217 code these money terms are in
+    decimals: int = 2  # its minor-unit digits
+    cash_cap: int | None = None  # the most a round pays, minor units (None: no cap)
+    game_max_credits: int = 0  # the game's own max bet (jackpot contributions); 0: the ladder's
 
     @property
     def max_bet_credits(self) -> int:
-        return self.bets_credits[-1]
+        return self.game_max_credits or self.bets_credits[-1]
+
+    @property
+    def max_win_cash(self) -> int | None:
+        """The most a round pays in this currency (None: no cash cap). The game caps a round at
+        ``max_win_x`` times the bet as well: whichever binds first applies."""
+        return self.cash_cap
 
     def bets_minor(self) -> list[int]:
         return [b * self.denomination for b in self.bets_credits]
@@ -105,8 +122,15 @@ class Catalog:
     (found by its model hash) after the operator switches variants or edits a model file."""
 
     def __init__(self, entries: Mapping[str, GameEntry], resolve: Resolver | None = None,
-                 sources: ModelSources | None = None) -> None:
-        self.entries = dict(entries)
+                 sources: ModelSources | None = None,
+                 by_currency: Mapping[str, Mapping[str, GameEntry]] | None = None) -> None:
+        self.entries = dict(entries)  # the default currency's
+        first = next(iter(self.entries.values()), None)
+        self.default_currency = first.currency if first is not None else ""
+        # currency -> game id -> that game's entry in that currency (the default one included)
+        self.by_currency: dict[str, dict[str, GameEntry]] = {
+            c: dict(es) for c, es in (by_currency or {}).items()}
+        self.by_currency.setdefault(self.default_currency, self.entries)
         self._resolve = resolve or _resolver(None)
         self._sources = sources
         self._by_hash: dict[str, Game] = {e.game.model_hash: e.game for e in self.entries.values()}
@@ -114,20 +138,52 @@ class Catalog:
         # Games taken out of play by the integrity check: game id -> why (replaced whole).
         self.out_of_service: dict[str, str] = {}
 
-    def get(self, game_id: str) -> GameEntry:
-        """An offered game that is in play: 404 for an unknown game, 503 for one out of play."""
+    def get(self, game_id: str, currency: str | None = None) -> GameEntry:
+        """An offered game that is in play, in ``currency`` (None: the default one): 404 for an
+        unknown game, 503 for one out of play, 422 ``currency_not_offered``."""
         entry = self.entries.get(game_id)
         if entry is None:
             raise not_found("unknown_game", f"no game {game_id!r}")
         if game_id in self.out_of_service:
             raise out_of_service(game_id)
+        if currency is None or currency == self.default_currency:
+            return entry
+        return self._in(currency, game_id)
+
+    def _in(self, currency: str, game_id: str) -> GameEntry:
+        games = self.by_currency.get(currency)
+        if games is None:
+            raise not_offered(currency, self.currencies)
+        entry = games.get(game_id)
+        if entry is None:
+            raise not_found("unknown_game", f"no game {game_id!r} in {currency}")
         return entry
 
     def in_service(self, game_id: str) -> bool:
         return game_id not in self.out_of_service
 
-    def find(self, game_id: str) -> GameEntry | None:
-        return self.entries.get(game_id)
+    def find(self, game_id: str, currency: str | None = None) -> GameEntry | None:
+        """The game in ``currency`` (None: the default one), or None when either is not
+        offered."""
+        if currency is None:
+            return self.entries.get(game_id)
+        return self.by_currency.get(currency, {}).get(game_id)
+
+    @property
+    def currencies(self) -> list[str]:
+        """The offered currencies, the default first."""
+        return list(self.by_currency)
+
+    def in_currency(self, currency: str | None = None) -> list[GameEntry]:
+        """Every offered game in ``currency`` (None: the default); 422 for one not offered."""
+        code = currency or self.default_currency
+        if code not in self.by_currency:
+            raise not_offered(code, self.currencies)
+        return list(self.by_currency[code].values())
+
+    def every_currency(self) -> list[GameEntry]:
+        """Every (game, currency) entry: what pools are created for."""
+        return [e for es in self.by_currency.values() for e in es.values()]
 
     def model(self, game_id: str, variant: str | None, model_hash: str) -> Game | None:
         """The model a round was played on: an offered one, one the database keeps by hash, the
@@ -238,9 +294,9 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None,
             continue
         try:
             bets = tuple(int(b) for b in game.bets())
-            entry = GameEntry(gid, game, settings.variants.get(gid, gid),
-                              settings.denomination(gid), bets, _progressives(game), rtp,
-                              int(game.max_win_x()), dict(game.describe()))
+            entry = GameEntry(gid, game, settings.variants.get(gid, gid), 1, bets,
+                              _progressives(game), rtp, int(game.max_win_x()),
+                              dict(game.describe()), game_max_credits=bets[-1])
             _warm_up(game, bets[0])
         except Exception:
             log.exception("game %s failed its warm-up; left out", gid)
@@ -248,4 +304,36 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None,
         if sources is not None:
             sources.keep(game)
         entries[gid] = entry
-    return Catalog(entries, resolve, sources)
+    by_currency = {code: {gid: in_currency(e, settings.money(code)) for gid, e in entries.items()}
+                   for code in settings.offered_currencies}
+    _check_named_games(settings, set(offered) | set(settings.games or ()))
+    return Catalog(by_currency[settings.currency], resolve, sources, by_currency)
+
+
+def in_currency(entry: GameEntry, terms: CurrencyTerms) -> GameEntry:
+    """The game's entry in one currency: its denomination and ladder there (ValueError, which
+    stops the start-up, for a ladder the game cannot play)."""
+    denom = terms.denomination(entry.id)
+    ladder = terms.ladder(entry.id)
+    allowed = entry.bets_credits
+    if ladder is None:
+        credits = allowed
+    else:
+        credits = tuple(b // denom for b in ladder)
+        bad = [b for b, c in zip(ladder, credits, strict=True) if b % denom or c not in allowed]
+        if bad:
+            raise ValueError(
+                f"SLOTLAB_CURRENCIES.{terms.code}.games.{entry.id}.bets: {bad} are not the "
+                f"denomination {denom} times a bet the game allows (credits {list(allowed)})")
+    return dataclasses.replace(entry, denomination=denom, bets_credits=credits,
+                               currency=terms.code, decimals=terms.decimals,
+                               cash_cap=terms.cash_cap)
+
+
+def _check_named_games(settings: Settings, offered: set[str]) -> None:
+    for code in settings.offered_currencies:
+        terms = settings.money(code)
+        named = (set(terms.denominations) | set(terms.ladders)) - offered
+        if named and code in settings.currencies:
+            raise ValueError(f"SLOTLAB_CURRENCIES.{code}.games names games that are not "
+                             f"offered: {sorted(named)}; offered: {sorted(offered)}")

@@ -1,7 +1,9 @@
-"""Progressive pools: one set per game and denomination, in integer micro-units.
+"""Progressive pools: one set per game, currency and denomination, in integer micro-units of
+that currency's minor unit (a COP round never feeds or wins a EUR pool).
 
-A max-bet round contributes ``bet * rate`` (floored to a micro-unit) to every pool of its game
-and denomination, in the transaction that debits the bet. A tier won pays the pool's value at
+A max-bet round contributes ``bet * rate`` (floored to a micro-unit) to every pool of its game,
+currency and denomination (its :class:`GameEntry`: ``catalog.get(game_id, currency)``), in the
+transaction that debits the bet. A tier won pays the pool's value at
 that moment rounded down to minor units; the remainder stays in the pool, which is topped up by
 its reset value, atomically with the credit. Every movement is a ``jackpot_entries`` row
 (``seed``, ``contribution``, ``award``), so a pool's value always equals the sum of its entries.
@@ -32,25 +34,30 @@ def _reset_micro(entry: GameEntry, reset_credits: int) -> int:
     return reset_credits * entry.denomination * MICRO
 
 
-def ensure_pools(db: Database, catalog: Catalog, currency: str) -> None:
-    """Create (seeded at the reset value) every pool that does not exist yet."""
-    for entry in catalog:
+def pool_key(entry: GameEntry) -> tuple[str, str, int]:
+    """What a game's pools are keyed by besides the tier: (game id, currency, denomination)."""
+    return entry.id, entry.currency, entry.denomination
+
+
+def _of(entry: GameEntry) -> Any:
+    return ((JackpotPool.game_id == entry.id) & (JackpotPool.currency == entry.currency)
+            & (JackpotPool.denomination == entry.denomination))
+
+
+def ensure_pools(db: Database, catalog: Catalog, currency: str | None = None) -> None:
+    """Create (seeded at the reset value) every pool that does not exist yet, in every offered
+    currency (``currency`` is ignored: it named the one currency servers had before)."""
+    del currency
+    for entry in catalog.every_currency():
         if entry.progressives:
             # Another worker may create them at the same moment.
             with contextlib.suppress(IntegrityError):
-                _ensure_game_pools(db, entry, currency)
+                _ensure_game_pools(db, entry)
 
 
-def _ensure_game_pools(db: Database, entry: GameEntry, currency: str) -> None:
+def _ensure_game_pools(db: Database, entry: GameEntry) -> None:
     with db.write() as s:
-        have = set(
-            s.scalars(
-                select(JackpotPool.tier).where(
-                    JackpotPool.game_id == entry.id,
-                    JackpotPool.denomination == entry.denomination,
-                )
-            )
-        )
+        have = set(s.scalars(select(JackpotPool.tier).where(_of(entry))))
         now = utcnow()
         for p in entry.progressives:
             if p.tier in have:
@@ -60,7 +67,7 @@ def _ensure_game_pools(db: Database, entry: GameEntry, currency: str) -> None:
                 game_id=entry.id,
                 denomination=entry.denomination,
                 tier=p.tier,
-                currency=currency,
+                currency=entry.currency,
                 reset_micro=reset,
                 rate=p.rate_text,
                 value_micro=reset,
@@ -74,7 +81,7 @@ def _ensure_game_pools(db: Database, entry: GameEntry, currency: str) -> None:
 def lock_pools(s: Session, entry: GameEntry) -> dict[str, JackpotPool]:
     pools = s.scalars(
         select(JackpotPool)
-        .where(JackpotPool.game_id == entry.id, JackpotPool.denomination == entry.denomination)
+        .where(_of(entry))
         .order_by(JackpotPool.tier)
         .with_for_update()
     ).all()
@@ -116,18 +123,25 @@ def _entry(s: Session, pool: JackpotPool, kind: str, amount: int, round_id: str 
                               "created_at": now})
 
 
-def pool_values(db: Database, catalog: Catalog) -> list[dict[str, Any]]:
+def pool_values(db: Database, catalog: Catalog, currency: str | None = None
+                ) -> list[dict[str, Any]]:
+    """The pools in play (of an offered game at its denomination in an offered currency), of
+    ``currency`` only when given."""
     with db.read() as s:
-        pools = s.scalars(select(JackpotPool).order_by(JackpotPool.game_id, JackpotPool.tier))
+        q = select(JackpotPool).order_by(JackpotPool.game_id, JackpotPool.currency,
+                                         JackpotPool.tier)
+        if currency is not None:
+            q = q.where(JackpotPool.currency == currency)
         out = []
-        for p in pools:
-            entry = catalog.find(p.game_id)
+        for p in s.scalars(q):
+            entry = catalog.find(p.game_id, p.currency)
             if entry is None or entry.denomination != p.denomination:
                 continue
             out.append({
                 "game": p.game_id,
                 "denomination": p.denomination,
                 "currency": p.currency,
+                "decimals": entry.decimals,
                 "tier": p.tier,
                 "value": p.value_micro // MICRO,
                 "value_micro": p.value_micro,
