@@ -73,7 +73,9 @@ class Base(DeclarativeBase):
 class Player(Base):
     __tablename__ = "players"
     # One account per name whatever its case (migration 0006): the key is the lower-cased name.
-    __table_args__ = (Index("uq_players_username_key", "username_key", unique=True),)
+    __table_args__ = (Index("uq_players_username_key", "username_key", unique=True),
+                      Index("ix_players_demo", "demo", sqlite_where=text("demo"),
+                            postgresql_where=text("demo")))
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     username: Mapped[str] = mapped_column(String(32), unique=True)  # as registered (display)
@@ -85,6 +87,9 @@ class Player(Base):
     # Per-player jurisdiction override (issue 5); NULL = the server's profile.
     jurisdiction: Mapped[str | None] = mapped_column(String(16), nullable=True)
     last_round_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # An anonymous demo player (services/demo.py): play money, no username_key (it cannot be
+    # looked up or logged in), deleted with everything it played when its session ends.
+    demo: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class Wallet(Base):
@@ -160,6 +165,21 @@ class KernelDigest(Base):
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class PeriodicJob(Base):
+    """A job that exactly one server process runs per interval, whichever claims it first
+    (:mod:`slotlab.store.jobs`): when it is next due, who ran it last and what it found."""
+
+    __tablename__ = "periodic_jobs"
+
+    name: Mapped[str] = mapped_column(String(300), primary_key=True)
+    next_due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Where the database has no advisory locks (SQLite): the run's lease, while it runs.
+    running_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    holder: Mapped[str | None] = mapped_column(String(300), nullable=True)  # host:pid
+    last_run_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
 class PlayerLimit(Base):
     """A limit the player set (R19): losses or deposits over a rolling period, in minor units.
     A raise or a removal waits for ``pending_from`` (a cooling-off day)."""
@@ -230,6 +250,31 @@ class Round(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # The autoplay run that started the round (autoplay_runs; None: started by the player).
+    autoplay_run_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+
+
+class AutoplayRun(Base):
+    """One autoplay run as the player started it (services/autoplay_runs.py): its stop
+    conditions, and why it stopped. Its rounds are those whose ``autoplay_run_id`` names it."""
+
+    __tablename__ = "autoplay_runs"
+    __table_args__ = (Index("ix_autoplay_runs_player", "player_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
+    session_id: Mapped[int] = mapped_column(BigInteger)
+    game_id: Mapped[str] = mapped_column(String(64))
+    jurisdiction: Mapped[str] = mapped_column(String(16))  # the profile it was started under
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: no round limit
+    any_win: Mapped[bool] = mapped_column(Boolean)
+    single_win_above: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    balance_up_by: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    balance_down_by: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # loss limit
+    status: Mapped[str] = mapped_column(String(16))  # active, stopped
+    stop_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class FreeRoundPackage(Base):
@@ -269,7 +314,9 @@ class IdempotencyKey(Base):
 
 class JackpotPool(Base):
     __tablename__ = "jackpot_pools"
-    __table_args__ = (UniqueConstraint("game_id", "denomination", "tier"),)
+    # One set of pools per game, currency and denomination (migration 0011).
+    __table_args__ = (UniqueConstraint("game_id", "currency", "denomination", "tier",
+                                       name="uq_jackpot_pools_game_currency_denom_tier"),)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     game_id: Mapped[str] = mapped_column(String(64))
