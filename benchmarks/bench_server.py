@@ -58,11 +58,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db_url: str, game: str, workers: int | None = None
+def start_server(db_url: str, game: str, workers: int | None = None, fast_rounds: bool = True
                  ) -> tuple[subprocess.Popen[bytes], int]:
     """``slotlab serve`` on a free port, once it answers /api/health."""
     port = free_port()
     env = {**os.environ, "SLOTLAB_GAMES": json.dumps([game]),
+           "SLOTLAB_FAST_ROUNDS": "true" if fast_rounds else "false",
            "SLOTLAB_PLAY_MONEY_BALANCE": str(10**12), "SLOTLAB_ACCESS_LOG": "false",
            "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64"}
     cmd = [sys.executable, "-m", "slotlab.cli", "serve", "--host", HOST, "--port", str(port),
@@ -316,7 +317,7 @@ def print_row(backend: str, r: Level) -> None:
 
 def bench(backend: str, db_url: str, args: argparse.Namespace, loadgen: Path | None
           ) -> dict[str, Any]:
-    proc, port = start_server(db_url, args.game, args.workers)
+    proc, port = start_server(db_url, args.game, args.workers, not args.general)
     try:
         tokens = register(port, max(*args.levels, args.warmup_clients))
         info = httpx.get(f"http://{HOST}:{port}/api/games/{args.game}", timeout=60).json()
@@ -343,7 +344,8 @@ def bench(backend: str, db_url: str, args: argparse.Namespace, loadgen: Path | N
                 rows.append(meter.annotate(row))
                 print_row(backend, rows[-1])
         result: dict[str, Any] = {"backend": backend, "game": args.game, "bet": bet,
-                                  "workers": args.workers or 1, "levels": rows}
+                                  "workers": args.workers or 1,
+                                  "fast_rounds": not args.general, "levels": rows}
         if backend == "postgres":
             result["postgres_settings"] = postgres_settings(db_url)
         return result
@@ -385,6 +387,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="c: benchmarks/c/loadgen.c; python: an asyncio client in this process")
     ap.add_argument("--workers", type=int, default=None,
                     help="passed to slotlab serve --workers (default: not passed)")
+    ap.add_argument("--general", action="store_true",
+                    help="every round on the general path (SLOTLAB_FAST_ROUNDS=false)")
     ap.add_argument("--warmup", type=float, default=2, help="seconds of warm-up load first")
     ap.add_argument("--warmup-clients", type=int, default=4)
     ap.add_argument("--out", default=str(RESULTS))

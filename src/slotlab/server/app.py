@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
 from slotlab.rounds import Game
+from slotlab.server import fast_rounds
 from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
@@ -95,9 +96,12 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         maintenance.startup(ctx)
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
+        app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
         try:
             yield
         finally:
+            if app.state.fast_rounds is not None:
+                await app.state.fast_rounds.close()
             sweeper.stop()
             if ctx.operator is not None:
                 ctx.operator.close()
@@ -147,6 +151,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         document_errors(module.router.routes)
         app.include_router(module.router)
     # The last added runs first: every answer, a 413 included, gets the security headers.
+    app.add_middleware(fast_rounds.FastRounds)  # innermost: behind the body cap and headers
     app.add_middleware(LoginGate, trusted_proxies=settings.trusted_proxies)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)

@@ -98,6 +98,13 @@ class Settings(BaseSettings):
     sqlite_synchronous: str = "FULL"
     sqlite_busy_timeout_ms: int = Field(10_000, ge=0)
     db_pool_size: int = Field(40, ge=1)
+    # The fast round path (server/fast_rounds.py): the common round start answered without the
+    # web framework and written with other players' rounds in one statement and one commit;
+    # off: every round takes the general path. Its PostgreSQL connections (asyncpg) are the
+    # batches it keeps in flight; a batch holds at most fast_rounds_max_batch rounds.
+    fast_rounds: bool = True
+    fast_rounds_connections: int = Field(2, ge=1, le=16)
+    fast_rounds_max_batch: int = Field(64, ge=1, le=1000)
 
     # Static browser client directory (None: the package's slotlab/web).
     web_dir: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from slotlab.server.deps import (
@@ -97,12 +97,16 @@ def list_jackpots(ctx: ServicesDep) -> dict[str, Any]:
     openapi_extra=IDEMPOTENCY_KEY_REQUIRED,
 )
 def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: RoundCreate,
-                 idempotency_key: RequiredIdempotencyKeyHeader = None) -> JSONResponse:
+                 request: Request, idempotency_key: RequiredIdempotencyKeyHeader = None
+                 ) -> JSONResponse:
     """Debit the bet and play the round; one that needs no choice completes in this call."""
     key = idem.check_key(idempotency_key)
     ctx.catalog.get(game_id)
     h = idem.request_hash("POST", f"/api/games/{game_id}/rounds",
                           body.model_dump(exclude_none=True))
+    # Most rounds never get here: server/fast_rounds.py answers them; one it played but handed
+    # over (a choice, a jackpot, a refusal to sort out) comes with its seed and outcome.
     status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id,
-                                      body.autoplay)
+                                      body.autoplay,
+                                      played=request.scope.get(rounds.PLAYED_SCOPE_KEY))
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)

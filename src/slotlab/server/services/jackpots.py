@@ -88,21 +88,40 @@ def lock_pools(s: Session, entry: GameEntry) -> dict[str, JackpotPool]:
     return {p.tier: p for p in pools}
 
 
+def pool_ids(db: Database, entry: GameEntry) -> dict[str, int]:
+    """The ids of the pools :func:`lock_pools` locks for ``entry``, by tier (the fast round
+    path, server/fast_rounds.py, writes its contributions by id)."""
+    with db.read() as s:
+        rows = s.execute(select(JackpotPool.id, JackpotPool.tier).where(_of(entry))).all()
+    return {tier: pid for pid, tier in rows}
+
+
+CONTRIBUTION = "contribution"
+
+
+def contributions(entry: GameEntry, bet_minor: int) -> list[tuple[str, int]]:
+    """(tier, micro-units) that a max-bet round of ``bet_minor`` adds to each pool, in tier
+    order; a share that floors to nothing is left out."""
+    out = []
+    for p in entry.progressives:
+        amount = bet_minor * MICRO * p.rate.numerator // p.rate.denominator
+        if amount > 0:
+            out.append((p.tier, amount))
+    return out
+
+
 def contribute(
     s: Session, entry: GameEntry, pools: dict[str, JackpotPool], bet_minor: int, round_id: str,
     now: datetime,
 ) -> list[dict[str, Any]]:
     out = []
-    for p in entry.progressives:
-        pool = pools.get(p.tier)
+    for tier, amount in contributions(entry, bet_minor):
+        pool = pools.get(tier)
         if pool is None:
             continue
-        amount = bet_minor * MICRO * p.rate.numerator // p.rate.denominator
-        if amount <= 0:
-            continue
         pool.value_micro += amount
-        _entry(s, pool, "contribution", amount, round_id, now)
-        out.append({"tier": p.tier, "amount_micro": amount})
+        _entry(s, pool, CONTRIBUTION, amount, round_id, now)
+        out.append({"tier": tier, "amount_micro": amount})
     return out
 
 

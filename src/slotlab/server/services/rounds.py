@@ -57,7 +57,7 @@ from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry, out_of_service
 from slotlab.server.services.context import Services
-from slotlab.server.services.live_seeds import fresh_seed
+from slotlab.server.services.live_seeds import fresh_seed as fresh_seed  # fast path's too
 from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import ROUND_ID, round_public, to_jsonable
 from slotlab.store.models import (
@@ -257,9 +257,25 @@ def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
                            f"{int(wait.total_seconds() * 1000) + 1} ms")
 
 
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """A round the fast path (server/fast_rounds.py) drew and played but hands to this path,
+    because its outcome needs it (a choice, a jackpot won) or the database refused the fast
+    write: it is settled on its own seed, never played again on a new one (a re-draw would let
+    the outcome decide which seed counts)."""
+
+    game_id: str
+    bet: int
+    seed: Seed
+    result: RoundResult
+
+
+PLAYED_SCOPE_KEY = "slotlab.played"  # where the fast path leaves a Played in the ASGI scope
+
+
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
-                free_round_id: int | None = None, autoplay: AutoplayCreate | None = None
-                ) -> tuple[int, dict[str, Any]]:
+                free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
+                played: Played | None = None) -> tuple[int, dict[str, Any]]:
     entry = ctx.catalog.get(game_id)
     credits = entry.credits_of(bet)
     if credits is None:
@@ -278,11 +294,16 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     owner = _owner(auth)
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator
-    seed0 = fresh_seed()
-    try:
-        result = None if split else play(entry, credits, [seed0], [])
-    except IllegalBetError as e:
-        raise unprocessable("bet_not_allowed", str(e)) from None
+    result: RoundResult | None
+    if (played is not None and not split and free_round_id is None
+            and (played.game_id, played.bet) == (game_id, bet)):
+        seed0, result = played.seed, played.result
+    else:
+        seed0 = fresh_seed()
+        try:
+            result = None if split else play(entry, credits, [seed0], [])
+        except IllegalBetError as e:
+            raise unprocessable("bet_not_allowed", str(e)) from None
     rid = uuid.uuid4().hex
     interval = max(ctx.settings.min_round_interval_ms,
                    ctx.profile(auth.jurisdiction).min_cycle_ms)

@@ -1,0 +1,347 @@
+"""The fast money path: ``POST /api/games/{game}/rounds`` for the common round, answered at the
+ASGI level, its rows written by one batched statement (group commit) on the database.
+
+The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
+the game's ladder, no free round and no autoplay declaration, under a profile that asks for no
+pacing, reality check or per-round session figures, and a round that completes in this request
+without a jackpot won. For it this module does what the general path
+(:func:`slotlab.server.services.rounds.start_round`) does, without FastAPI's routing and
+dependency solving, the thread pool or an ORM session: the same session check
+(:func:`~slotlab.server.services.auth.cached_auth`), the same seed (``rounds.fresh_seed``) and
+play (``rounds.play``), the same rows (round, ledger entries, idempotency key with its answer,
+jackpot contributions), written by :mod:`slotlab.store.fast_rounds` in a statement that checks
+the funds, the live round, the key and the loss limits with the wallet locked.
+
+Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
+the contract): a request this path does not recognise whole before playing is passed on as it
+came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
+but cannot settle here (a choice to wait for, a jackpot won, or the database saying short funds,
+a live round, a key already used, a loss limit to count, a wallet changed meanwhile, or a
+failure) is passed on with its seed and outcome (:class:`~slotlab.server.services.rounds.Played`),
+so the general path settles that very round or answers the refusal as it would have.
+
+The 413 body cap and the security headers stay the app's middlewares' (this one runs inside
+them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, cast
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from slotlab import CODE_VERSION
+from slotlab.rng import Seed
+from slotlab.rounds import RoundResult
+from slotlab.server.errors import ApiError
+from slotlab.server.schemas import RoundCreate
+from slotlab.server.services import auth as auth_service
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import jackpots, ledger, profiles, round_view
+from slotlab.server.services import rounds as general
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.context import Services
+from slotlab.store.fast_rounds.batch import GroupWriter, LedgerLine, RoundWrite
+from slotlab.store.fast_rounds.postgres import PostgresRoundWriter
+from slotlab.store.fast_rounds.sqlite import SqliteRoundWriter
+from slotlab.store.models import COMPLETED, Round, utcnow
+
+log = logging.getLogger("slotlab.server")
+
+_PREFIX, _SUFFIX = "/api/games/", "/rounds"
+_BEARER = re.compile(rb"Bearer ([A-Za-z0-9_\-]{1,200})")
+_JSON = b"application/json"
+
+
+def _game_of(path: str) -> str | None:
+    """The game id of a round-start path, else None."""
+    if path.startswith(_PREFIX) and path.endswith(_SUFFIX):
+        game = path[len(_PREFIX):-len(_SUFFIX)]
+        if game and "/" not in game:
+            return game
+    return None
+
+
+@dataclass(frozen=True)
+class _Request:
+    game_id: str
+    token: str
+    key: str
+    bet: int
+    request_hash: str
+
+
+def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Request | None:
+    """The request, when it is a plain round start this path serves; else None."""
+    token = key = None
+    content_type = b""
+    keys = 0
+    for name, value in headers:
+        if name == b"authorization":
+            m = _BEARER.fullmatch(value)
+            token = m.group(1).decode() if m else None
+        elif name == b"idempotency-key":
+            keys += 1
+            key = value.decode("latin-1")
+        elif name == b"content-type":
+            content_type = value
+    if token is None or keys != 1 or key is None or content_type != _JSON:
+        return None
+    try:
+        key = idem.check_key(key)
+        data = json.loads(body)
+        if not isinstance(data, dict):
+            return None
+        req = RoundCreate.model_validate(data)
+    except (ApiError, ValueError):
+        return None
+    if req.free_round_id is not None or req.autoplay is not None:
+        return None
+    h = idem.request_hash("POST", f"{_PREFIX}{game_id}{_SUFFIX}", req.model_dump(exclude_none=True))
+    return _Request(game_id, token, key, req.bet, h)
+
+
+def _plain_profile(ctx: Services, who: Auth, entry: GameEntry) -> bool:
+    """Whether the player's profile lets this path start the round: the general path's checks
+    that need no database either pass, or need nothing (no pacing, no reality check, no
+    per-round session figures). Otherwise the general path checks and answers."""
+    p = ctx.profile(who.jurisdiction)
+    if p.id != ctx.settings.jurisdiction and profiles.below_min_rtp(p, entry.rtp):
+        return False
+    return (not p.reality_check_s and not p.session_with_rounds
+            and max(ctx.settings.min_round_interval_ms, p.min_cycle_ms) == 0)
+
+
+def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
+    """The game in the player's currency, as the general path finds it (None: let it say why)."""
+    try:
+        return ctx.catalog.get(game_id, getattr(who, "currency", None))
+    except ApiError:
+        return None
+
+
+@dataclass
+class FastRoundPath:
+    """The path's state in one server process: its writer and the pools' ids (fixed rows)."""
+
+    ctx: Services
+    writer: GroupWriter
+    close_backend: Any  # the backend's ``close`` coroutine function
+    pools: dict[Any, dict[str, int]] = field(default_factory=dict)
+    stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
+
+    async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
+        k = jackpots.pool_key(entry)
+        ids = self.pools.get(k)
+        if ids is None:
+            ids = await run_in_threadpool(jackpots.pool_ids, self.ctx.db, entry)
+            self.pools[k] = ids
+        return ids
+
+    async def close(self) -> None:
+        await self.writer.drain()
+        await self.close_backend()
+
+
+_ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key != "seq")
+
+
+def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
+          request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int]
+          ) -> tuple[RoundWrite, Round]:
+    """The rows the general path writes for a round that completes at once with no jackpot
+    won, the wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the
+    two paths' rows equal). The round is a plain record with the model's attributes, not an
+    ORM object: this path has no session, and instrumented attributes cost more than the game."""
+    now = utcnow()
+    rid = uuid.uuid4().hex
+    win_credits = int(result.win)
+    uncapped = win_credits * entry.denomination
+    cap = ctx.settings.cash_cap(entry.currency)
+    win = uncapped if cap is None else min(uncapped, cap)
+    values = {
+        **_ROUND_COLUMNS,  # every column (one added later is None, as on a new Round)
+        "id": rid, "player_id": who.player_id, "game_id": entry.id,
+        "model_hash": entry.game.model_hash, "variant": entry.variant,
+        "code_version": CODE_VERSION, "currency": entry.currency,
+        "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
+        "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
+        "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
+        "auto_seeds": [], "events": round_view.to_jsonable(list(result.events)),
+        "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
+        "free_round_id": None, "created_at": now, "updated_at": now, "completed_at": now}
+    r = cast(Round, SimpleNamespace(**values))  # round_public reads attributes only
+    lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
+    if win:
+        lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
+    # A demo player's play money never feeds a pool (services/demo.py).
+    feeds = (entry.progressives and credits == entry.max_bet_credits
+             and not getattr(who, "demo", False))
+    contributions = tuple((pools[tier], micro) for tier, micro in
+                          (jackpots.contributions(entry, bet) if feeds else [])
+                          if tier in pools)
+    body = round_view.round_public(ctx, r, None)
+    del body["balance"]
+    write = RoundWrite(
+        player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
+        owner=general._owner(who), key=key, request_hash=request_hash, at=now,
+        round_values=values, ledger=tuple(lines), contributions=contributions, response=body)
+    return write, r
+
+
+class FastRounds:
+    """ASGI middleware: serves the common round start, passes everything else on."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        game_id = (_game_of(scope["path"])
+                   if scope["type"] == "http" and scope["method"] == "POST" else None)
+        path: FastRoundPath | None = (getattr(scope["app"].state, "fast_rounds", None)
+                                      if game_id is not None else None)
+        if game_id is None or path is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await _read_body(receive)
+        except HTTPException as e:  # over the body cap, streamed: the app answers 413
+            await self.app(scope, _raising(e), send)
+            return
+        if body is None:  # the client went away
+            return
+        again = _replay(body, receive)
+        played = await self._serve(path, scope, game_id, body, send)
+        if played is False:
+            return
+        if played is not None:
+            scope[general.PLAYED_SCOPE_KEY] = played
+        await self.app(scope, again, send)
+
+    async def _serve(self, path: FastRoundPath, scope: Scope, game_id: str, body: bytes,
+                     send: Send) -> general.Played | bool | None:
+        """False: answered here; else what to pass on with the request (None: nothing)."""
+        ctx = path.ctx
+        req = _parse(game_id, scope["headers"], body)
+        if req is None:
+            path.stats["passed:request"] += 1
+            return None
+        try:
+            who = auth_service.cached_auth(ctx, req.token)
+            if who is None:
+                who = await run_in_threadpool(auth_service.authenticate, ctx, req.token)
+        except Exception:  # 401, or the database: the app answers
+            path.stats["passed:session"] += 1
+            return None
+        entry = _entry(ctx, game_id, who)
+        credits = entry.credits_of(req.bet) if entry is not None else None
+        if entry is None or credits is None or not _plain_profile(ctx, who, entry):
+            path.stats["passed:round"] += 1
+            return None
+        try:
+            seed = general.fresh_seed()  # the general path's source (503 there if it fails)
+            result = general.play(entry, credits, [seed], [])
+        except Exception:
+            path.stats["passed:play"] += 1
+            return None
+        played = general.Played(game_id, req.bet, seed, result)
+        if result.awaiting is not None or result.jackpots:
+            path.stats["passed:outcome"] += 1
+            return played
+        try:
+            write, r = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
+                             seed, result, await path.pool_ids(entry) if entry.progressives
+                             else {})
+            balance = await path.writer.submit(write)
+        except Exception:
+            log.warning("fast round write failed; the general path takes the round",
+                        exc_info=True)
+            path.stats["passed:failed"] += 1
+            return played
+        if balance is None:
+            path.stats["passed:refused"] += 1
+            return played
+        path.stats["served"] += 1
+        answer = round_view.with_profile(ctx, who, round_view.round_public(ctx, r, balance))
+        await _send_json(send, 201, answer)
+        return False
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The request's body once more, for the app; then whatever the connection says."""
+    given = False
+
+    async def again() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+def _raising(error: Exception) -> Receive:
+    async def receive() -> Message:
+        raise error
+
+    return receive
+
+
+async def _send_json(send: Send, status: int, content: Any) -> None:
+    # As Starlette's JSONResponse renders it.
+    data = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
+                      separators=(",", ":")).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-length", str(len(data)).encode()),
+                            (b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def start(ctx: Services) -> FastRoundPath | None:
+    """The path for this server, or None where it is off or cannot run (operator wallet mode
+    and split commits take the general path whole; a database it has no writer for)."""
+    st = ctx.settings
+    if not st.fast_rounds or ctx.operator is not None or st.split_round_commits:
+        return None
+    backend: PostgresRoundWriter | SqliteRoundWriter
+    try:
+        if ctx.db.is_sqlite:
+            depth = 1  # SQLite has one writer at a time
+            backend = SqliteRoundWriter(ctx.db.url, busy_timeout_ms=st.sqlite_busy_timeout_ms,
+                                        synchronous=st.sqlite_synchronous)
+        elif ctx.db.dialect == "postgresql":
+            # Behind PgBouncer in transaction mode no statement may stay prepared.
+            prepared = getattr(st, "db_pooler", "none") != "pgbouncer"
+            depth = st.fast_rounds_connections
+            backend = await PostgresRoundWriter.connect(ctx.db.url, depth, prepared)
+        else:
+            return None
+    except Exception:
+        log.exception("the fast round path cannot start; every round takes the general path")
+        return None
+    log.info("fast round path on (%s, %d batch%s in flight)", ctx.db.dialect, depth,
+             "" if depth == 1 else "es")
+    return FastRoundPath(ctx, GroupWriter(backend.write, depth, st.fast_rounds_max_batch),
+                         backend.close)

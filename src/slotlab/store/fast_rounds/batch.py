@@ -1,0 +1,154 @@
+"""What one fast round writes, and the group commit that writes many in one transaction.
+
+A :class:`RoundWrite` is a completed round's rows, built by the web layer before the database
+is asked anything: the round, its ledger entries, its idempotency key and its jackpot
+contributions. Only the wallet's balance is left open: the database fills it in, in the same
+statement that checks the funds and takes the money.
+
+:class:`GroupWriter` collects the rounds of concurrent requests and hands them to a backend
+(:mod:`.postgres`, :mod:`.sqlite`) in batches, each batch one transaction and so one WAL flush
+for all of its rounds. Each caller is answered only after the commit that made its round durable.
+A batch never holds two rounds of one player (the second waits for the next batch), so the
+rounds of a batch never depend on each other. A batch the database refuses whole (a concurrent
+request elsewhere took the same key, a deadlock, a lost connection) is written again round by
+round, so that one round's trouble is that round's alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+log = logging.getLogger("slotlab.server")
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """One ledger entry of the round; its ``balance_after`` is the wallet's balance after the
+    whole round less ``back`` (the bet's entry: the win that follows it)."""
+
+    kind: str
+    amount: int
+    back: int
+    ref: str
+
+
+@dataclass(frozen=True)
+class RoundWrite:
+    player_id: int
+    currency: str  # the wallet must hold it (the bet was checked on this currency's ladder)
+    bet: int
+    win: int  # credited in the same transaction (0: no win entry)
+    round_id: str
+    owner: str  # of the idempotency key
+    key: str
+    request_hash: str
+    at: datetime
+    round_values: dict[str, Any]  # every column of ``rounds`` but ``seq``
+    ledger: tuple[LedgerLine, ...]
+    contributions: tuple[tuple[int, int], ...]  # (pool id, micro-units), in tier order
+    response: dict[str, Any]  # the 201 body without ``balance``, stored with the key
+
+
+# A backend writes a batch in one transaction: per round, the wallet's balance after it, or
+# None where the database's state calls for the general path (short funds, a live round, a key
+# already used, a limit to check, a wallet changed since the statement began).
+WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[int | None]]]
+
+
+class GroupWriter:
+    """Batches of at most ``max_batch`` rounds, ``depth`` of them in flight at once."""
+
+    def __init__(self, write: WriteBatch, depth: int, max_batch: int) -> None:
+        self._write = write
+        self.depth = depth
+        self.max_batch = max_batch
+        self._pending: deque[tuple[RoundWrite, asyncio.Future[int | None]]] = deque()
+        self._busy: set[int] = set()  # players with a round in a batch in flight
+        self._running = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.batches = 0  # counters for the benchmark and the tests
+        self.rounds = 0
+        self.retried = 0
+
+    async def submit(self, w: RoundWrite) -> int | None:
+        """The wallet's balance after the round, once it is durable; None: not written, take
+        the general path. Raises when the database failed (nothing of the round was kept,
+        or its outcome is unknown: its idempotency key tells)."""
+        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._pending.append((w, fut))
+        self._kick()
+        return await asyncio.shield(fut)
+
+    def _kick(self) -> None:
+        while self._running < self.depth and self._pending:
+            batch = self._take()
+            if not batch:
+                return
+            self._running += 1
+            task = asyncio.get_running_loop().create_task(self._run(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _take(self) -> list[tuple[RoundWrite, asyncio.Future[int | None]]]:
+        batch: list[tuple[RoundWrite, asyncio.Future[int | None]]] = []
+        later: list[tuple[RoundWrite, asyncio.Future[int | None]]] = []
+        while self._pending and len(batch) < self.max_batch:
+            item = self._pending.popleft()
+            pid = item[0].player_id
+            if pid in self._busy:
+                later.append(item)
+            else:
+                self._busy.add(pid)
+                batch.append(item)
+        self._pending.extendleft(reversed(later))
+        return batch
+
+    async def _run(self, batch: list[tuple[RoundWrite, asyncio.Future[int | None]]]) -> None:
+        writes = [w for w, _ in batch]
+        outcomes: list[int | BaseException | None]
+        try:
+            outcomes = await self._outcomes(writes)
+        except BaseException as e:  # cancelled (shutdown): nobody is left waiting unanswered
+            outcomes = [e] * len(batch)
+            raise
+        finally:
+            for w in writes:
+                self._busy.discard(w.player_id)
+            self._running -= 1
+            for (_, fut), outcome in zip(batch, outcomes, strict=True):
+                if fut.done():
+                    continue
+                if isinstance(outcome, BaseException):
+                    fut.set_exception(outcome)
+                else:
+                    fut.set_result(outcome)
+        self.batches += 1
+        self.rounds += len(batch)
+        self._kick()
+
+    async def _outcomes(self, writes: list[RoundWrite]) -> list[int | BaseException | None]:
+        try:
+            return list(await self._write(writes))
+        except Exception as e:
+            if len(writes) == 1:
+                return [e]
+            log.info("a batch of %d rounds was refused (%s); writing them one by one",
+                     len(writes), e)
+            self.retried += 1
+        outcomes: list[int | BaseException | None] = []
+        for w in writes:
+            try:
+                outcomes.extend(await self._write([w]))
+            except Exception as e:
+                outcomes.append(e)
+        return outcomes
+    async def drain(self) -> None:
+        """Wait for the batches in flight (shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

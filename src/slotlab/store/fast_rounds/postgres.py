@@ -1,0 +1,167 @@
+"""The fast round write on PostgreSQL: a whole batch of rounds in ONE statement (asyncpg).
+
+The statement is its own transaction (one commit, one WAL flush, for every round in it). Per
+round it checks, with the wallet row locked, what the general path checks in its transaction:
+the funds, the wallet's currency, no live round, the idempotency key unused, no loss limit to
+count (a player with one takes the general path, which counts it); then it debits the bet and
+credits the win (one UPDATE ... RETURNING), inserts the ledger entries, the round, the key with
+its stored answer, and adds the jackpot contributions to the pools. A round whose checks fail
+is simply left out of every insert, and the caller takes the general path for it.
+
+Locks are taken in one global order, so batches of several processes and the general path
+never wait on each other in a cycle: the batch's wallets in player order, then, once every
+wallet is held, the pools in tier order (the general path: one wallet, then pools by tier).
+
+Read committed: each statement sees the database as it was when it began, but the lock on a
+wallet waits for any transaction that holds it. A round whose wallet was changed after the
+statement began (a request of the same player in another process, or on the general path) is
+left out (the locked row's ``xmin`` differs from the one in the snapshot), so its checks never
+run on a stale view. A concurrent use of the same key elsewhere hits the key's primary key: the
+statement fails whole and :class:`~.batch.GroupWriter` writes its rounds again one by one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+from sqlalchemy import JSON
+from sqlalchemy.engine import make_url
+
+from slotlab.store.fast_rounds.batch import RoundWrite
+from slotlab.store.models import LIVE_STATUSES, Player, Round
+
+LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
+_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
+# The general path stores a None in a JSON column as JSON null (SQLAlchemy's default), not
+# SQL NULL; json_populate_record gives SQL NULL: put JSON null back.
+_SELECTED = ", ".join(f"COALESCE(x.{c.key}, 'null'::json)" if isinstance(c.type, JSON)
+                      else f"x.{c.key}" for c in _COLUMNS)
+_LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+# A demo player's round feeds no pool (services/demo.py): such a round takes the general path.
+_DEMO = ("AND (json_array_length(r.contrib) = 0 OR NOT EXISTS "
+         "(SELECT 1 FROM players p WHERE p.id = r.pid AND p.demo))"
+         if "demo" in Player.__table__.c else "")
+
+BATCH_SQL = f"""
+WITH r AS MATERIALIZED (
+  SELECT * FROM json_to_recordset($1::json) AS r(
+    n int, pid bigint, currency text, bet bigint, win bigint, rid text, owner text, key text,
+    req_hash text, ts timestamptz, head text, round json, ledger json, contrib json)
+), snap AS MATERIALIZED (
+  SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
+), lk AS MATERIALIZED (
+  SELECT w.id, w.player_id, w.balance, w.currency, w.xmin::text AS x FROM wallets w
+  WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
+), ok AS MATERIALIZED (
+  SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
+  FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
+  WHERE lk.balance >= r.bet AND lk.currency = r.currency
+    AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
+    AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
+    AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
+    AND NOT EXISTS (SELECT 1 FROM player_limits l
+                    WHERE l.player_id = r.pid AND l.kind = '{LOSS_LIMIT}')
+    {_DEMO}
+), w AS (
+  UPDATE wallets SET balance = wallets.balance - ok.bet + ok.win FROM ok
+  WHERE wallets.id = ok.wallet_id RETURNING wallets.id
+), le AS (
+  INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
+  SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
+  FROM ok, json_to_recordset(ok.ledger) AS e(i int, kind text, amount bigint, back bigint,
+                                             ref text)
+  ORDER BY ok.n, e.i RETURNING 1
+), ri AS (
+  INSERT INTO rounds ({", ".join(c.key for c in _COLUMNS)})
+  SELECT {_SELECTED} FROM ok, json_populate_record(NULL::rounds, ok.round) AS x
+  ORDER BY ok.n RETURNING 1
+), ki AS (
+  INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
+                                created_at)
+  SELECT ok.owner, ok.key, ok.req_hash, ok.rid, 201,
+         (left(ok.head, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
+  FROM ok ORDER BY ok.n RETURNING 1
+), c AS MATERIALIZED (
+  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i
+  FROM ok, json_to_recordset(ok.contrib) AS e(i int, pool bigint, micro bigint)
+), agg AS MATERIALIZED (
+  SELECT pool, sum(micro) AS total FROM c GROUP BY pool
+), lp AS MATERIALIZED (
+  SELECT p.id FROM jackpot_pools p WHERE p.id IN (SELECT pool FROM agg) ORDER BY p.tier
+  FOR UPDATE
+), pu AS (
+  UPDATE jackpot_pools p SET value_micro = p.value_micro + agg.total FROM agg, lp
+  WHERE p.id = agg.pool AND lp.id = p.id RETURNING p.id, p.value_micro - agg.total AS before
+), je AS (
+  INSERT INTO jackpot_entries (pool_id, kind, amount_micro, value_after_micro, round_id,
+                               created_at)
+  SELECT c.pool, 'contribution', c.micro,
+         pu.before + sum(c.micro) OVER (PARTITION BY c.pool ORDER BY c.n, c.i), c.rid, c.ts
+  FROM c JOIN pu ON pu.id = c.pool ORDER BY c.n, c.i RETURNING 1
+)
+SELECT n, balance FROM ok
+"""
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, datetime):
+        return o.isoformat()
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def payload(batch: Sequence[RoundWrite]) -> str:
+    """The batch as the statement's one JSON parameter."""
+    return json.dumps([{
+        "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
+        "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash,
+        "ts": w.at, "head": json.dumps(w.response, separators=(",", ":")),
+        "round": w.round_values,
+        "ledger": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
+                   for i, e in enumerate(w.ledger)],
+        "contrib": [{"i": i, "pool": pool, "micro": micro}
+                    for i, (pool, micro) in enumerate(w.contributions)],
+    } for n, w in enumerate(batch)], default=_default, separators=(",", ":"))
+
+
+def asyncpg_dsn(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL (``postgresql+psycopg://...``) as an asyncpg DSN; its query
+    (``options=-csearch_path=...``) is passed on as start-up settings."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def _no_reset(_: asyncpg.Connection) -> None:
+    """Connections carry no session state (one statement, its own transaction): the pool's
+    reset round trip at every release is not needed."""
+
+
+class PostgresRoundWriter:
+    """Writes batches on a small asyncpg pool of its own (one connection per batch in flight).
+
+    ``prepared=False`` (PgBouncer in transaction mode): no statement is kept prepared on a
+    server connection, which a pooler may hand to another client between statements."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, url: str, connections: int, prepared: bool = True
+                      ) -> PostgresRoundWriter:
+        pool = await asyncpg.create_pool(
+            asyncpg_dsn(url), min_size=connections, max_size=connections, reset=_no_reset,
+            statement_cache_size=100 if prepared else 0)
+        return cls(pool)
+
+    async def write(self, batch: Sequence[RoundWrite]) -> list[int | None]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(BATCH_SQL, payload(batch))
+        balances: list[int | None] = [None] * len(batch)
+        for row in rows:
+            balances[row["n"]] = int(row["balance"])
+        return balances
+
+    async def close(self) -> None:
+        await self.pool.close()

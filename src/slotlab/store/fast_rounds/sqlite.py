@@ -1,0 +1,145 @@
+"""The fast round write on SQLite: a batch of rounds in one ``BEGIN IMMEDIATE`` transaction.
+
+One writer thread with its own connection (the standard library's sqlite3: no ORM session,
+no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
+held, what the general path checks (funds, the wallet's currency, no live round, the key
+unused, no loss limit to count); a round that passes is debited and credited and its ledger
+entries, round and key are inserted; the batch's jackpot contributions are added to the pools
+at the end. One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
+
+Values go through the same SQLAlchemy type processors as the general path's inserts, so the
+stored text (times, JSON, booleans) is the same whichever path wrote a row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sqlalchemy import ColumnElement
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import make_url
+
+from slotlab.store.fast_rounds.batch import RoundWrite
+from slotlab.store.fast_rounds.postgres import LOSS_LIMIT
+from slotlab.store.models import (
+    LIVE_STATUSES,
+    IdempotencyKey,
+    LedgerEntry,
+    Player,
+    Round,
+)
+
+_DIALECT = sqlite_dialect.pysqlite.dialect()
+Processor = Callable[[Any], Any]
+
+
+def _processor(col: ColumnElement[Any]) -> Processor:
+    p = col.type.dialect_impl(_DIALECT).bind_processor(_DIALECT)
+    return p if p is not None else (lambda v: v)
+
+
+_ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
+_ROUND_PROCESSORS = [(c.key, _processor(c)) for c in _ROUND_COLUMNS]
+_INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' for _ in _ROUND_COLUMNS)})")
+_TIME = _processor(LedgerEntry.__table__.c.created_at)
+_KEY_RESPONSE = _processor(IdempotencyKey.__table__.c.response)
+_LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+_DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
+         if "demo" in Player.__table__.c else "0")
+_CHECK = f"""
+SELECT w.id, w.balance, w.currency,
+  EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
+  EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
+  EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
+          AND l.kind = '{LOSS_LIMIT}'),
+  {_DEMO}
+FROM wallets w WHERE w.player_id = ?
+"""
+_INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
+                  "ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+_INSERT_KEY = ("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, "
+               "response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+_INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro, "
+                      "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+
+
+def _round_row(w: RoundWrite) -> list[Any]:
+    return [proc(w.round_values[key]) for key, proc in _ROUND_PROCESSORS]
+
+
+class SqliteRoundWriter:
+    """Batches on one connection in one thread (SQLite has one writer at a time anyway)."""
+
+    def __init__(self, url: str, *, busy_timeout_ms: int, synchronous: str) -> None:
+        path = make_url(url).database
+        if not path:
+            raise ValueError("the fast round path needs an SQLite file")
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-round-writer")
+        self._con = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                                    check_same_thread=False)
+        self._con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        self._con.execute(f"PRAGMA synchronous={synchronous}")
+        self._con.execute("PRAGMA foreign_keys=ON")
+
+    async def write(self, batch: Sequence[RoundWrite]) -> list[int | None]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._write, list(batch))
+
+    def _write(self, batch: list[RoundWrite]) -> list[int | None]:
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            out = [self._one(con, w) for w in batch]
+            self._pools(con, [w for w, b in zip(batch, out, strict=True) if b is not None])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return out
+
+    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> int | None:
+        row = con.execute(_CHECK, (w.owner, w.key, w.player_id)).fetchone()
+        if row is None:
+            return None
+        wallet_id, balance, currency, live, used, limited, demo = row
+        if (balance < w.bet or currency != w.currency or live or used or limited
+                or (demo and w.contributions)):
+            return None
+        after = balance - w.bet + w.win
+        con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
+        at = _TIME(w.at)
+        con.executemany(_INSERT_LEDGER, [
+            (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
+            for e in w.ledger])
+        con.execute(_INSERT_ROUND, _round_row(w))
+        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201,
+                                  _KEY_RESPONSE({**w.response, "balance": after}), at))
+        return int(after)
+
+    def _pools(self, con: sqlite3.Connection, written: list[RoundWrite]) -> None:
+        """Each pool once for the whole batch; an entry per contribution, in round order,
+        with the pool's value after it."""
+        ids = sorted({pool for w in written for pool, _ in w.contributions})
+        if not ids:
+            return
+        marks = ", ".join("?" for _ in ids)
+        value = dict(con.execute(
+            f"SELECT id, value_micro FROM jackpot_pools WHERE id IN ({marks})", ids).fetchall())
+        entries = []
+        for w in written:
+            at = _TIME(w.at)
+            for pool, micro in w.contributions:
+                value[pool] += micro
+                entries.append((pool, "contribution", micro, value[pool], w.round_id, at))
+        con.executemany(_INSERT_POOL_ENTRY, entries)
+        con.executemany("UPDATE jackpot_pools SET value_micro = ? WHERE id = ?",
+                        [(v, pool) for pool, v in value.items()])
+
+    async def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        self._con.close()

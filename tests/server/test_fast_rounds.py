@@ -1,0 +1,326 @@
+"""The fast round path (server/fast_rounds.py) writes what the general path writes, moves money
+once per key, hands every case it does not serve to the general path, and reconciles under load.
+
+Each test checks that the fast path really served (its counters), so that a path that always
+handed over could not pass them by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from slotlab.server.services import rounds
+from slotlab.store import normalize_url
+from slotlab.store.fast_rounds.batch import GroupWriter, RoundWrite
+
+from .server_games import PickGame, make_test_games
+from .server_util import Database, LiveServer, key, make_database, server_settings
+
+SEED = bytes(range(7, 39))
+
+
+class PoolGame(PickGame):
+    """Feeds two pools with every max-bet round and never wins one."""
+
+    def __init__(self) -> None:
+        super().__init__("pool-test", pick=False)
+
+    def progressives(self) -> list[dict[str, Any]]:
+        return [{"tier": "bottom", "reset": 100, "rate": "3/1000"},
+                {"tier": "top", "reset": 1000, "rate": "1/250"}]
+
+
+def games() -> dict[str, Any]:
+    return {**make_test_games(), "pool-test": PoolGame(),
+            "lose-test": PickGame("lose-test", pick=False, prize_x=0)}
+
+
+def served(srv: LiveServer) -> Counter[str]:
+    return srv.app.state.fast_rounds.stats  # type: ignore[no-any-return]
+
+
+def rows(db_url: str, player: str) -> dict[str, Any]:
+    """Everything the player's rounds wrote, with ids, times and round ids taken out."""
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            pid = c.execute(text("SELECT id FROM players WHERE username = :u"), {"u": player}
+                            ).scalar_one()
+            rids = [r for (r,) in c.execute(text(
+                "SELECT id FROM rounds WHERE player_id = :p ORDER BY seq"), {"p": pid})]
+
+            def clean(value: Any) -> Any:
+                out = str(value)
+                for i, rid in enumerate(rids):
+                    out = out.replace(rid, f"R{i}")
+                return out
+
+            skip = {"seq", "id", "player_id", "created_at", "updated_at", "completed_at"}
+            round_rows = [{k: v for k, v in r._mapping.items() if k not in skip}
+                          for r in c.execute(text(
+                              "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
+                              {"p": pid})]
+            raw = c.execute(text(
+                "SELECT awaiting::text FROM rounds WHERE player_id = :p" if "postgres" in db_url
+                else "SELECT awaiting FROM rounds WHERE player_id = :p"), {"p": pid}).all()
+            ledger = [(k, a, b, clean(ref)) for k, a, b, ref in c.execute(text(
+                "SELECT e.kind, e.amount, e.balance_after, e.ref FROM ledger_entries e "
+                "JOIN wallets w ON w.id = e.wallet_id WHERE w.player_id = :p ORDER BY e.id"),
+                {"p": pid})]
+            keys = []
+            for req_hash, rid, status, response in c.execute(text(
+                    "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
+                    "WHERE owner = :o"), {"o": f"p:{pid}"}):
+                body = response if isinstance(response, dict) else json.loads(response)
+                body = {k: v for k, v in body.items() if k not in ("created_at", "completed_at")}
+                keys.append((req_hash, clean(rid), status, clean(sorted(body.items()))))
+            pools = [(clean(r), k, a, v) for r, k, a, v in c.execute(text(
+                "SELECT e.round_id, e.kind, e.amount_micro, e.value_after_micro "
+                "FROM jackpot_entries e WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
+            balance = c.execute(text("SELECT balance FROM wallets WHERE player_id = :p"),
+                                {"p": pid}).scalar_one()
+    finally:
+        engine.dispose()
+    return {"rounds": round_rows, "awaiting_raw": raw, "ledger": ledger, "keys": sorted(keys),
+            "pools": pools, "balance": balance}
+
+
+@pytest.fixture
+def second_database(database: Database, tmp_path: Path) -> Any:
+    db = make_database(database.backend, tmp_path / "second")
+    yield db
+    db.cleanup()
+
+
+def test_the_fast_path_writes_exactly_what_the_general_path_writes(
+        database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same seeds, same requests, one server with the fast path and one without: the same
+    rounds, ledger entries, idempotency keys (answers included), pool entries and balances."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    plays = [("pool-test", 10), ("pool-test", 5), ("instant-test", 2), ("pool-test", 10)]
+    found, answers = [], []
+    for db, fast in ((database, True), (second_database, False)):
+        with LiveServer(server_settings(db, fast_rounds=fast), games()) as srv:
+            c, name = srv.player("samerows")
+            got = []
+            for game, bet in plays:
+                r = c.post(f"/api/games/{game}/rounds", json={"bet": bet}, headers=key())
+                assert r.status_code == 201, r.text
+                got.append({k: v for k, v in r.json().items()
+                            if k not in ("round_id", "created_at", "completed_at")})
+            if fast:
+                assert served(srv)["served"] == len(plays), served(srv)
+            else:
+                assert srv.app.state.fast_rounds is None
+            assert srv.admin().get("/api/admin/audit").json()["ok"]
+        found.append(rows(db.url, name))
+        answers.append(got)
+    assert answers[0] == answers[1]
+    assert found[0] == found[1]
+    assert found[0]["pools"], "the max-bet rounds fed the pools"
+
+
+def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None:
+    srv = serve_games("crystal-star-deluxe")
+    c, _ = srv.player()
+    bet = max(c.get("/api/games/crystal-star-deluxe").json()["bets"])
+    for _ in range(20):
+        r = c.post("/api/games/crystal-star-deluxe/rounds", json={"bet": bet}, headers=key())
+        assert r.status_code == 201 and r.json()["status"] == "completed", r.text
+    assert served(srv)["served"] + served(srv)["passed:outcome"] == 20
+    assert served(srv)["served"] > 0
+    assert len(c.get("/api/history", params={"limit": 50}).json()["rounds"]) == 20
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_retried_key_is_answered_once_and_moves_money_once(make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    headers = key()
+    first = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=headers)
+    again = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert {k: v for k, v in first.json().items()} == again.json()
+    assert served(srv)["served"] == 1 and served(srv)["passed:refused"] == 1
+    other = c.post("/api/games/pool-test/rounds", json={"bet": 5}, headers=headers)
+    assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency_key_reused"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + first.json()["win"]
+    assert len(c.get("/api/history").json()["rounds"]) == 1
+
+
+def test_concurrent_retries_of_one_key_on_the_fast_path(make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    headers = key()
+
+    def spin(_: int) -> tuple[int, dict[str, Any]]:
+        with srv.client(token) as cl:
+            r = cl.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=headers)
+            return r.status_code, r.json()
+
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(spin, range(16)))
+    assert {code for code, _ in results} == {201}
+    assert len({body["round_id"] for _, body in results}) == 1
+    assert served(srv)["served"] == 1
+    hist = c.get("/api/history").json()["rounds"]
+    assert len(hist) == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + hist[0]["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_short_funds_and_a_live_round_are_answered_by_the_general_path(make_server: Any) -> None:
+    srv = make_server(games=games(), play_money_balance=15)
+    c, _ = srv.player()
+    assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
+                  headers=key()).json()["balance"] == 5
+    assert served(srv)["served"] == 1
+    short = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert short.status_code == 402 and short.json()["error"]["code"] == "insufficient_funds"
+    assert served(srv)["passed:refused"] == 1
+    assert c.get("/api/wallet").json()["balance"] == 5
+    # A live round: the fast path's statement sees it and hands the request over.
+    srv2 = make_server(games=games())
+    c2, _ = srv2.player()
+    pick = c2.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key())
+    assert pick.json()["status"] == "awaiting_choice"
+    assert served(srv2)["passed:outcome"] == 1
+    live = c2.post("/api/games/instant-test/rounds", json={"bet": 1}, headers=key())
+    assert live.status_code == 409 and live.json()["error"]["code"] == "round_open"
+    assert live.json()["round"]["round_id"] == pick.json()["round_id"]
+    assert served(srv2)["passed:refused"] == 1
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: Any,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    draws: list[bytes] = []
+
+    def seed() -> bytes:
+        draws.append(uuid.uuid4().bytes * 2)
+        return draws[-1]
+
+    monkeypatch.setattr(rounds, "fresh_seed", seed)
+    srv = make_server()
+    c, _ = srv.player()
+    r = c.post("/api/games/jackpot-test/rounds", json={"bet": 10}, headers=key())
+    assert r.status_code == 201 and r.json()["jackpots"][0]["tier"] == "top"
+    assert served(srv)["passed:outcome"] == 1
+    assert len(draws) == 1  # one seed drawn, and the round stored on it
+    record = c.get(f"/api/rounds/{r.json()['round_id']}").json()
+    assert record["seeds"] == [draws[0].hex()]
+
+
+def test_requests_the_fast_path_does_not_serve_get_the_apps_answers(make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10}).status_code == 400
+    bad = c.post("/api/games/pool-test/rounds", content=b"{", headers={
+        **key(), "Content-Type": "application/json"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "malformed_json"
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10, "x": 1},
+                  headers=key()).status_code == 422
+    assert c.post("/api/games/nope/rounds", json={"bet": 10}, headers=key()).status_code == 404
+    anon = srv.client().post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert anon.status_code == 401
+    big = c.post("/api/games/pool-test/rounds", content=b" " * 70_000,
+                 headers={**key(), "Content-Type": "application/json"})
+    assert big.status_code == 413
+    assert served(srv)["served"] == 0
+    ok = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert ok.status_code == 201
+    assert ok.headers["x-content-type-options"] == "nosniff"  # the app's headers, here too
+    assert served(srv)["served"] == 1
+
+
+def test_many_players_at_once_reconcile(make_server: Any) -> None:
+    srv = make_server(games=games())
+    players = [srv.player()[0] for _ in range(12)]
+
+    def play(c: Any) -> Counter[int]:
+        codes: Counter[int] = Counter()
+        for i in range(15):
+            game = "pick-test" if i % 5 == 4 else "pool-test"
+            r = c.post(f"/api/games/{game}/rounds", json={"bet": 10}, headers=key())
+            codes[r.status_code] += 1
+            if r.status_code == 201 and r.json()["status"] == "awaiting_choice":
+                c.post(f"/api/rounds/{r.json()['round_id']}/choices", json={"choice": "left"},
+                       headers=key())
+        return codes
+
+    with ThreadPoolExecutor(12) as pool:
+        codes = sum(pool.map(play, players), Counter())
+    assert codes == Counter({201: 12 * 15}), codes
+    assert served(srv)["served"] >= 12 * 12
+    audit = srv.admin().get("/api/admin/audit").json()
+    assert audit["ok"], audit
+    for c in players:
+        hist = c.get("/api/history", params={"limit": 100}).json()["rounds"]
+        assert len(hist) == 15
+        paid = sum(h["win"] + h["jackpot_win"] - h["bet"] for h in hist)
+        assert c.get("/api/wallet").json()["balance"] == 100_000 + paid
+
+
+def test_off_means_the_general_path_only(make_server: Any) -> None:
+    srv = make_server(games=games(), fast_rounds=False)
+    c, _ = srv.player()
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201
+    assert srv.app.state.fast_rounds is None
+
+
+# --- the group commit, without a database ---
+
+def _write(pid: int) -> RoundWrite:
+    return RoundWrite(player_id=pid, currency="EUR", bet=1, win=0, round_id=uuid.uuid4().hex,
+                      owner=f"p:{pid}", key=uuid.uuid4().hex, request_hash="h",
+                      at=datetime.now(UTC), round_values={}, ledger=(),
+                      contributions=(), response={})
+
+
+def test_a_batch_never_holds_two_rounds_of_one_player() -> None:
+    batches: list[list[int]] = []
+
+    async def write(batch: Any) -> list[int | None]:
+        batches.append([w.player_id for w in batch])
+        await asyncio.sleep(0)
+        return [7] * len(batch)
+
+    async def main() -> list[int | None]:
+        gw = GroupWriter(write, depth=1, max_batch=64)
+        return list(await asyncio.gather(*(gw.submit(_write(p)) for p in [1, 2, 1, 3, 1, 2])))
+
+    assert asyncio.run(main()) == [7] * 6
+    assert all(len(b) == len(set(b)) for b in batches), batches
+    assert sorted(p for b in batches for p in b) == [1, 1, 1, 2, 2, 3]
+
+
+def test_a_refused_batch_is_written_again_round_by_round() -> None:
+    calls: list[int] = []
+
+    async def write(batch: Any) -> list[int | None]:
+        calls.append(len(batch))
+        if any(w.player_id == 2 for w in batch):
+            raise RuntimeError("duplicate key")
+        return [w.player_id * 10 for w in batch]
+
+    async def main() -> list[Any]:
+        gw = GroupWriter(write, depth=1, max_batch=64)
+        return list(await asyncio.gather(*(gw.submit(_write(p)) for p in [1, 2, 3]),
+                                         return_exceptions=True))
+
+    out = asyncio.run(main())
+    assert out[0] == 10 and out[2] == 30 and isinstance(out[1], RuntimeError)
+    assert calls[0] >= 1 and sum(calls) >= 3
