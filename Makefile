@@ -14,11 +14,15 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
-# Test dependencies, and Debian's Chromium for the browser tests (Playwright drives it).
+# Test dependencies, Debian's Chromium for the browser tests (Playwright drives it) and Debian's
+# PgBouncer for the connection-pooler tests (each test starts its own; the package's service
+# is not used).
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
-	@if [ ! -x /usr/bin/chromium ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; \
+	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
+	if [ -n "$$missing" ]; then apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
 # The main job: the game server with the browser client, on SQLite (var/slotlab.db).
 serve: install

@@ -494,11 +494,18 @@ def serve(
     db: Annotated[str | None, typer.Option(
         help="Database URL (default: SQLite file var/slotlab.db; postgresql+psycopg://... for "
              "PostgreSQL).")] = None,
+    workers: Annotated[int, typer.Option(
+        min=1, help="Server processes on the one port (more than 1 needs PostgreSQL; "
+                    "docs/scale.md).")] = 1,
 ) -> None:
     """Start the game server with the browser client (SQLite by default)."""
-    from slotlab.server.main import run
+    from slotlab.server.main import WorkersError, run
 
-    run(host=host, port=port, db_url=db)
+    try:
+        run(host=host, port=port, db_url=db, workers=workers)
+    except WorkersError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
 
 
 if __name__ == "__main__":

@@ -230,6 +230,7 @@ BENCH_ARGS = {
     "bench_server.py": "--seconds 1 --levels 2",
     "bench_simulate_scale.py": "--rounds 2M",
     "bench_login_flood.py": "--seconds 1 --repeat 1",
+    "bench_pgbouncer.py": "--seconds 1 --levels 2",
 }
 
 

@@ -21,8 +21,8 @@ from sqlalchemy import create_engine, text
 from slotlab.operator.reference_wallet import create_app
 from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
 from slotlab.server.operator_wallet import OperatorWallet
-from slotlab.server.operator_wallet_store import OperatorWalletStore
 from slotlab.store import normalize_url
+from slotlab.store.operator_wallet import OperatorWalletStore
 
 SECRET = "test-operator-secret-" + uuid.uuid4().hex
 START_BALANCE = 10_000

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from slotlab.server.operator_wallet import OperatorError, OperatorWallet, WalletResult
-from slotlab.server.operator_wallet_store import (
+from slotlab.store.models import utcnow
+from slotlab.store.operator_wallet import (
     DONE,
     PENDING,
     ROLLED_BACK,
@@ -19,7 +20,6 @@ from slotlab.server.operator_wallet_store import (
     credit_txid,
     debit_txid,
 )
-from slotlab.store.models import utcnow
 from tests.operator_wallet.conftest import SECRET, START_BALANCE, WalletServer, new_round
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from slotlab.server.services import auth, profiles
+from slotlab.server.services import profiles
 
 from .server_util import LiveServer, server_settings
 
@@ -20,8 +20,9 @@ GAME = "classic-3x3"
 
 @pytest.fixture
 def idle_server(database: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveServer]:
-    monkeypatch.setattr(auth, "AUTH_CACHE_S", 0.0)  # every call reads the session anew
-    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=1), None)
+    # session_cache_s=0: every call reads the session anew.
+    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=1,
+                                     session_cache_s=0), None)
     srv.__enter__()
     yield srv
     srv.__exit__()

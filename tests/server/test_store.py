@@ -6,9 +6,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, inspect, text
 
-from slotlab.server.operator_wallet_store import OpsBase
 from slotlab.store import Database, normalize_url
 from slotlab.store.models import Base
+from slotlab.store.operator_wallet import OpsBase
 
 
 def _all_models() -> MetaData:
@@ -82,3 +82,33 @@ def test_group_commit_keeps_each_block_atomic(tmp_path):
     db.dispose()
     assert sorted(errors) == [i for i in range(60) if i % 3 == 0]
     assert kept == [i for i in range(60) if i % 3]
+
+
+def test_the_store_never_imports_the_web_layer():
+    """Persistence stays below the server: the store's modules and the migrations' sources
+    import nothing from ``slotlab.server`` (the operator wallet's table lives in the store)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import slotlab.store
+
+    root = Path(slotlab.store.__file__).parent
+    code = ("import sys, slotlab.store, slotlab.store.models, slotlab.store.operator_wallet, "
+            "slotlab.store.model_sources; "
+            "print(sorted(m for m in sys.modules if m.startswith('slotlab.server')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]", f"the store imports the server: {out}"
+    sources = [root / "migrations" / "env.py", *(root / "migrations" / "versions").glob("*.py")]
+    importing = [p.name for p in sources if "from slotlab.server" in p.read_text()
+                 or "import slotlab.server" in p.read_text()]
+    assert not importing, f"migrations import the server: {importing}"
+
+
+def test_the_old_operator_wallet_store_name_still_imports():
+    from slotlab.server import operator_wallet_store
+    from slotlab.store import operator_wallet
+
+    assert operator_wallet_store.OperatorWalletOp is operator_wallet.OperatorWalletOp
+    assert operator_wallet_store.OpsBase is operator_wallet.OpsBase

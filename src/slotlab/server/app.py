@@ -25,7 +25,6 @@ from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
-from slotlab.server.operator_wallet_store import OperatorWalletStore
 from slotlab.server.ratelimit import LoginGate
 from slotlab.server.routes import admin, games, players, responsible, rounds
 from slotlab.server.services import maintenance
@@ -36,6 +35,7 @@ from slotlab.server.settings import Settings
 from slotlab.store import Database
 from slotlab.store.engine import CommitFailed
 from slotlab.store.model_sources import ModelSources
+from slotlab.store.operator_wallet import OperatorWalletStore
 
 log = logging.getLogger("slotlab.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms,
-                      synchronous=settings.sqlite_synchronous, pool_size=settings.db_pool_size)
+                      synchronous=settings.sqlite_synchronous, pool_size=settings.db_pool_size,
+                      pooler=settings.db_pooler)
         db.migrate()
         # Fewer threads than clients: the thread holding the database write lock then gets
         # the GIL more often, which shortens the serial section under load.

@@ -14,7 +14,7 @@ timeout, a connection error, a 5xx or a badly signed answer leaves the outcome U
   operator confirms it); the round does not go ahead;
 - a credit is never rolled back: it is retried with exponential backoff until the operator
   confirms it. Past ``max_attempts`` inline tries it stays ``pending`` in the
-  :class:`~slotlab.server.operator_wallet_store.OperatorWalletStore` and :func:`resume_pending`
+  :class:`~slotlab.store.operator_wallet.OperatorWalletStore` and :func:`resume_pending`
   (start-up and periodic) carries on; the round stays ``crediting`` meanwhile. After
   ``retry_window`` (24 h) a credit still unpaid becomes ``unpaid``: kept on record and retried
   every ``unpaid_retry`` (daily) until confirmed, or discarded after 24 months.
@@ -37,7 +37,8 @@ from typing import Any
 import httpx
 
 from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
-from slotlab.server.operator_wallet_store import (
+from slotlab.store.models import utcnow
+from slotlab.store.operator_wallet import (
     CREDIT,
     DEBIT,
     DONE,
@@ -53,7 +54,6 @@ from slotlab.server.operator_wallet_store import (
     debit_txid,
     rollback_txid,
 )
-from slotlab.store.models import utcnow
 
 log = logging.getLogger("slotlab.server.operator_wallet")
 

@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     # Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
     trusted_proxies: list[str] = []
     max_sessions_per_player: int = Field(10, ge=1)  # beyond it the oldest live one is revoked
+    # Seconds a process trusts its copy of a session before it reads it again: a session ended
+    # in another process is refused here within this time (0: read on every call).
+    session_cache_s: float = Field(2.0, ge=0, le=60)
     max_body_bytes: int = Field(64 * 1024, ge=1024)  # larger request bodies get 413 unread
     # Origins that may show the game in a frame besides its own ("https://casino.example").
     frame_ancestors: list[str] = []
@@ -92,9 +95,18 @@ class Settings(BaseSettings):
 
     # Housekeeping.
     idempotency_ttl_s: int = Field(48 * 3600, ge=24 * 3600)
+    # Every process ticks at this interval; each periodic job runs in one of them (docs/scale.md).
     maintenance_interval_s: float = Field(60, gt=0)
+    # A debited round still open this long was left by a process that died: the sweep plays it.
+    open_round_grace_s: float = Field(30, ge=0)
+    # The periodic jobs' lock: advisory locks on PostgreSQL, a lease row elsewhere ("auto"); a
+    # PostgreSQL-compatible database without advisory locks takes "lease".
+    job_lock: Literal["auto", "advisory", "lease"] = "auto"
 
     # Database tuning.
+    # "pgbouncer": the database URL reaches PostgreSQL through PgBouncer in transaction mode,
+    # so no statement is prepared on the server and no state outlives a transaction.
+    db_pooler: Literal["none", "pgbouncer"] = "none"
     sqlite_synchronous: str = "FULL"
     sqlite_busy_timeout_ms: int = Field(10_000, ge=0)
     db_pool_size: int = Field(40, ge=1)

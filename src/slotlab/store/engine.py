@@ -5,6 +5,11 @@ SQLite runs in WAL mode with a busy timeout; every write transaction starts with
 in-process writers queue on a lock instead of spinning on the busy handler. Reads use a second
 engine whose transactions start with a plain (deferred) ``BEGIN`` and so never block writers.
 PostgreSQL uses one pooled engine (psycopg 3); writers lock the rows they change.
+
+Behind a connection pooler in transaction mode (PgBouncer, ``pooler="pgbouncer"``) a client's
+statements may reach a different server connection in each transaction, so no state may
+outlive a transaction: psycopg prepares no statements (``prepare_threshold=None``), asyncpg
+keeps no statement cache (:func:`pooler_connect_args`), and locks are transaction-scoped.
 """
 
 from __future__ import annotations
@@ -21,6 +26,20 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+POOLERS = ("none", "pgbouncer")
+
+
+def pooler_connect_args(pooler: str, driver: str = "psycopg") -> dict[str, Any]:
+    """What a PostgreSQL driver's connections need behind ``pooler`` (SLOTLAB_DB_POOLER):
+    through PgBouncer in transaction mode, no server-side prepared statements, which would be
+    left on a server connection that the next transaction may not get."""
+    if pooler not in POOLERS:
+        raise ValueError(f"unknown pooler {pooler!r}; known: {', '.join(POOLERS)}")
+    if pooler == "none":
+        return {}
+    needs: dict[str, dict[str, Any]] = {"asyncpg": {"statement_cache_size": 0},
+                                        "psycopg": {"prepare_threshold": None}}
+    return needs[driver]
 
 
 def normalize_url(url: str) -> str:
@@ -69,6 +88,7 @@ def make_engine(
     busy_timeout_ms: int = 10_000,
     synchronous: str = "FULL",
     pool_size: int = 20,
+    pooler: str = "none",
 ) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
@@ -78,7 +98,8 @@ def make_engine(
             busy_timeout_ms=busy_timeout_ms,
             synchronous=synchronous,
         )
-    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False)
+    return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False,
+                         connect_args=pooler_connect_args(pooler))
 
 
 MAX_BATCH = 64
@@ -118,11 +139,14 @@ class Database:
         synchronous: str = "FULL",
         pool_size: int = 20,
         group_commit: bool = True,
+        pooler: str = "none",
     ) -> None:
         self.url = normalize_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self.pooler = pooler  # e.g. "pgbouncer": see pooler_connect_args
         self.engine = make_engine(
-            self.url, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous, pool_size=pool_size
+            self.url, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous,
+            pool_size=pool_size, pooler=pooler
         )
         if self.is_sqlite:
             self.read_engine = make_engine(

@@ -245,14 +245,18 @@ class _Cached:
     until: float  # monotonic time after which the database is asked again
 
 
-AUTH_CACHE_S = 2.0  # a logout elsewhere takes effect within this time; here at once
+# Sessions are cached per process for ``session_cache_s`` (SLOTLAB_SESSION_CACHE_S, 2 s by
+# default; 0: never). A session ended in this process (logout, revoked by a newer login, a
+# jurisdiction change) is dropped here at once; one ended in another process or host is still
+# accepted here until its entry is that old: the staleness is bounded by session_cache_s. A
+# session's lifetime and inactivity timeout are checked on every call, cached or not.
 
 
 def cached_auth(ctx: Services, token: str) -> Auth | None:
     """The session from memory when that needs no database call (checked as
     :func:`authenticate` checks it), else None."""
     cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
-    if cached is None or cached.until < time.monotonic():
+    if cached is None or cached.until <= time.monotonic():
         return None
     now = utcnow()
     if now - cached.last_seen >= _TOUCH_EVERY:
@@ -278,7 +282,7 @@ def authenticate(ctx: Services, token: str) -> Auth:
     now = utcnow()
     th = token_hash(token)
     cached = ctx.auth_cache.get(th)
-    if cached is None or cached.until < time.monotonic():
+    if cached is None or cached.until <= time.monotonic():
         with ctx.db.read() as s:
             sess = s.execute(
                 select(Session.id, Session.player_id, Session.created_at, Session.expires_at,
@@ -291,7 +295,8 @@ def authenticate(ctx: Services, token: str) -> Auth:
             raise unauthorized()
         auth = Auth(sess.player_id, sess.username, sess.jurisdiction, sess.id, sess.created_at,
                     sess.expires_at)
-        cached = _Cached(auth, sess.last_seen, sess.revoked, time.monotonic() + AUTH_CACHE_S)
+        cached = _Cached(auth, sess.last_seen, sess.revoked, time.monotonic()
+                         + ctx.settings.session_cache_s)
         if len(ctx.auth_cache) > 100_000:
             ctx.auth_cache.clear()
         ctx.auth_cache[th] = cached

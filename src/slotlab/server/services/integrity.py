@@ -9,6 +9,12 @@ choices get 503 ``game_out_of_service``, an alert is logged and shown by
 ``GET /api/admin/integrity``. A certified list that is configured but cannot be read takes every
 game out (fail closed). Without a certified list only the kernel cache is checked, and the
 report says the install is not checked against one.
+
+With several server processes on a host, each checks at its start-up what it loaded; the
+periodic check runs in one of them per host (:func:`slotlab.server.services.maintenance.
+integrity_tick`), and the others adopt its outcome at their next tick (:meth:`IntegrityMonitor.
+adopt`), so a game taken out of play is out in every process of the host within one
+maintenance interval.
 """
 
 from __future__ import annotations
@@ -129,16 +135,35 @@ class IntegrityMonitor:
                     None if cert is None and not cert_problem else not reasons, len(files),
                     reason is None, reason))
             self._record(new)
-            self.checked_at = utcnow()
-            self.games = results
-            out = {g.game: g.reason for g in results if g.reason}
-            for gid, reason in out.items():
-                if self.catalog.out_of_service.get(gid) != reason:
-                    self._alert(gid, reason)
-            for gid in set(self.catalog.out_of_service) - set(out):
-                log.warning("integrity: game %s is back in play", gid)
-            self.catalog.out_of_service = out
+            self._apply(results, utcnow())
             return results
+
+    def shared(self) -> dict[str, Any]:
+        """The last check's outcome as JSON, for this host's other processes (:meth:`adopt`)."""
+        return {"checked_at": self.checked_at.isoformat() if self.checked_at else None,
+                "games": [asdict(g) for g in self.games]}
+
+    def adopt(self, outcome: dict[str, Any], checked_at: datetime) -> bool:
+        """Take another process's check of this host's files as this process's own when it is
+        newer (its games out of play are out here too); whether it was adopted."""
+        with self._lock:
+            if self.checked_at is not None and checked_at <= self.checked_at:
+                return False
+            offered = {e.id for e in self.catalog}
+            results = [GameCheck(**g) for g in outcome.get("games", []) if g["game"] in offered]
+            self._apply(results, checked_at)
+            return True
+
+    def _apply(self, results: list[GameCheck], checked_at: datetime) -> None:
+        self.checked_at = checked_at
+        self.games = results
+        out = {g.game: g.reason for g in results if g.reason}
+        for gid, reason in out.items():
+            if self.catalog.out_of_service.get(gid) != reason:
+                self._alert(gid, reason)
+        for gid in set(self.catalog.out_of_service) - set(out):
+            log.warning("integrity: game %s is back in play", gid)
+        self.catalog.out_of_service = out
 
     def report(self) -> dict[str, Any]:
         return {

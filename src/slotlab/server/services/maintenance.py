@@ -7,26 +7,48 @@ whose window has passed. With
 (:func:`slotlab.server.services.round_operator.operator_sweep`): a ``crediting`` round is
 completed once its credit is confirmed, at start-up (a restart resumes the retries) and on every
 sweep.
+
+Several server processes on one database (``--workers``, several hosts): each one ticks every
+``maintenance_interval_s``, and each periodic job runs in exactly one of them per interval, the
+one that claims it under the job's database lock (:mod:`slotlab.store.jobs`): the sweep once for
+the whole database, the integrity check once per host (it checks that host's files), its
+outcome kept with the job so that the host's other processes take the same games out of play at
+their next tick. The sweep also finishes debited rounds left ``open`` for ``open_round_grace_s``
+by a process that died while the others go on. Start-up work runs in each starting process:
+every step of it locks what it changes, so processes starting together only repeat no-ops.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import delete
 
 from slotlab.server import ratelimit
 from slotlab.server.services import jackpots, round_operator, round_recovery
 from slotlab.server.services.context import Services
+from slotlab.store import jobs
 from slotlab.store.models import IdempotencyKey, Session, utcnow
 
 log = logging.getLogger("slotlab.server")
+SWEEP_JOB = "maintenance-sweep"
+
+
+def integrity_job(host: str) -> str:
+    return f"integrity:{host}"
 
 
 def startup(ctx: Services) -> dict[str, int]:
+    now = utcnow()
+    st = ctx.settings
+    # Start-up sweeps and checks here; the periodic ones are next due an interval from now.
+    jobs.ensure(ctx.db, SWEEP_JOB, now + timedelta(seconds=st.maintenance_interval_s))
+    if ctx.integrity is not None:
+        jobs.ensure(ctx.db, integrity_job(ctx.integrity.host),
+                    now + timedelta(seconds=st.integrity_interval_s))
     jackpots.ensure_pools(ctx.db, ctx.catalog, ctx.settings.currency)
     recovered = round_recovery.recover(ctx)
     if recovered:
@@ -36,6 +58,8 @@ def startup(ctx: Services) -> dict[str, int]:
 
 def sweep(ctx: Services) -> dict[str, int]:
     auto = round_recovery.expire_awaiting(ctx)
+    # Debited rounds that a process which died left unplayed (the others go on serving).
+    recovered = round_recovery.recover(ctx, older_than_s=ctx.settings.open_round_grace_s)
     operator = round_operator.operator_sweep(ctx) if ctx.operator is not None else {}
     now = utcnow()
     with ctx.db.write() as s:
@@ -43,10 +67,48 @@ def sweep(ctx: Services) -> dict[str, int]:
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
         limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s)
-    return {"auto_completed": auto, "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
+    return {"auto_completed": auto, "open_recovered": recovered,
+            "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
             "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
             "login_limits_dropped": limits,
             **operator}
+
+
+def tick(ctx: Services) -> dict[str, Any]:
+    """One tick of this process: the periodic jobs it claims, run; what each did (absent: not
+    this process's turn)."""
+    st = ctx.settings
+    done: dict[str, Any] = {}
+    try:
+        with jobs.claim(ctx.db, SWEEP_JOB, st.maintenance_interval_s, lock=st.job_lock) as run:
+            if run is not None:
+                run.result = done["sweep"] = sweep(ctx)
+    except Exception:
+        log.exception("maintenance sweep failed")
+    if ctx.integrity is not None:
+        try:
+            done.update(integrity_tick(ctx))
+        except Exception:
+            log.exception("integrity check failed")
+    return done
+
+
+def integrity_tick(ctx: Services) -> dict[str, Any]:
+    """The host's periodic integrity check, in one of its processes; the others adopt its
+    outcome (which games are out of play) once it is newer than their own."""
+    monitor = ctx.integrity
+    assert monitor is not None
+    name = integrity_job(monitor.host)
+    with jobs.claim(ctx.db, name, ctx.settings.integrity_interval_s,
+                    lock=ctx.settings.job_lock) as run:
+        if run is not None:
+            monitor.check()
+            run.result = monitor.shared()
+            return {"integrity": "checked"}
+    at, result = jobs.last_run(ctx.db, name)
+    if at is not None and result and monitor.adopt(result, at):
+        return {"integrity": "adopted"}
+    return {}
 
 
 class Sweeper(threading.Thread):
@@ -56,18 +118,8 @@ class Sweeper(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        integrity_due = time.monotonic() + self.ctx.settings.integrity_interval_s
         while not self.stopping.wait(self.ctx.settings.maintenance_interval_s):
-            try:
-                sweep(self.ctx)
-            except Exception:
-                log.exception("maintenance sweep failed")
-            if self.ctx.integrity is not None and time.monotonic() >= integrity_due:
-                integrity_due = time.monotonic() + self.ctx.settings.integrity_interval_s
-                try:
-                    self.ctx.integrity.check()
-                except Exception:
-                    log.exception("integrity check failed")
+            tick(self.ctx)
 
     def stop(self) -> None:
         self.stopping.set()

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import exists, select
 
 from slotlab.server.operator_wallet import WalletResult
-from slotlab.server.operator_wallet_store import CREDIT, DEBIT, DONE, OperatorWalletOp
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import round_public
 from slotlab.store.models import (
@@ -26,6 +25,7 @@ from slotlab.store.models import (
     Round,
     utcnow,
 )
+from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, OperatorWalletOp
 
 log = logging.getLogger("slotlab.server")
 _REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet

@@ -98,10 +98,16 @@ def expire_awaiting(ctx: Services, player_id: int | None = None) -> int:
     return done
 
 
-def recover(ctx: Services) -> int:
-    """Start-up: finish every debited round that waits for no choice, from its recorded seed."""
+def recover(ctx: Services, older_than_s: float | None = None) -> int:
+    """Finish every debited round that waits for no choice, from its recorded seed: at start-up
+    all of them; from the sweep (``older_than_s``) those left that long, by a process that died
+    while others serve on. A round another process is finishing meanwhile is finished once: both
+    lock it and only one finds it still open."""
+    q = select(Round).where(Round.status == OPEN)
+    if older_than_s is not None:
+        q = q.where(Round.updated_at <= utcnow() - timedelta(seconds=older_than_s))
     with ctx.db.read() as s:
-        rows = list(s.scalars(select(Round).where(Round.status == OPEN)))
+        rows = list(s.scalars(q))
     for r0 in rows:
         if not ctx.catalog.in_service(r0.game_id):  # kept until the game is back in play
             continue

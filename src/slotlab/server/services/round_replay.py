@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 from slotlab import CODE_VERSION
 from slotlab.rounds import replay
 from slotlab.server.errors import conflict, not_found
-from slotlab.server.operator_wallet_store import OperatorWalletOp
 from slotlab.server.services import ledger
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
@@ -32,6 +31,7 @@ from slotlab.store.models import (
     LedgerEntry,
     Round,
 )
+from slotlab.store.operator_wallet import OperatorWalletOp
 
 log = logging.getLogger("slotlab.server")
 

@@ -105,7 +105,8 @@ def set_jurisdiction(ctx: Services, username: str, jurisdiction: str | None) -> 
         pid = player.id
         s.add(AdminAction(action="set_jurisdiction", target=username,
                           detail=jurisdiction or "", created_at=utcnow()))
-    # Sessions cached by this process pick the change up at once (others within 2 s).
+    # Sessions cached by this process pick the change up at once (others within
+    # session_cache_s).
     for th, cached in list(ctx.auth_cache.items()):
         if cached.auth.player_id == pid:
             ctx.auth_cache.pop(th, None)

@@ -7,9 +7,9 @@ from typing import cast
 from alembic import context
 from sqlalchemy import create_engine
 
-from slotlab.server.operator_wallet_store import OpsBase
 from slotlab.store.engine import normalize_url
 from slotlab.store.models import Base
+from slotlab.store.operator_wallet import OpsBase
 
 config = context.config
 # The operator-wallet operations log has its own metadata (migration 0003 creates it).

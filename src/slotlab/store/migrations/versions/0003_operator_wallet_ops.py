@@ -1,5 +1,5 @@
 """The operator-wallet operations log (issue 5, seamless wallet): one row per debit, credit and
-rollback sent to an operator (:mod:`slotlab.server.operator_wallet_store`).
+rollback sent to an operator (:mod:`slotlab.store.operator_wallet`).
 
 Revision ID: 0003
 Revises: 0002

@@ -1,0 +1,135 @@
+"""Periodic jobs (slotlab.store.jobs): exactly one claimer runs a due job per interval, on both
+back-ends and with both locks; a failed or killed run leaves the job due for the next one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+
+from slotlab.store import Database, jobs
+from slotlab.store.models import utcnow
+
+
+@pytest.fixture
+def db(database):
+    d = Database(database.url)
+    d.migrate()
+    yield d
+    d.dispose()
+
+
+def _locks(db: Database) -> list[str]:
+    return ["advisory", "lease"] if db.dialect == "postgresql" else ["lease"]
+
+
+def test_a_due_job_runs_once_per_interval(db):
+    for lock in _locks(db):
+        name = f"job-{lock}"
+        jobs.ensure(db, name, utcnow())
+        jobs.ensure(db, name, utcnow() + timedelta(days=1))  # exists: left as it is
+        with jobs.claim(db, name, 3600, lock=lock, holder="a") as run:
+            assert run is not None
+            run.result = {"n": 1}
+        with jobs.claim(db, name, 3600, lock=lock, holder="b") as run:
+            assert run is None, "ran again within its interval"
+        at, result = jobs.last_run(db, name)
+        assert result == {"n": 1} and at is not None
+
+
+def _race(db: Database, name: str, lock: str, n: int = 8) -> list[str]:
+    """``n`` claimers at once (as ``n`` processes' ticks); the holders that ran the job."""
+    ran: list[str] = []
+    start = threading.Barrier(n)
+
+    def tick(i: int) -> None:
+        start.wait()
+        with jobs.claim(db, name, 3600, lock=lock, holder=f"p{i}") as run:
+            if run is not None:
+                ran.append(run.holder)
+                time.sleep(0.2)  # still running while the others try: they skip it
+
+    threads = [threading.Thread(target=tick, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return ran
+
+
+def test_concurrent_claimers_run_a_job_once(db):
+    for lock in _locks(db):
+        jobs.ensure(db, f"race-{lock}", utcnow())
+        ran = _race(db, f"race-{lock}", lock)
+        assert len(ran) == 1, (lock, ran)
+
+
+def test_a_failed_run_leaves_the_job_due(db):
+    for lock in _locks(db):
+        name = f"fails-{lock}"
+        jobs.ensure(db, name, utcnow())
+        with pytest.raises(RuntimeError), jobs.claim(db, name, 3600, lock=lock) as run:
+            assert run is not None
+            raise RuntimeError("the job failed")
+        with jobs.claim(db, name, 3600, lock=lock) as run:
+            assert run is not None, "a failed run must be retried at the next tick"
+
+
+def test_a_job_not_yet_due_is_not_run(db):
+    jobs.ensure(db, "later", utcnow() + timedelta(hours=1))
+    for lock in _locks(db):
+        with jobs.claim(db, "later", 60, lock=lock) as run:
+            assert run is None
+
+
+_HOLD = textwrap.dedent("""
+    import sys, time
+    from slotlab.store import Database, jobs
+    db = Database(sys.argv[1])
+    with jobs.claim(db, "killed", 3600, lock=sys.argv[2], lease_s=float(sys.argv[3])) as run:
+        assert run is not None
+        print("running", flush=True)
+        time.sleep(120)
+""")
+
+
+@pytest.mark.parametrize("lock", ["advisory", "lease"])
+def test_a_holder_killed_mid_run_does_not_keep_the_job(db, database, lock):
+    """kill -9 of the process running a job: with the advisory lock the job is free at once
+    (PostgreSQL ends the dead connection's transaction); with a lease, when the lease ends."""
+    if lock == "advisory" and db.dialect != "postgresql":
+        pytest.skip("advisory locks are PostgreSQL's")
+    jobs.ensure(db, "killed", utcnow())
+    lease_s = 1.0
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD, database.url, lock, str(lease_s)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "running"
+        with jobs.claim(db, "killed", 3600, lock=lock) as run:
+            assert run is None, "a running job was claimed twice"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 30  # PostgreSQL notices the closed socket; a lease ends
+    while True:
+        with jobs.claim(db, "killed", 3600, lock=lock) as run:
+            if run is not None:
+                break
+        assert time.monotonic() < deadline, "the killed holder kept the job"
+        time.sleep(0.2)
+
+
+def test_lock_keys_are_stable_and_distinct():
+    assert jobs.lock_key("maintenance-sweep") == jobs.lock_key("maintenance-sweep")
+    assert jobs.lock_key("integrity:a") != jobs.lock_key("integrity:b")
+    assert -(2**63) <= jobs.lock_key("x") < 2**63
