@@ -263,10 +263,10 @@ def simulate(
                          ray_address=ray, chunk_spins=chunk_spins, checkpoint=checkpoint,
                          on_progress=on_progress)
     except (RayConnectError, CheckpointError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)  # one line, however long
         raise typer.Exit(2) from exc
     except ChunkLostError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         # Counted in the file once the workers are gone: a chunk that finished during the stop

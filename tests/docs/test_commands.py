@@ -229,6 +229,7 @@ BENCH_ARGS = {
     "bench_crystal_star_deluxe.py": "--spins 100000 --rounds 200",
     "bench_server.py": "--seconds 1 --levels 2",
     "bench_simulate_scale.py": "--rounds 2M",
+    "bench_simulate_2e9.py": "--spins 2M --games crystal-star-deluxe",
     "bench_login_flood.py": "--seconds 1 --repeat 1",
     "bench_pgbouncer.py": "--seconds 1 --levels 2",
 }

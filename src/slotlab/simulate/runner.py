@@ -9,6 +9,7 @@ checkpoint. Chunks run in this process (``workers=1``), in a process pool, or on
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import os
@@ -45,6 +46,7 @@ from slotlab.simulate.stats import (
 
 CHUNK_SPINS = 1 << 20
 RAY_ATTEMPTS = 4  # runs of one chunk on a Ray cluster before its loss fails the simulation
+RAY_WINDOW = 4  # Ray tasks in flight per cluster CPU
 
 Chunk = tuple[np.ndarray, np.ndarray]
 
@@ -202,6 +204,16 @@ def _reachable(host: str, port: int, timeout_s: float = 3.0) -> bool:
         return False
 
 
+def _token_hint(address: str) -> str:
+    """Ray (2.5x and later) starts clusters with token authentication, and sends the token only
+    to a cluster it finds by itself (``auto``): an explicit address needs RAY_AUTH_MODE=token."""
+    if address in ("local", "auto") or os.environ.get("RAY_AUTH_MODE"):
+        return ""
+    return ("; if the cluster uses token authentication (Ray's default), set RAY_AUTH_MODE=token "
+            "and its token in RAY_AUTH_TOKEN or ~/.ray/auth_token (`ray get-auth-token` on the "
+            "head prints it)")
+
+
 def connect_ray(address: str) -> int:
     """Join the Ray cluster at ``address`` (``local`` starts one in this process, ``auto`` finds
     the one this machine belongs to); returns the cluster's CPUs, its workers.
@@ -234,14 +246,20 @@ def connect_ray(address: str) -> int:
             ray.init(address=target, include_dashboard=False, log_to_driver=False)
         except Exception as exc:  # Ray raises many kinds; the operator needs one line
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise RayConnectError(f"cannot join the Ray cluster at {address}: {first}") from exc
+            raise RayConnectError(f"cannot join the Ray cluster at {address}: {first}"
+                                  + _token_hint(address)) from exc
     return max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
 
 
 def _on_ray(game: Simulatable, game_ref: str, bet: int, seed: int,
-            todo: list[tuple[int, int]], rerun: set[int]) -> Iterator[tuple[int, Chunk]]:
+            todo: list[tuple[int, int]], rerun: set[int], workers: int
+            ) -> Iterator[tuple[int, Chunk]]:
     """Chunks as Ray tasks. A task lost with its worker or node (a system failure, not an error
-    in the chunk) is run again, up to ``RAY_ATTEMPTS`` times; ``rerun`` collects those chunks."""
+    in the chunk) is run again, up to ``RAY_ATTEMPTS`` times; ``rerun`` collects those chunks.
+
+    At most ``RAY_WINDOW`` tasks per CPU are in flight: enough that no worker waits for the
+    driver, few enough that the driver's waits stay cheap (waiting on all 1,908 chunks of a 2e9
+    run at once cost the driver a share of the CPUs the workers need on a small machine)."""
     import ray
     from ray.exceptions import RayError, RayTaskError
 
@@ -253,8 +271,14 @@ def _on_ray(game: Simulatable, game_ref: str, bet: int, seed: int,
     def submit(index: int, spins: int, attempt: int) -> None:
         pending[remote.remote(source, bet, seed, index, spins)] = (index, spins, attempt)
 
-    for index, spins in todo:
-        submit(index, spins, 1)
+    queue = iter(todo)
+    window = RAY_WINDOW * workers
+
+    def top_up() -> None:
+        for index, spins in itertools.islice(queue, max(0, window - len(pending))):
+            submit(index, spins, 1)
+
+    top_up()
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
@@ -270,6 +294,7 @@ def _on_ray(game: Simulatable, game_ref: str, bet: int, seed: int,
                 rerun.add(index)
                 submit(index, spins, attempt + 1)
                 continue
+            top_up()
             yield index, chunk
     finally:
         for ref in pending:
@@ -333,7 +358,7 @@ def simulate(
         if ray_address:
             workers = connect_ray(ray_address)
             backend = "ray"
-            chunks = _on_ray(game, game_ref, bet, seed, todo, rerun)
+            chunks = _on_ray(game, game_ref, bet, seed, todo, rerun, workers)
         elif workers > 1 and len(todo) > 1:
             backend = "processes"
             chunks = _in_pool(game, bet, seed, todo, min(workers, len(todo)))
