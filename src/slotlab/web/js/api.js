@@ -1,4 +1,5 @@
 // The HTTP API client: bearer token, idempotency keys, retries on a lost network, errors in words.
+import { duration, t } from "./i18n.js";
 import { newId, sleep, store } from "./util.js";
 
 export class ApiError extends Error {
@@ -12,33 +13,38 @@ export class ApiError extends Error {
 
 /** A sentence a player understands, for any failure. */
 export function explain(err) {
-  if (!(err instanceof ApiError)) return `Something went wrong: ${err?.message || err}`;
-  const server = err.message && !/^HTTP \d+$/.test(err.message) ? ` (${err.message})` : "";
+  if (!(err instanceof ApiError)) return t("error.unexpected", { detail: err?.message || err });
+  // the server's own words (English) are added in brackets where they say more than the status
+  const server = err.message && !/^HTTP \d+$/.test(err.message) ? t("error.server_detail", { detail: err.message }) : "";
   switch (err.status) {
     case 0:
-      return "Connection lost: the server cannot be reached. Check your network; your money and any round in play are safe on the server.";
+      return t("error.network");
     case 401:
       // An inactive session (R20) is told apart from one that was closed or ran out.
-      if (err.code === "session_idle" && err.message)
-        return `${err.message[0].toUpperCase()}${err.message.slice(1)}. Please log in again.`;
-      return "Your session has ended. Please log in again.";
+      if (err.code === "session_idle") {
+        // the server says the timeout in English words ("after 2 seconds"): said again here
+        const m = /after (\d+) (day|hour|minute|second)s? /.exec(err.message || "");
+        const unit = { day: 86400, hour: 3600, minute: 60, second: 1 };
+        if (m) return t("error.session_idle", { duration: duration(Number(m[1]) * unit[m[2]]) });
+      }
+      return t("error.session_ended");
     case 402:
-      return "Insufficient funds: your balance is too low for this bet. Lower the bet or add funds.";
+      return t("error.insufficient_funds");
     case 403:
-      return "That is not allowed for your account." + server;
+      return t("error.forbidden") + server;
     case 404:
-      return "Not found: the game or round does not exist." + server;
+      return t("error.not_found") + server;
     case 409:
-      return "A round is already in play; it has been restored so you can finish it." + server;
+      return t("error.round_open") + server;
     case 429:
-      return "Too fast: please wait a moment before starting the next round.";
+      return t("error.too_fast");
     case 400:
     case 422:
-      return "The request was refused" + (server || ".");
+      return server ? t("error.refused_because", { detail: server }) : t("error.refused");
     default:
       return err.status >= 500
-        ? "The game server had a problem. Please try again in a moment; nothing has been lost."
-        : `Error ${err.status}${server}`;
+        ? t("error.server")
+        : t("error.status", { status: err.status, detail: server });
   }
 }
 

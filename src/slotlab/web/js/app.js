@@ -4,12 +4,13 @@ import { Api, ApiError, explain } from "./api.js";
 import { alertBox, closeAll, toast } from "./dialogs.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
+import { initI18n, num, t } from "./i18n.js";
 import { formatMoney, h, pct, pick, store } from "./util.js";
 
 // What the server accepts for a new account (server/schemas.py: Username, Password).
 const MIN_PASSWORD = 8;
 const USERNAME_RULE = /^[A-Za-z0-9_.-]{3,32}$/;
-const ACCOUNT_RULES = `a username of 3 to 32 letters, digits, dots, dashes or underscores, and a password of at least ${MIN_PASSWORD} characters.`;
+const accountRules = () => t("login.account_rules", { min: 3, max: 32, password: MIN_PASSWORD });
 
 class App {
   constructor() {
@@ -23,8 +24,8 @@ class App {
     this.api.onUnauthorized = (err) => this.logout(true, err);
     this.api.onNetwork = (lost) => {
       document.body.classList.toggle("offline", lost);
-      if (lost) toast("Connection lost: retrying…", "error", 0);
-      else toast("Connection restored.", "info");
+      if (lost) toast(t("net.retrying"), "error", 0);
+      else toast(t("net.restored"), "info");
     };
   }
 
@@ -52,12 +53,13 @@ class App {
 
   async start() {
     installDefs();
+    await initI18n();
     this.root = document.getElementById("view");
     this.balanceEl = document.getElementById("balance");
     document.getElementById("logout").addEventListener("click", () => this.logout());
     window.addEventListener("hashchange", () => this.route());
-    window.addEventListener("online", () => toast("Back online.", "info"));
-    window.addEventListener("offline", () => toast("Connection lost: you are offline. Your money and rounds are safe on the server.", "error", 0));
+    window.addEventListener("online", () => toast(t("net.online"), "info"));
+    window.addEventListener("offline", () => toast(t("net.offline"), "error", 0));
     if (!this.api.token) return this.showLogin();
     try {
       await this.enter();
@@ -69,7 +71,7 @@ class App {
 
   fatal(err) {
     this.root.replaceChildren(
-      h("section.panel", { "data-testid": "fatal" }, h("h1", {}, "The game cannot start"), h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => location.reload() }, "Try again")),
+      h("section.panel", { "data-testid": "fatal" }, h("h1", {}, t("app.cannot_start")), h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => location.reload() }, t("app.try_again"))),
     );
   }
 
@@ -146,13 +148,13 @@ class App {
     if (!list.length) return;
     const name = (id) => this.games.find((g) => g.id === id)?.name || id;
     await alertBox(
-      "While you were away",
+      t("unseen.title"),
       [
-        "These unfinished rounds were completed automatically and their winnings credited to your balance. You can review them in RECALL.",
+        t("unseen.text"),
         h(
           "ul.unseen",
           { "data-testid": "unseen-list" },
-          list.map((r) => h("li", {}, `${name(pick(r, "game", "game_id"))}: round ${String(r.round_id || "").slice(0, 10)} paid ${this.money(pick(r, "win_amount", "win") ?? 0)}`)),
+          list.map((r) => h("li", {}, t("unseen.item", { game: name(pick(r, "game", "game_id")), round: String(r.round_id || "").slice(0, 10), win: this.money(pick(r, "win_amount", "win") ?? 0) }))),
         ),
       ],
       { testid: "unseen" },
@@ -176,12 +178,12 @@ class App {
     if (!list.length) return;
     const name = (id) => this.games.find((g) => g.id === id)?.name || id;
     await alertBox(
-      "You have free rounds!",
+      t("frb.title"),
       [
-        "Your operator has given you free rounds. The bet is fixed and the rules are the normal ones.",
-        h("ul", { "data-testid": "frb-list" }, list.map((p) => h("li", {}, `${pick(p, "rounds_left", "remaining", "rounds")} free rounds on ${name(pick(p, "game", "game_id"))} at ${this.money(p.bet)}`))),
+        t("frb.text"),
+        h("ul", { "data-testid": "frb-list" }, list.map((p) => h("li", {}, t("frb.item", { n: Number(pick(p, "rounds_left", "remaining", "rounds")), game: name(pick(p, "game", "game_id")), bet: this.money(p.bet) })))),
       ],
-      { testid: "frb-announce", button: "Play" },
+      { testid: "frb-announce", button: t("frb.play") },
     );
   }
 
@@ -229,7 +231,7 @@ class App {
       if (openGame && openGame !== gid) {
         gid = openGame;
         history.replaceState(null, "", `#/game/${encodeURIComponent(gid)}`);
-        toast("You have an unfinished round in this game: finish it first.", "info");
+        toast(t("app.unfinished_elsewhere"), "info");
       }
       const view = new GameView(this, gid);
       this.view = view;
@@ -240,7 +242,7 @@ class App {
         document.title = `${view.desc.name} · slotlab`;
         if (open && this.view === view) await view.resume(open);
       } catch (err) {
-        this.root.replaceChildren(h("section.panel", {}, h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => this.go("#/lobby") }, "Back to the lobby")));
+        this.root.replaceChildren(h("section.panel", {}, h("p.error-text", {}, explain(err)), h("button.primary", { onclick: () => this.go("#/lobby") }, t("app.back_to_lobby"))));
       }
       return;
     }
@@ -248,21 +250,21 @@ class App {
   }
 
   showLobby() {
-    document.title = "Lobby · slotlab";
+    document.title = t("lobby.page_title");
     const cards = this.games.map((g) => {
       const thumb = h("div.thumb", { "aria-hidden": "true" });
       const card = h(
         "a.game-card",
-        { href: `#/game/${encodeURIComponent(g.id)}`, "data-testid": `game-card-${g.id}`, "aria-label": `Play ${g.name}` },
+        { href: `#/game/${encodeURIComponent(g.id)}`, "data-testid": `game-card-${g.id}`, "aria-label": t("lobby.play_label", { game: g.name }) },
         thumb,
         h("h2", {}, g.name),
         h("dl.facts", {}, [
-          h("dt", {}, "RTP"), h("dd", {}, pct(g.rtp)),
-          h("dt", {}, "Max win"), h("dd", {}, g.max_win ? `${Number(g.max_win).toLocaleString("en-US")}×` : "—"),
-          h("dt", {}, "Bets"), h("dd", {}, g.bets?.length ? `${this.money(g.bets[0])} – ${this.money(g.bets[g.bets.length - 1])}` : "—"),
+          h("dt", {}, t("lobby.rtp")), h("dd", {}, pct(g.rtp)),
+          h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win ? t("lobby.times", { x: num(Number(g.max_win)) }) : "—"),
+          h("dt", {}, t("lobby.bets")), h("dd", {}, g.bets?.length ? t("lobby.bet_range", { low: this.money(g.bets[0]), high: this.money(g.bets[g.bets.length - 1]) }) : "—"),
         ]),
-        g.progressives ? h("p.lobby-jp", { "data-testid": `lobby-jackpots-${g.id}` }, "Progressives") : null,
-        h("span.play", {}, "PLAY"),
+        g.progressives ? h("p.lobby-jp", { "data-testid": `lobby-jackpots-${g.id}` }, t("lobby.progressives")) : null,
+        h("span.play", {}, t("lobby.play")),
       );
       // thumbnails are drawn from the game's own symbols
       this.api.get(`/api/games/${encodeURIComponent(g.id)}`, { retries: 0 }).then((d) => {
@@ -272,26 +274,26 @@ class App {
       return card;
     });
     const frb = this.freeRounds.length
-      ? h("p.frb-note", { "data-testid": "lobby-frb" }, `You have free rounds waiting: ${this.freeRounds.map((p) => `${pick(p, "rounds_left", "remaining", "rounds")} on ${this.games.find((g) => g.id === (p.game ?? p.game_id))?.name || p.game}`).join(", ")}.`)
+      ? h("p.frb-note", { "data-testid": "lobby-frb" }, t("lobby.frb_waiting", { list: this.freeRounds.map((p) => t("lobby.frb_item", { n: Number(pick(p, "rounds_left", "remaining", "rounds")), game: this.games.find((g) => g.id === (p.game ?? p.game_id))?.name || p.game })).join(", ") }))
       : null;
     if (this.games.some((g) => g.progressives)) {
       this.api.get("/api/jackpots", { retries: 0 }).then((data) => {
         for (const g of this.games) {
           const el = this.root.querySelector(`[data-testid="lobby-jackpots-${g.id}"]`);
           const pools = (data?.jackpots || []).filter((j) => j.game === g.id).sort((a, b) => b.value - a.value);
-          if (el && pools.length) el.textContent = pools.map((j) => `${String(j.tier).toUpperCase()} ${this.money(j.value)}`).join(" · ");
+          if (el && pools.length) el.textContent = pools.map((j) => t("lobby.pool", { tier: String(j.tier).toUpperCase(), amount: this.money(j.value) })).join(" · ");
         }
       }).catch(() => {});
     }
     this.root.replaceChildren(
-      h("section.lobby", { "data-testid": "lobby" }, h("h1.lobby-title", {}, "Choose a game"), frb, h("div.cards", {}, cards)),
+      h("section.lobby", { "data-testid": "lobby" }, h("h1.lobby-title", {}, t("lobby.title")), frb, h("div.cards", {}, cards)),
     );
   }
 
   // ---- login -------------------------------------------------------------------------------
   showLogin(message) {
     document.body.classList.remove("signed-in");
-    document.title = "Log in · slotlab";
+    document.title = t("login.page_title");
     const user = h("input", { id: "username", name: "username", autocomplete: "username", required: true, "data-testid": "username" });
     const pass = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 1, "data-testid": "password" });
     const err = h("p.error-text", { role: "alert", "data-testid": "login-error" }, message || "");
@@ -299,16 +301,16 @@ class App {
       err.textContent = "";
       const body = { username: user.value.trim(), password: pass.value };
       if (!body.username || !body.password) {
-        err.textContent = "Enter a username and a password.";
+        err.textContent = t("login.empty");
         return;
       }
       // The server's rules for a new account, said in words before it refuses them.
       if (mode === "register" && !USERNAME_RULE.test(body.username)) {
-        err.textContent = `Choose ${ACCOUNT_RULES}`;
+        err.textContent = t("login.choose", { rules: accountRules() });
         return;
       }
       if (mode === "register" && body.password.length < MIN_PASSWORD) {
-        err.textContent = `A password needs at least ${MIN_PASSWORD} characters.`;
+        err.textContent = t("login.password_short", { min: MIN_PASSWORD });
         return;
       }
       try {
@@ -320,34 +322,34 @@ class App {
       } catch (e) {
         err.textContent =
           e instanceof ApiError && e.status === 401
-            ? "Wrong username or password."
+            ? t("login.wrong")
             : e instanceof ApiError && e.status === 409
-              ? "That username is taken: choose another, or log in."
+              ? t("login.taken")
               : e instanceof ApiError && e.status === 429
-                ? "Too many attempts: please wait a minute and try again."
+                ? t("login.too_many")
                 : e instanceof ApiError && (e.status === 422 || e.status === 400)
-                  ? `Choose ${ACCOUNT_RULES}`
+                  ? t("login.choose", { rules: accountRules() })
                   : explain(e);
       }
     };
     const form = h(
       "form.panel.login",
       { "data-testid": "login", onsubmit: (e) => (e.preventDefault(), submit("login")) },
-      h("h1", {}, "Welcome to slotlab"),
-      h("p", {}, "Log in to play, or create an account."),
-      h("label", { for: "username" }, "Username"),
+      h("h1", {}, t("login.welcome", { brand: "slotlab" })),
+      h("p", {}, t("login.intro")),
+      h("label", { for: "username" }, t("login.username")),
       user,
-      h("label", { for: "password" }, "Password"),
+      h("label", { for: "password" }, t("login.password")),
       pass,
-      h("p.note", { "data-testid": "account-rules" }, `New account: ${ACCOUNT_RULES}`),
+      h("p.note", { "data-testid": "account-rules" }, t("login.new_account", { rules: accountRules() })),
       err,
       h(
         "div.login-actions",
         {},
-        h("button.primary", { type: "submit", "data-testid": "login-submit" }, "LOG IN"),
-        h("button", { type: "button", "data-testid": "register-submit", onclick: () => submit("register") }, "CREATE ACCOUNT"),
+        h("button.primary", { type: "submit", "data-testid": "login-submit" }, t("login.submit")),
+        h("button", { type: "button", "data-testid": "register-submit", onclick: () => submit("register") }, t("login.register")),
       ),
-      h("p.note", {}, "Play responsibly. You must be of legal age to play."),
+      h("p.note", {}, t("login.responsibly")),
     );
     this.root.replaceChildren(form);
     user.focus();

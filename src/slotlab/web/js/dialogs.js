@@ -1,4 +1,5 @@
 // Modal dialogs (native <dialog>: focus trap and Escape for free) and toasts.
+import { t } from "./i18n.js";
 import { h } from "./util.js";
 
 let stack = [];
@@ -20,7 +21,7 @@ export function openDialog(title, content, { testid = "dialog", wide = false, ac
     "header.modal-head",
     {},
     h("h2", { id: `${testid}-title` }, title),
-    h("button.icon-btn", { "aria-label": "Close", "data-testid": "dialog-close", onclick: () => close(null) }, "✕"),
+    h("button.icon-btn", { "aria-label": t("dialog.close"), "data-testid": "dialog-close", onclick: () => close(null) }, "✕"),
   );
   const body = h("div.modal-body", {}, content);
   const foot = actions.length
@@ -61,7 +62,7 @@ export function closeAll() {
 }
 
 /** A message box; resolves when dismissed. */
-export function alertBox(title, text, { testid = "notice", button = "OK" } = {}) {
+export function alertBox(title, text, { testid = "notice", button = t("dialog.ok") } = {}) {
   const content = Array.isArray(text) ? text.map((t) => (t instanceof Node ? t : h("p", {}, t))) : h("p", {}, text);
   return openDialog(title, content, { testid, actions: [{ label: button, primary: true, value: true, testid: `${testid}-ok` }] }).done;
 }

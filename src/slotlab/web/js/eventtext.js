@@ -1,14 +1,15 @@
 // Words for every event of the log (used by the game's message bar and by the recall replay).
 // Players read names, never ids: symbols by their name, combinations by the paytable's label,
 // progressive pools by their name (fmt.desc is the game's describe(), where the caller has it).
+import { t } from "./i18n.js";
 
 /** The pool's name ("Top Progressive") from the game's description, else from its tier. */
 export function poolName(tier, desc) {
   const list = Array.isArray(desc?.progressives) ? desc.progressives : Object.entries(desc?.progressives || {}).map(([t, v]) => ({ tier: t, ...(v || {}) }));
   const named = list.find((p) => p.tier === tier)?.name;
   if (named) return named;
-  const t = String(tier ?? "");
-  return `${t.charAt(0).toUpperCase()}${t.slice(1)} Progressive`;
+  const tier_ = String(tier ?? "");
+  return t("event.pool_name", { tier: `${tier_.charAt(0).toUpperCase()}${tier_.slice(1)}` });
 }
 
 /** What a line paid for: a combination's label (its paytable row) or the symbol's name. */
@@ -25,9 +26,9 @@ function paidFor(e, { sym, desc }) {
 }
 
 const FLAT_REASONS = {
-  three_stars_below_max_bet: () => "three Crystal Stars below max bet",
-  top_progressive_already_won: (desc) => `${poolName("top", desc)} already won in this play`,
-  bottom_progressive_already_won: (desc) => `${poolName("bottom", desc)} already won in this play`,
+  three_stars_below_max_bet: () => t("event.flat.below_max_bet"),
+  top_progressive_already_won: (desc) => t("event.flat.already_won", { pool: poolName("top", desc) }),
+  bottom_progressive_already_won: (desc) => t("event.flat.already_won", { pool: poolName("bottom", desc) }),
 };
 
 export function describeEvent(e, fmt) {
@@ -35,35 +36,46 @@ export function describeEvent(e, fmt) {
   const name = (id) => sym(id)?.name || id;
   switch (e.type) {
     case "reels_stopped":
-      return e.stage === "free" ? "Free spin: the reels stop." : "The reels stop.";
+      return e.stage === "free" ? t("event.reels_stopped_free") : t("event.reels_stopped");
     case "reels_nudged":
-      return `Nudge ${e.step}: the Crystal Stars nudge one position.`;
-    case "line_won":
-      return `Line ${e.line}: ${e.count} × ${paidFor(e, fmt)}${e.multiplier > 1 ? `, multiplied by ${e.multiplier},` : ""} pays ${money(e.win)}.`;
+      return t("event.reels_nudged", { step: e.step });
+    case "line_won": {
+      const args = { line: e.line, count: e.count, what: paidFor(e, fmt), x: e.multiplier, amount: money(e.win) };
+      return e.multiplier > 1 ? t("event.line_won_x", args) : t("event.line_won", args);
+    }
     case "scatter_won":
-      return `${e.count} × ${name(e.symbol)} scattered pays ${money(e.win)}.`;
+      return t("event.scatter_won", { count: e.count, what: name(e.symbol), amount: money(e.win) });
     case "free_spins_triggered":
-      return `${e.awarded} free spins awarded${e.total_awarded && e.total_awarded !== e.awarded ? ` (${e.total_awarded} in total)` : ""}.`;
+      return e.total_awarded && e.total_awarded !== e.awarded
+        ? t("event.free_spins_total", { n: e.awarded, total: e.total_awarded })
+        : t("event.free_spins", { n: e.awarded });
     case "free_spin_started":
-      return `Free spin ${e.index}${e.remaining !== undefined ? ` (${e.remaining} left)` : ""}${e.multiplier > 1 ? `, wins × ${e.multiplier}` : ""}.`;
+      return [
+        t("event.free_spin", { index: e.index }),
+        e.remaining !== undefined ? t("event.free_spin_left", { n: e.remaining }) : "",
+        e.multiplier > 1 ? t("event.free_spin_x", { x: e.multiplier }) : "",
+        t("event.end"),
+      ].join("");
     case "progressive_won":
-      return `${poolName(e.tier, desc)} won on line ${e.line}${e.amount !== undefined ? `: ${money(e.amount, true)}` : ""}!`;
+      return e.amount !== undefined
+        ? t("event.progressive_amount", { pool: poolName(e.tier, desc), line: e.line, amount: money(e.amount, true) })
+        : t("event.progressive", { pool: poolName(e.tier, desc), line: e.line });
     case "flat_prize_won": {
       const why = FLAT_REASONS[e.reason]?.(desc) ?? (e.reason ? String(e.reason).replaceAll("_", " ") : "");
-      return `Line ${e.line}: flat prize ${money(e.win)}${why ? ` (${why})` : ""}.`;
+      return why ? t("event.flat_why", { line: e.line, amount: money(e.win), why }) : t("event.flat", { line: e.line, amount: money(e.win) });
     }
     case "win_capped":
-      return `The win is capped at the maximum of ${money(e.cap)}.`;
+      return t("event.win_capped", { amount: money(e.cap) });
     case "gamble_offered":
-      return `Gamble offered: ${money(e.stake)} (step ${e.step} of ${e.max_steps}).`;
+      return t("event.gamble_offered", { amount: money(e.stake), step: e.step, max: e.max_steps });
     case "gamble_resolved":
-      return `Gamble on ${e.choice}: the card is ${e.card}, ${e.won ? "won" : "lost"}.`;
+      return t(e.won ? "event.gamble_won" : "event.gamble_lost", { choice: t(`gamble.colour_${e.choice}`), card: t(`gamble.card_${e.card}`) });
     case "gamble_collected":
-      return `Collected ${money(e.win ?? e.stake ?? 0)}.`;
+      return t("event.gamble_collected", { amount: money(e.win ?? e.stake ?? 0) });
     case "round_ended":
-      return `Round over: total win ${money(e.win)}.`;
+      return t("event.round_ended", { amount: money(e.win) });
     default:
-      return e.type.replaceAll("_", " ");
+      return t("event.unknown", { type: e.type.replaceAll("_", " ") });
   }
 }
 

@@ -3,8 +3,9 @@
 // request: after a win the round waits with a GAMBLE button, and SPIN collects and plays on.
 import { explain } from "./api.js";
 import { alertBox, dialogOpen, toast } from "./dialogs.js";
-import { describeEvent, eventWin, FEATURE_EVENTS } from "./eventtext.js";
+import { describeEvent, eventWin, FEATURE_EVENTS, poolName } from "./eventtext.js";
 import { featureFor, hostForGame } from "./features/index.js";
+import { num, t } from "./i18n.js";
 import { openAutoDialog, openBetDialog, openMenu, openPays } from "./panels.js";
 import { openRecall } from "./recall.js";
 import { Reels } from "./reels.js";
@@ -81,7 +82,7 @@ export class GameView {
       const mins = Math.floor(Number(s.session?.elapsed_s ?? 0) / 60);
       const net = Number(s.net_position ?? 0);
       this.sessEl.hidden = false;
-      this.sessEl.textContent = `Session ${mins} min · Net position ${net > 0 ? "+" : ""}${this.app.money(net)}`;
+      this.sessEl.textContent = t("game.session_info", { mins, net: `${net > 0 ? "+" : ""}${this.app.money(net)}` });
     } catch {
       /* informational only */
     }
@@ -98,20 +99,20 @@ export class GameView {
   render() {
     const d = this.desc;
     const p = this.app.profile;
-    this.msg = h("div.message", { "data-testid": "message", role: "status", "aria-live": "polite" }, "Good luck!");
+    this.msg = h("div.message", { "data-testid": "message", role: "status", "aria-live": "polite" }, t("game.good_luck"));
     this.winEl = h("output.value", { "data-testid": "win" }, this.credits(0));
     this.betEl = h("output.value", { "data-testid": "bet" }, "");
-    this.spinBtn = h("button.spin", { "data-testid": "spin", "aria-label": "Spin", onclick: () => this.onSpinButton() }, h("span.spin-icon", { "aria-hidden": "true" }, "⟳"), h("span.spin-label", {}, "SPIN"));
-    this.autoBtn = h("button.ctl", { "data-testid": "auto", onclick: () => this.onAutoButton(), disabled: !p.autoplay, title: p.autoplay ? "Auto spin" : "Autoplay is not allowed in your jurisdiction" }, "AUTO");
-    this.soundBtn = h("button.ctl", { "data-testid": "sound", "aria-pressed": String(sound.enabled), onclick: () => this.toggleSound() }, sound.enabled ? "♪ SOUND ON" : "♪ SOUND OFF");
-    this.betDown = h("button.ctl.small", { "data-testid": "bet-down", "aria-label": "Lower bet", onclick: () => this.stepBet(-1) }, "−");
-    this.betUp = h("button.ctl.small", { "data-testid": "bet-up", "aria-label": "Raise bet", onclick: () => this.stepBet(1) }, "+");
+    this.spinBtn = h("button.spin", { "data-testid": "spin", "aria-label": t("game.spin_label"), onclick: () => this.onSpinButton() }, h("span.spin-icon", { "aria-hidden": "true" }, "⟳"), h("span.spin-label", {}, t("button.spin")));
+    this.autoBtn = h("button.ctl", { "data-testid": "auto", onclick: () => this.onAutoButton(), disabled: !p.autoplay, title: p.autoplay ? t("auto.title") : t("game.no_autoplay") }, t("game.auto"));
+    this.soundBtn = h("button.ctl", { "data-testid": "sound", "aria-pressed": String(sound.enabled), onclick: () => this.toggleSound() }, sound.enabled ? t("game.sound_on") : t("game.sound_off"));
+    this.betDown = h("button.ctl.small", { "data-testid": "bet-down", "aria-label": t("game.bet_down"), onclick: () => this.stepBet(-1) }, "−");
+    this.betUp = h("button.ctl.small", { "data-testid": "bet-up", "aria-label": t("game.bet_up"), onclick: () => this.stepBet(1) }, "+");
     this.fsEl = h("div.fs-banner", { "data-testid": "free-spins", hidden: true });
     this.frbEl = h("div.frb-banner", { "data-testid": "free-rounds", hidden: true });
     this.bigEl = h("div.bigwin", { "data-testid": "bigwin", hidden: true });
-    this.gambleEl = h("section.gamble", { "data-testid": "gamble", hidden: true, "aria-label": "Gamble" });
-    this.gambleBtn = h("button.ctl.gamble-open", { "data-testid": "gamble-open", hidden: true, onclick: () => this.openGamble() }, "GAMBLE");
-    this.paidEl = h("div.paid-list", { "data-testid": "paid-list", hidden: true, "aria-label": "Wins this round" });
+    this.gambleEl = h("section.gamble", { "data-testid": "gamble", hidden: true, "aria-label": t("gamble.label") });
+    this.gambleBtn = h("button.ctl.gamble-open", { "data-testid": "gamble-open", hidden: true, onclick: () => this.openGamble() }, t("gamble.open"));
+    this.paidEl = h("div.paid-list", { "data-testid": "paid-list", hidden: true, "aria-label": t("game.paid_label") });
     this.jpEl = d.progressives ? h("div.jackpots", { "data-testid": "jackpots" }) : null;
     this.sessEl = h("div.session-info", { "data-testid": "session-info", hidden: true });
 
@@ -126,9 +127,9 @@ export class GameView {
       h(
         "div.game-head",
         {},
-        h("button.ctl", { "data-testid": "lobby", onclick: () => this.leave("#/lobby") }, "◀ LOBBY"),
+        h("button.ctl", { "data-testid": "lobby", onclick: () => this.leave("#/lobby") }, t("game.lobby")),
         h("h1.game-title", {}, d.name),
-        h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, "☰ MENU"),
+        h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, t("game.menu")),
       ),
       this.jpEl,
       this.statusRow,
@@ -138,18 +139,18 @@ export class GameView {
       h(
         "div.meters",
         {},
-        h("div.meter", {}, h("span.label", {}, "BET"), h("div.bet-row", {}, this.betDown, this.betEl, this.betUp)),
-        h("div.meter", {}, h("span.label", {}, "WIN"), this.winEl),
+        h("div.meter", {}, h("span.label", {}, t("button.bet")), h("div.bet-row", {}, this.betDown, this.betEl, this.betUp)),
+        h("div.meter", {}, h("span.label", {}, t("game.win")), this.winEl),
       ),
       h(
         "div.controls",
         {},
         this.soundBtn,
-        h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, "PAYS / HELP"),
-        h("button.ctl", { "data-testid": "bet-settings", onclick: () => this.collectThen(() => openBetDialog(this)) }, "BET"),
+        h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, t("button.pays")),
+        h("button.ctl", { "data-testid": "bet-settings", onclick: () => this.collectThen(() => openBetDialog(this)) }, t("button.bet")),
         this.spinBtn,
         this.autoBtn,
-        h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, "RECALL"),
+        h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, t("button.recall")),
       ),
     );
     return this.view;
@@ -161,11 +162,11 @@ export class GameView {
     const spinning = s === "spinning" || s === "presenting";
     this.spinBtn.classList.toggle("stop", spinning && this.app.profile.quickStop);
     this.spinBtn.querySelector(".spin-label").textContent = this.auto
-      ? `STOP ${Number.isFinite(this.auto.left) ? this.auto.left : "∞"}`
+      ? t("game.stop_n", { n: Number.isFinite(this.auto.left) ? this.auto.left : "∞" })
       : spinning && this.app.profile.quickStop
-        ? this.feature?.quickStopLabel || "STOP"
-        : "SPIN";
-    this.spinBtn.setAttribute("aria-label", this.auto ? "Stop auto spin" : spinning ? "Quick stop" : "Spin");
+        ? this.feature?.quickStopLabel || t("game.stop")
+        : t("button.spin");
+    this.spinBtn.setAttribute("aria-label", this.auto ? t("game.stop_auto_label") : spinning ? t("game.quick_stop_label") : t("game.spin_label"));
     // an offered or open gamble is collected by SPIN, AUTO or a bet change
     this.spinBtn.disabled = s === "choice" || (spinning && !this.app.profile.quickStop && !this.auto);
     const lockBet = !(s === "idle" || s === "offered") || !!this.freePkg;
@@ -209,7 +210,7 @@ export class GameView {
 
   toggleSound() {
     const on = sound.toggle();
-    this.soundBtn.textContent = on ? "♪ SOUND ON" : "♪ SOUND OFF";
+    this.soundBtn.textContent = on ? t("game.sound_on") : t("game.sound_off");
     this.soundBtn.setAttribute("aria-pressed", String(on));
   }
 
@@ -230,7 +231,7 @@ export class GameView {
   // ---- spinning --------------------------------------------------------------------------
   onSpinButton() {
     if (this.auto) {
-      this.stopAuto("Auto spin stopped.");
+      this.stopAuto(t("auto.stopped"));
       if (this.busy && this.app.profile.quickStop) this.quickStop();
       return;
     }
@@ -271,7 +272,7 @@ export class GameView {
       this.skip = false;
       this.setState("idle");
       this.message(explain(err), "error");
-      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      this.stopAuto(t("auto.stopped_because", { why: explain(err) }), "error");
       return false;
     }
   }
@@ -281,7 +282,7 @@ export class GameView {
     const minGap = this.app.profile.minCycleMs;
     const since = performance.now() - this.lastStart;
     if (minGap && this.lastStart && since < minGap + 300) {
-      this.message("Please wait: each game round lasts at least " + (minGap / 1000).toFixed(1) + " s here.");
+      this.message(t("game.min_cycle", { s: num(minGap / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) }));
       await sleep(minGap + 300 - since); // a margin for the time the request takes to arrive
       if (this.gone) return false;
     }
@@ -291,7 +292,7 @@ export class GameView {
     this.hideBig();
     this.lastStart = performance.now();
     this.setState("spinning");
-    this.message(this.freePkg ? "Free round — good luck!" : "Good luck!");
+    this.message(this.freePkg ? t("game.free_round_luck") : t("game.good_luck"));
     this.winEl.textContent = this.credits(0);
     this.winEl.dataset.minor = 0;
     this.fsEl.hidden = true;
@@ -323,7 +324,7 @@ export class GameView {
       this.setState("idle");
       if (handleRoundRefusal(this, err)) return false; // a reality check due, a loss limit
       this.message(explain(err), "error");
-      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      this.stopAuto(t("auto.stopped_because", { why: explain(err) }), "error");
       toast(explain(err), "error", 8000);
       this.app.refreshWallet().catch(() => {});
       if (err.status === 409) await this.app.resumeOpenRound();
@@ -418,7 +419,7 @@ export class GameView {
           this.nudges += 1;
           // the reels move away from what paid before: the wins stay listed
           this.renderPaid();
-          this.message(`NUDGE ${e.step}!`, "feature");
+          this.message(t("game.nudge", { step: e.step }), "feature");
           if (instant) this.reels.setWindow(e.window);
           else {
             if (!this.skip) await this.reels.wait(250);
@@ -436,8 +437,8 @@ export class GameView {
           await flush();
           this.freeTotal = e.total_awarded ?? e.awarded;
           this.fsEl.hidden = false;
-          this.fsEl.textContent = `FREE SPINS: ${this.freeTotal}`;
-          if (!instant) await this.banner(`${e.awarded} FREE SPINS!`, "feature", 1600);
+          this.fsEl.textContent = t("fs.counter", { n: this.freeTotal });
+          if (!instant) await this.banner(t("fs.banner", { n: e.awarded }), "feature", 1600);
           break;
         case "free_spin_started":
           await flush();
@@ -447,7 +448,7 @@ export class GameView {
           this.reels.clearWins();
           this.lastWins = [];
           // each free spin says itself: the last spin's message does not linger
-          this.message(`Free spin ${e.index} of ${this.freeTotal}`, "feature");
+          this.message(t("fs.message", { index: e.index, total: this.freeTotal }), "feature");
           this.renderFreeSpins();
           break;
         case "progressive_won":
@@ -457,7 +458,7 @@ export class GameView {
             sound.bigWin();
             const jp = (this.round?.jackpots || []).find((j) => j.tier === e.tier);
             const amount = jp ? pick(jp, "amount", "value") : undefined;
-            await this.banner(`${String(e.tier).toUpperCase()} PROGRESSIVE!`, "jackpot", 2600, amount !== undefined ? this.app.money(amount) : "");
+            await this.banner(t("jackpot.won_banner", { pool: poolName(e.tier, this.desc).toUpperCase() }), "jackpot", 2600, amount !== undefined ? this.app.money(amount) : "");
           }
           break;
         case "win_capped":
@@ -490,7 +491,7 @@ export class GameView {
     this.fsEl.hidden = false;
     this.fsEl.dataset.index = e.index;
     this.fsEl.dataset.total = this.freeWin;
-    this.fsEl.textContent = `FREE SPIN ${e.index} of ${this.freeTotal}${e.multiplier > 1 ? ` · ALL WINS ×${e.multiplier}` : ""} · WON ${this.credits(this.freeWin)}`;
+    this.fsEl.textContent = [t("fs.plaque", { index: e.index, total: this.freeTotal }), e.multiplier > 1 ? t("fs.all_wins", { x: e.multiplier }) : null, t("fs.won", { amount: this.credits(this.freeWin) })].filter(Boolean).join(" · ");
   }
 
   async endFreeSpins(instant) {
@@ -499,9 +500,9 @@ export class GameView {
     this.fsEl.hidden = false;
     this.fsEl.dataset.total = this.freeWin;
     this.fsEl.dataset.done = "true";
-    this.fsEl.textContent = `FREE SPINS WON ${won}`;
-    this.message(`Free spins won ${won}`, this.freeWin > 0 ? "win" : "feature");
-    if (!instant) await this.banner("FREE SPINS WON", "feature", 1800, won);
+    this.fsEl.textContent = t("fs.total_plaque", { amount: won });
+    this.message(t("fs.total_message", { amount: won }), this.freeWin > 0 ? "win" : "feature");
+    if (!instant) await this.banner(t("fs.total_banner"), "feature", 1800, won);
   }
 
   /** The wins of earlier stages, listed once a nudge has moved the reels away from them. */
@@ -510,12 +511,12 @@ export class GameView {
     this.paidEl.hidden = !moved.length;
     if (!moved.length) return this.paidEl.replaceChildren();
     this.paidEl.replaceChildren(
-      h("span.paid-title", {}, "PAID"),
+      h("span.paid-title", {}, t("game.paid")),
       ...this.paid.map(({ e, stage }) =>
         h(
           "span.paid-win",
           { "data-testid": "paid-win", "data-line": e.line ?? "", "data-stage": stage, "data-win": eventWin(e) },
-          `${e.line ? `Line ${e.line}` : "Scatter"} ${this.credits(eventWin(e))}${stage ? ` (nudge ${stage})` : " (first stop)"}`,
+          t(stage ? "game.paid_nudge" : "game.paid_first", { what: e.line ? t("pays.line", { n: e.line }) : t("game.scatter"), amount: this.credits(eventWin(e)), stage }),
         ),
       ),
     );
@@ -560,7 +561,7 @@ export class GameView {
     const from = this.roundWin;
     this.roundWin += total;
     const small = this.roundWin * this.denom <= this.betMoney && !this.app.profile.celebrateSmall;
-    this.message(wins.length === 1 ? describeEvent(wins[0], this.fmt()) : `${wins.length} wins pay ${this.credits(total)}`, small ? "" : "win");
+    this.message(wins.length === 1 ? describeEvent(wins[0], this.fmt()) : t("game.wins_pay", { n: wins.length, amount: this.credits(total) }), small ? "" : "win");
     if (instant) {
       this.winEl.textContent = this.credits(this.roundWin);
       return;
@@ -632,7 +633,7 @@ export class GameView {
     this.highlightPaid();
     this.setState("offered");
     const celebrate = stake * this.denom > this.betMoney || this.app.profile.celebrateSmall;
-    this.message(`WIN ${this.credits(stake)} · SPIN to collect · GAMBLE to double it`, celebrate ? "win" : "");
+    this.message(t("gamble.offer", { amount: this.credits(stake) }), celebrate ? "win" : "");
     this.cycleWins();
   }
 
@@ -656,7 +657,7 @@ export class GameView {
     this.busy = false;
     this.setState("choice");
     if (this.auto) {
-      const why = "Auto spin stopped: the round waits for your choice.";
+      const why = t("auto.stopped_choice");
       this.stopAuto(why);
       toast(why, "info");
     }
@@ -679,14 +680,14 @@ export class GameView {
     this.bigShown = false;
     if (winMoney > 0) {
       this.message(
-        celebrate ? `WIN ${this.app.money(winMoney)}` : `Win ${this.app.money(winMoney)} (your stake was ${this.app.money(this.betMoney)})`,
+        celebrate ? t("game.win_amount", { amount: this.app.money(winMoney) }) : t("game.win_small", { amount: this.app.money(winMoney), stake: this.app.money(this.betMoney) }),
         celebrate ? "win" : "",
       );
     } else if (!res.events?.some((e) => e.type === "gamble_resolved")) {
-      this.message(this.auto ? "Auto spin…" : "No win this time. Good luck!");
+      this.message(this.auto ? t("auto.running") : t("game.no_win"));
     }
-    if (res.status === "crediting") this.message(`WIN ${this.app.money(winMoney)}: your operator is crediting it to your balance.`, "win");
-    if (res.status === "cancelled") this.message("The round was voided and your bet refunded.", "error");
+    if (res.status === "crediting") this.message(t("game.crediting", { amount: this.app.money(winMoney) }), "win");
+    if (res.status === "cancelled") this.message(t("game.voided"), "error");
     if (res.balance !== undefined && res.balance !== null) this.app.setBalance(res.balance);
     else await this.app.refreshWallet().catch(() => {});
     this.app.noteRound(res);
@@ -704,11 +705,11 @@ export class GameView {
   }
 
   async bigWin(winMoney, ratio) {
-    const tier = ratio >= 50 ? "EPIC WIN" : ratio >= 25 ? "MEGA WIN" : "BIG WIN";
+    const tier = ratio >= 50 ? "epic" : ratio >= 25 ? "mega" : "big";
     this.bigEl.hidden = false;
-    this.bigEl.className = `bigwin big tier-${tier.split(" ")[0].toLowerCase()}`;
+    this.bigEl.className = `bigwin big tier-${tier}`;
     const amount = h("div.big-amount", { "data-testid": "bigwin-amount" });
-    this.bigEl.replaceChildren(h("div.big-title", {}, tier), amount);
+    this.bigEl.replaceChildren(h("div.big-title", {}, t(`bigwin.${tier}`)), amount);
     sound.bigWin();
     const ms = this.auto ? 1200 : Math.min(4000, 1200 + ratio * 40);
     const t0 = performance.now();
@@ -743,31 +744,30 @@ export class GameView {
     this.cycleToken++;
     this.setState("gamble");
     this.gambleEl.hidden = false;
-    this.card = h("div.card.back", { "data-testid": "gamble-card", "aria-label": "Face-down card" }, h("span", {}, "?"));
+    this.card = h("div.card.back", { "data-testid": "gamble-card", "aria-label": t("gamble.face_down") }, h("span", {}, "?"));
     const opts = aw.options || ["collect", "red", "black"];
     const btn = (opt, label, cls) =>
       opts.includes(opt)
         ? h(`button.gamble-btn.${cls}`, { "data-testid": `gamble-${opt}`, onclick: () => this.choose(opt) }, label)
         : null;
     const parts = [
-      h("h2", {}, "GAMBLE"),
+      h("h2", {}, t("gamble.open")),
       h(
         "p.gamble-text",
         { "data-testid": "gamble-text" },
-        `Gamble ${this.credits(stake)} to win ${this.credits(stake * 2)}? Guess the colour of the card`,
-        aw.step ? ` (step ${aw.step} of ${aw.max_steps}).` : ".",
+        aw.step ? t("gamble.text_step", { stake: this.credits(stake), win: this.credits(stake * 2), step: aw.step, max: aw.max_steps }) : t("gamble.text", { stake: this.credits(stake), win: this.credits(stake * 2) }),
       ),
-      h("div.gamble-row", {}, btn("red", "RED", "red"), this.card, btn("black", "BLACK", "black")),
+      h("div.gamble-row", {}, btn("red", t("gamble.red"), "red"), this.card, btn("black", t("gamble.black"), "black")),
       this.cardHistory?.length
-        ? h("div.card-history", { "data-testid": "gamble-history", "aria-label": "Previous cards" }, "Previous cards: ",
-            this.cardHistory.map((c) => h(`span.mini-card.${c}`, { "data-card": c, title: c }, c === "red" ? "♥" : "♠")))
+        ? h("div.card-history", { "data-testid": "gamble-history", "aria-label": t("gamble.previous_label") }, t("gamble.previous"),
+            this.cardHistory.map((c) => h(`span.mini-card.${c}`, { "data-card": c, title: t(`gamble.card_${c}`) }, c === "red" ? "♥" : "♠")))
         : null,
-      btn("collect", `COLLECT ${this.credits(stake)}`, "collect"),
+      btn("collect", t("gamble.collect", { amount: this.credits(stake) }), "collect"),
     ];
     this.gambleEl.replaceChildren(...parts.filter(Boolean));
     this.winEl.textContent = this.credits(stake);
     const celebrate = stake * this.denom > this.betMoney || this.app.profile.celebrateSmall;
-    this.message("Collect your win, or gamble it on the colour of the next card.", celebrate ? "win" : "");
+    this.message(t("gamble.prompt"), celebrate ? "win" : "");
     this.gambleEl.querySelector("[data-testid=gamble-collect]")?.focus();
   }
 
@@ -779,7 +779,7 @@ export class GameView {
       console.error(err);
       this.busy = false;
       this.message(explain(err), "error");
-      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      this.stopAuto(t("auto.stopped_because", { why: explain(err) }), "error");
       // redraw the round as the server has it, or none
       if (!(await this.app.resumeOpenRound().catch(() => false))) {
         this.gambleEl.hidden = true;
@@ -813,20 +813,20 @@ export class GameView {
       if (err.status === 409 || err.status === 404) {
         // the round no longer waits (completed automatically, voided, or played in another
         // window): show where it stands
-        const why = "This round was already settled by the server (perhaps in another window); your balance is up to date and the round is in RECALL.";
+        const why = t("game.already_settled");
         this.gambleEl.hidden = true;
         this.offer = null;
         this.round = null;
         this.setState("idle");
         await this.app.refreshWallet().catch(() => {});
         this.message(why, "error");
-        this.stopAuto(`Auto spin stopped: ${why}`, "error");
+        this.stopAuto(t("auto.stopped_because", { why }), "error");
         return false;
       }
       for (const b of this.gambleEl.querySelectorAll("button")) b.disabled = false;
       if (waited) this.offerFeatureChoice(waited);
       this.message(explain(err), "error");
-      this.stopAuto(`Auto spin stopped: ${explain(err)}`, "error");
+      this.stopAuto(t("auto.stopped_because", { why: explain(err) }), "error");
       toast(explain(err), "error", 8000);
       return false;
     }
@@ -861,12 +861,12 @@ export class GameView {
     if (!this.card) return;
     this.card.className = `card face ${e.card}`;
     this.card.dataset.card = e.card;
-    this.card.setAttribute("aria-label", `${e.card} card`);
-    this.card.replaceChildren(h("span", {}, e.card === "red" ? "♥" : "♠"), h("small", {}, e.card.toUpperCase()));
+    this.card.setAttribute("aria-label", t(`gamble.card_${e.card}`));
+    this.card.replaceChildren(h("span", {}, e.card === "red" ? "♥" : "♠"), h("small", {}, t(`gamble.card_${e.card}`).toUpperCase()));
     const stake = Number(e.stake);
     this.roundWin = e.win !== undefined ? Number(e.win) : e.won ? stake * 2 : 0;
     this.winEl.textContent = this.credits(this.roundWin);
-    this.message(e.won ? `The card is ${e.card}: you win ${this.credits(this.roundWin)}!` : `The card is ${e.card}: the gamble is lost.`, e.won ? "win" : "error");
+    this.message(e.won ? t("gamble.won", { card: t(`gamble.card_${e.card}`), amount: this.credits(this.roundWin) }) : t("gamble.lost", { card: t(`gamble.card_${e.card}`) }), e.won ? "win" : "error");
     if (!instant) {
       if (e.won) sound.win(2);
       else sound.lose();
@@ -902,16 +902,16 @@ export class GameView {
       /* the feature shows the choice */
     } else if (open.awaiting) this.offerGamble(open.awaiting);
     else await this.finishRound(open);
-    if (this.offer) this.message(`Round restored: WIN ${this.credits(Number(this.offer.stake ?? this.roundWin))} · SPIN collects · GAMBLE doubles`, "feature");
-    else this.message("Your unfinished round has been restored: finish it to continue.", "feature");
-    toast("Your unfinished round has been restored.", "info");
+    if (this.offer) this.message(t("game.restored_offer", { amount: this.credits(Number(this.offer.stake ?? this.roundWin)) }), "feature");
+    else this.message(t("game.restored_finish"), "feature");
+    toast(t("game.restored"), "info");
   }
 
   // ---- autoplay --------------------------------------------------------------------------
   onAutoButton() {
-    if (this.auto) return this.stopAuto("Auto spin stopped.");
+    if (this.auto) return this.stopAuto(t("auto.stopped"));
     if (!this.app.profile.autoplay) {
-      toast("Autoplay is not allowed in your jurisdiction.", "error");
+      toast(t("game.no_autoplay_toast"), "error");
       return;
     }
     openAutoDialog(this);
@@ -924,7 +924,7 @@ export class GameView {
     }
     this.auto = { ...cfg, left: cfg.rounds, startBalance: this.app.wallet.balance };
     this.autoBtn.classList.add("active");
-    this.autoBtn.textContent = "STOP AUTO";
+    this.autoBtn.textContent = t("game.stop_auto");
     this.setState("idle");
     this.spin();
   }
@@ -933,7 +933,7 @@ export class GameView {
     if (!this.auto) return;
     this.auto = null;
     this.autoBtn.classList.remove("active");
-    this.autoBtn.textContent = "AUTO";
+    this.autoBtn.textContent = t("game.auto");
     this.setState(this.state);
     if (reason) {
       this.message(reason, cls);
@@ -961,13 +961,13 @@ export class GameView {
     const bal = this.app.wallet.balance;
     const feature = (res.events || []).some((e) => FEATURE_EVENTS.has(e.type) || this.feature?.isFeature(e));
     let why = null;
-    if (a.left <= 0) why = "Auto spin finished: all rounds played.";
-    else if (a.onAnyWin && winMoney > 0) why = "Auto spin stopped: a win.";
-    else if (a.singleWinExceeds && winMoney >= a.singleWinExceeds) why = `Auto spin stopped: a single win of ${this.app.money(winMoney)} reached your limit.`;
-    else if (a.balanceUp && bal - a.startBalance >= a.balanceUp) why = "Auto spin stopped: your balance increased by your limit.";
-    else if (a.balanceDown && a.startBalance - bal >= a.balanceDown) why = "Auto spin stopped: your balance decreased by your limit.";
-    else if (a.onFeature && feature) why = "Auto spin stopped: a feature was won.";
-    else if (bal < this.betMoney && !this.freePkg) why = "Auto spin stopped: your balance is too low for this bet.";
+    if (a.left <= 0) why = t("auto.finished");
+    else if (a.onAnyWin && winMoney > 0) why = t("auto.stopped_win");
+    else if (a.singleWinExceeds && winMoney >= a.singleWinExceeds) why = t("auto.stopped_single_win", { amount: this.app.money(winMoney) });
+    else if (a.balanceUp && bal - a.startBalance >= a.balanceUp) why = t("auto.stopped_balance_up");
+    else if (a.balanceDown && a.startBalance - bal >= a.balanceDown) why = t("auto.stopped_balance_down");
+    else if (a.onFeature && feature) why = t("auto.stopped_feature");
+    else if (bal < this.betMoney && !this.freePkg) why = t("auto.stopped_low_balance");
     if (why) {
       this.stopAuto(why);
       toast(why, "info");
@@ -1007,7 +1007,7 @@ export class GameView {
     }
     const left = pick(p, "rounds_left", "remaining", "rounds");
     this.frbEl.hidden = false;
-    this.frbEl.textContent = `FREE ROUNDS: ${left} left at ${this.app.money(this.betMoney)} (bet fixed)`;
+    this.frbEl.textContent = t("frb.banner", { n: Number(left), bet: this.app.money(this.betMoney) });
     this.setState(this.state || "idle");
   }
 
@@ -1018,10 +1018,10 @@ export class GameView {
     if (!this.freePkg) {
       this.stopAuto();
       await alertBox(
-        "Free rounds finished",
+        t("frb.finished"),
         [
-          `Your free rounds package is used up${before.total_won !== undefined ? `; it won ${this.app.money(before.total_won)}` : ""}.`,
-          `The next round will cost the bet of ${this.app.money(this.betMoney)}.`,
+          before.total_won !== undefined ? t("frb.used_up_won", { amount: this.app.money(before.total_won) }) : t("frb.used_up"),
+          t("frb.next_costs", { bet: this.app.money(this.betMoney) }),
         ],
         { testid: "frb-ended" },
       );
@@ -1066,11 +1066,11 @@ export class GameView {
         return h(
           `div.jp.${tier}`,
           { "data-testid": `jackpot-${tier}` },
-          h("span.jp-name", {}, `${tier.toUpperCase()} PROGRESSIVE`),
+          h("span.jp-name", {}, poolName(tier, this.desc).toUpperCase()),
           h("span.jp-value", {}, value !== undefined ? this.app.money(value) : "—"),
         );
       }),
-      h("div.jp-note", {}, maxBet ? "Progressives are live at this (max) bet." : "Progressives are available at max bet only."),
+      h("div.jp-note", {}, maxBet ? t("jackpot.live") : t("jackpot.max_bet_only")),
     );
   }
 }

@@ -1,6 +1,8 @@
 // The game's panels: BET settings, AUTO SPIN settings, PAYS / HELP, MENU.
 import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
+import { gameRules } from "./gametext.js";
+import { chooseLanguage, duration, english, language, languages, readEnglish, t } from "./i18n.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
 import { openLimits } from "./responsible.js";
@@ -10,14 +12,14 @@ import { h, pct } from "./util.js";
 
 export function openBetDialog(game) {
   if (game.freePkg) {
-    alertBox("Bet settings", "The bet is fixed while you play free rounds.");
+    alertBox(t("bet.title"), t("bet.fixed_free_rounds"));
     return;
   }
   if (game.state !== "idle") return;
   const d = game.desc;
   const list = h(
     "div.bet-ladder",
-    { role: "radiogroup", "aria-label": "Total bet" },
+    { role: "radiogroup", "aria-label": t("bet.total_bet") },
     game.ladder.map((b, i) =>
       h(
         "button.bet-choice" + (i === game.betIndex ? ".selected" : ""),
@@ -37,11 +39,11 @@ export function openBetDialog(game) {
   );
   const lines = d.lines?.length;
   const dlg = openDialog(
-    "Bet settings",
+    t("bet.title"),
     [
-      h("p", {}, `Choose your total bet${lines ? ` (played on ${lines} lines)` : ""}.`),
+      h("p", {}, lines ? t("bet.choose_lines", { lines }) : t("bet.choose")),
       list,
-      d.progressives ? h("p.note", {}, "Progressives are available at max bet only.") : null,
+      d.progressives ? h("p.note", {}, t("jackpot.max_bet_only")) : null,
     ],
     { testid: "bet-dialog" },
   );
@@ -66,7 +68,7 @@ export function openAutoDialog(game) {
       placeholder: "0.00",
       oninput: () => (chk.checked = must || inp.value.trim() !== ""),
     });
-    const text = must ? `${label} (required)` : label;
+    const text = must ? t("auto.required_label", { label }) : label;
     const row = offered(stop) && h("div.auto-row", { "data-required": must }, chk, h("label", { for: `auto-${key}` }, text), inp, h("span.cur", {}, cur));
     return { row, chk, inp, must };
   };
@@ -74,15 +76,15 @@ export function openAutoDialog(game) {
   const counts = [10, 25, 50, 100, 250].filter((n) => !most || n <= most);
   if (most && !counts.includes(most)) counts.push(most);
   const musts = [
-    required("rounds") && (most ? `a number of rounds (at most ${most})` : "a number of rounds"),
-    required("any_win") && "stop on any win",
-    required("single_win_above") && "a single-win limit",
-    required("balance_up_by") && "a balance-increase limit",
-    required("balance_down_by") && "a loss limit",
+    required("rounds") && (most ? t("auto.must_rounds_max", { most }) : t("auto.must_rounds")),
+    required("any_win") && t("auto.must_any_win"),
+    required("single_win_above") && t("auto.must_single_win"),
+    required("balance_up_by") && t("auto.must_balance_up"),
+    required("balance_down_by") && t("auto.must_loss_limit"),
   ].filter(Boolean);
   const rounds = h(
     "div.auto-rounds",
-    { role: "radiogroup", "aria-label": "Number of auto spins" },
+    { role: "radiogroup", "aria-label": t("auto.rounds") },
     counts.map((n) =>
       h("button.bet-choice" + (n === counts[0] ? ".selected" : ""), {
         "data-testid": `auto-rounds-${n}`,
@@ -103,34 +105,34 @@ export function openAutoDialog(game) {
   let chosen = counts[0];
   const anyWin = h("input", { type: "checkbox", id: "auto-anywin", "data-testid": "auto-any-win", checked: required("any_win"), disabled: required("any_win") });
   const feature = h("input", { type: "checkbox", id: "auto-feature", "data-testid": "auto-feature", checked: true });
-  const single = money("If a single win reaches or exceeds", "single", "auto-single-win", "single_win_above");
-  const up = money("If balance increases by", "up", "auto-balance-up", "balance_up_by");
-  const down = money("If balance decreases by", "down", "auto-balance-down", "balance_down_by");
+  const single = money(t("auto.single_win"), "single", "auto-single-win", "single_win_above");
+  const up = money(t("auto.balance_up"), "up", "auto-balance-up", "balance_up_by");
+  const down = money(t("auto.balance_down"), "down", "auto-balance-down", "balance_down_by");
   const err = h("p.error-text", { role: "alert" });
   const parse = (x) => {
     if (!x.chk.checked) return 0;
     const v = game.app.parseMoney(x.inp.value);
-    if (v === null || v <= 0) throw new Error(`Enter an amount for "${x.inp.getAttribute("aria-label")}".`);
+    if (v === null || v <= 0) throw new Error(t("auto.enter_amount", { label: x.inp.getAttribute("aria-label") }));
     return v;
   };
   const content = [
-    musts.length > 0 && h("p.note", { "data-testid": "auto-required" }, `Required in your jurisdiction: ${musts.join(", ")}.`),
-    h("h3", {}, "Number of auto spins"),
+    musts.length > 0 && h("p.note", { "data-testid": "auto-required" }, t("auto.required_here", { list: musts.join(", ") })),
+    h("h3", {}, t("auto.rounds")),
     rounds,
-    h("h3", {}, "Advanced settings: stop auto spin"),
-    offered("any_win") && h("div.auto-row", {}, anyWin, h("label", { for: "auto-anywin" }, "On any win")),
+    h("h3", {}, t("auto.advanced")),
+    offered("any_win") && h("div.auto-row", {}, anyWin, h("label", { for: "auto-anywin" }, t("auto.any_win"))),
     single.row,
     up.row,
     down.row,
-    h("div.auto-row", {}, feature, h("label", { for: "auto-feature" }, "When a feature is won (free spins, progressive)")),
-    h("p.note", {}, "Auto spin always collects wins (it never gambles). Press STOP or the spin button to stop at any time. Settings go back to their defaults when you reload."),
+    h("div.auto-row", {}, feature, h("label", { for: "auto-feature" }, t("auto.feature"))),
+    h("p.note", {}, t("auto.note")),
     err,
   ];
-  openDialog("Auto spin", content, {
+  openDialog(t("auto.title"), content, {
     testid: "auto-dialog",
     actions: [
       {
-        label: "Reset",
+        label: t("auto.reset"),
         testid: "auto-reset",
         onclick: () => {
           for (const x of [single, up, down]) {
@@ -142,7 +144,7 @@ export function openAutoDialog(game) {
         },
       },
       {
-        label: "Start auto spin",
+        label: t("auto.start"),
         primary: true,
         testid: "auto-start",
         onclick: (close) => {
@@ -184,35 +186,35 @@ export function openPays(game) {
       h(
         "td.pay-vals",
         {},
-        pays.map(([n, v]) => h("div", {}, h("b", {}, `${n}×`), " ", h("span", { "data-testid": "pay-value" }, game.credits((Number(v) * bet) / k)))),
+        pays.map(([n, v]) => h("div", {}, h("b", {}, t("pays.count", { n })), " ", h("span", { "data-testid": "pay-value" }, game.credits((Number(v) * bet) / k)))),
       ),
     );
   });
-  const table = h("table.paytable", { "data-testid": "paytable" }, h("caption", {}, `Pays at your bet of ${game.credits(bet)}`), h("tbody", {}, rows));
-  const lines = (d.lines || []).map((line, i) => h("figure.payline", { "data-testid": `payline-${i + 1}` }, lineSvg(line, d.rows, i + 1), h("figcaption", {}, `Line ${i + 1}`)));
+  const table = h("table.paytable", { "data-testid": "paytable" }, h("caption", {}, t("pays.caption", { bet: game.credits(bet) })), h("tbody", {}, rows));
+  const lines = (d.lines || []).map((line, i) => h("figure.payline", { "data-testid": `payline-${i + 1}` }, lineSvg(line, d.rows, i + 1), h("figcaption", {}, t("pays.line", { n: i + 1 }))));
   const special = (d.symbols || []).filter((s) => s.wild || s.scatter);
   const content = [
     table,
     special.length
-      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, `${s.name}: ${s.wild ? "the wild symbol" : "a scatter symbol"}`))))
+      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, t(s.wild ? "pays.wild_symbol" : "pays.scatter_symbol", { name: s.name })))))
       : null,
     extraPays(game),
-    h("h3", {}, `Paylines (${(d.lines || []).length})`),
+    h("h3", {}, t("pays.paylines", { n: (d.lines || []).length })),
     h("div.paylines", {}, lines),
-    h("h3", {}, "Rules"),
+    h("h3", {}, t("pays.rules")),
     // the game's rules say how it pays, its maximum win and that malfunction voids; the page adds
     // only what the server knows beside them, so no rule is read twice
-    h("ul.rules", { "data-testid": "rules" }, [...new Set(d.rules || [])].map((r) => h("li", {}, r))),
+    h("ul.rules", { "data-testid": "rules" }, [...new Set(gameRules(d))].map((r) => h("li", {}, r))),
     h("ul.rules", {}, [
-      `Theoretical return to player: ${pct(d.rtp)}.`,
-      d.operator?.unfinished_rounds ? null : "Incomplete games are resolved automatically; their winnings are paid on your next visit and can be reviewed in RECALL.",
+      t("pays.rtp", { rtp: pct(d.rtp) }),
+      d.operator?.unfinished_rounds ? null : t("pays.incomplete"),
     ].filter(Boolean).map((t) => h("li", {}, t))),
     ...featureHelp(game),
     operatorHelp(d),
-    h("h3", {}, "Additional information"),
+    h("h3", {}, t("pays.additional")),
     helpButtons(),
   ];
-  openDialog(`${d.name}: pays and help`, content, { testid: "pays-dialog", wide: true });
+  openDialog(t("pays.title", { game: d.name }), content, { testid: "pays-dialog", wide: true });
 }
 
 /** The game's own features (its feature module), e.g. the Lucky Stars prizes at this bet. */
@@ -229,26 +231,25 @@ function operatorHelp(d) {
   const op = d.operator;
   if (!op || typeof op !== "object") return null;
   const items = [];
-  if (op.contact) items.push(h("li", { "data-testid": "operator-contact" }, `For further information, please contact the operator: ${op.contact}`));
-  if (op.unfinished_rounds) items.push(h("li", { "data-testid": "operator-unfinished" }, `Unfinished game rounds: ${op.unfinished_rounds}`));
-  const idle = op.inactivity || (op.inactivity_timeout_s ? `Your session ends after ${minutes(op.inactivity_timeout_s)} without activity.` : "");
-  if (idle) items.push(h("li", { "data-testid": "operator-inactivity" }, `Inactivity: ${idle}`));
-  if (op.terms_url) items.push(h("li", {}, "Terms and conditions: ", h("a", { href: op.terms_url, target: "_blank", rel: "noopener" }, op.terms_url)));
+  if (op.contact) items.push(h("li", { "data-testid": "operator-contact" }, t("operator.contact", { contact: op.contact })));
+  if (op.unfinished_rounds) items.push(h("li", { "data-testid": "operator-unfinished" }, t("operator.unfinished", { text: operatorText(op.unfinished_rounds, "operator.unfinished_default", { wait: duration(op.auto_complete_after_s) }) })));
+  const idle = op.inactivity_timeout_s ? operatorText(op.inactivity || "", "operator.inactivity_default", { duration: duration(op.inactivity_timeout_s) }) : op.inactivity;
+  if (idle) items.push(h("li", { "data-testid": "operator-inactivity" }, t("operator.inactivity", { text: idle })));
+  if (op.terms_url) items.push(h("li", {}, t("operator.terms"), h("a", { href: op.terms_url, target: "_blank", rel: "noopener" }, op.terms_url)));
   if (!items.length) return null;
   return h(
     "div",
     { "data-testid": "operator-help" },
-    h("h3", {}, op.name ? `Your operator: ${op.name}` : "Your operator"),
-    h("p.note", {}, "The following game features and settings may be subject to the terms and conditions on the casino operator's website."),
+    h("h3", {}, op.name ? t("operator.title_named", { name: op.name }) : t("operator.title")),
+    h("p.note", {}, t("operator.note")),
     h("ul.rules", {}, items),
   );
 }
 
-function minutes(s) {
-  const n = Number(s);
-  if (!Number.isFinite(n)) return String(s);
-  if (n % 60) return `${n} seconds`;
-  return n === 60 ? "1 minute" : `${n / 60} minutes`;
+/** The server's default text (English, built from its settings) in the player's language; an
+ * operator's own text (SLOTLAB_UNFINISHED_ROUNDS_TEXT) as the operator wrote it. */
+function operatorText(server, key, args) {
+  return !server || readEnglish(english(key), server) ? t(key, args) : server;
 }
 
 function comboGlyphs(p, syms) {
@@ -264,9 +265,9 @@ function extraPays(game) {
   if (d.progressives) {
     // a list of pools ({tier, name, reset}) or, from older servers, an object keyed by tier
     const pools = Array.isArray(d.progressives) ? d.progressives : Object.entries(d.progressives).map(([tier, v]) => ({ tier, ...(v && typeof v === "object" ? v : {}) }));
-    out.push(h("h3", {}, "Progressives"));
+    out.push(h("h3", {}, t("lobby.progressives")));
     out.push(
-      h("ul.rules", { "data-testid": "progressives" }, pools.map((p) => h("li", {}, `${poolName(p.tier, d)}${p.reset !== undefined ? `: resets to ${game.credits(p.reset)}` : ""}.`))),
+      h("ul.rules", { "data-testid": "progressives" }, pools.map((p) => h("li", {}, p.reset !== undefined ? t("pays.pool_reset", { pool: poolName(p.tier, d), amount: game.credits(p.reset) }) : t("pays.pool", { pool: poolName(p.tier, d) })))),
     );
   }
   return out.length ? h("div", {}, out) : null;
@@ -280,22 +281,13 @@ function lineSvg(line, rows, n) {
   for (let r = 0; r < reels; r++) for (let y = 0; y < rows; y++) cells += `<rect x="${r * 20 + 1}" y="${y * 20 + 1}" width="18" height="18" rx="3" class="${line[r] === y ? "on" : ""}"/>`;
   const pts = line.map((y, r) => `${r * 20 + 10},${y * 20 + 10}`).join(" ");
   return h("span", {
-    html: `<svg viewBox="0 0 ${w} ${hh}" width="${w * 2}" height="${hh * 2}" role="img" aria-label="Line ${n}: rows ${line.map((y) => y + 1).join(", ")}">${cells}<polyline points="${pts}" fill="none" stroke="${lineColor(n)}" stroke-width="3" stroke-linejoin="round"/></svg>`,
+    html: `<svg viewBox="0 0 ${w} ${hh}" width="${w * 2}" height="${hh * 2}" role="img" aria-label="${t("pays.line_rows", { n, rows: line.map((y) => y + 1).join(", ") })}">${cells}<polyline points="${pts}" fill="none" stroke="${lineColor(n)}" stroke-width="3" stroke-linejoin="round"/></svg>`,
   });
 }
 
 function helpButtons() {
-  const items = [
-    ["MENU", "Open and close game settings and information."],
-    ["BET", "Open the bet settings: choose the total bet from the ladder (− and + step it)."],
-    ["AUTO SPIN", "Choose a number of automatic rounds and optional stop conditions."],
-    ["SPIN", "Start a round with the current bet; press the space bar too. Press again to quick stop the reels where allowed."],
-    ["SOUND", "Turn the sound on or off; MENU has a slider for the volume."],
-    ["LOBBY", "Return to the lobby."],
-    ["PAYS / HELP", "This page: pays at the current bet and the rules."],
-    ["RECALL", "Game history: your last rounds, each replayable step by step."],
-  ];
-  return h("dl.help-buttons", {}, items.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  const items = ["menu", "bet", "auto", "spin", "sound", "lobby", "pays", "recall"];
+  return h("dl.help-buttons", {}, items.map((k) => [h("dt", {}, t(`button.${k}`)), h("dd", {}, t(`help.button.${k}`))]));
 }
 
 export function openMenu(game) {
@@ -304,7 +296,7 @@ export function openMenu(game) {
   const space = h("input", { type: "checkbox", id: "set-space", checked: app.spaceToSpin, onchange: (e) => app.setSpaceToSpin(e.target.checked) });
   const snd = h("input", { type: "checkbox", id: "set-sound", "data-testid": "menu-sound", checked: sound.enabled, onchange: () => game.toggleSound() });
   const vol = h("input", {
-    type: "range", id: "set-volume", min: 0, max: 100, step: 5, value: Math.round(sound.volume * 100), "data-testid": "volume", "aria-label": "Volume",
+    type: "range", id: "set-volume", min: 0, max: 100, step: 5, value: Math.round(sound.volume * 100), "data-testid": "volume", "aria-label": t("menu.volume"),
     oninput: (e) => sound.setVolume(Number(e.target.value) / 100),
   });
   const go = (fn) => () => {
@@ -312,25 +304,37 @@ export function openMenu(game) {
     setTimeout(fn, 0);
   };
   const content = [
-    h("h3", {}, "Settings"),
-    h("div.auto-row", {}, snd, h("label", { for: "set-sound" }, "Sound"), vol),
-    h("div.auto-row", {}, space, h("label", { for: "set-space" }, "Space bar to spin")),
+    h("h3", {}, t("menu.settings")),
+    h("div.auto-row", {}, snd, h("label", { for: "set-sound" }, t("menu.sound")), vol),
+    h("div.auto-row", {}, space, h("label", { for: "set-space" }, t("menu.space"))),
+    languageRow(),
     h("div.menu-grid", {}, [
-      h("button.ctl", { "data-testid": "menu-bet", onclick: go(() => openBetDialog(game)) }, "BET SETTINGS"),
-      h("button.ctl", { "data-testid": "menu-auto", disabled: !p.autoplay, onclick: go(() => openAutoDialog(game)) }, "AUTO SPIN"),
-      h("button.ctl", { "data-testid": "menu-pays", onclick: go(() => openPays(game)) }, "PAYS / HELP"),
-      h("button.ctl", { "data-testid": "menu-recall", onclick: go(() => openRecall(app, game.id)) }, "RECALL"),
-      h("button.ctl", { "data-testid": "menu-limits", onclick: go(() => openLimits(app)) }, "LIMITS"),
-      h("button.ctl", { "data-testid": "menu-lobby", onclick: go(() => app.go("#/lobby")) }, "LOBBY"),
-      h("button.ctl", { "data-testid": "menu-logout", onclick: go(() => app.logout()) }, "LOG OUT"),
+      h("button.ctl", { "data-testid": "menu-bet", onclick: go(() => openBetDialog(game)) }, t("menu.bet")),
+      h("button.ctl", { "data-testid": "menu-auto", disabled: !p.autoplay, onclick: go(() => openAutoDialog(game)) }, t("button.auto")),
+      h("button.ctl", { "data-testid": "menu-pays", onclick: go(() => openPays(game)) }, t("button.pays")),
+      h("button.ctl", { "data-testid": "menu-recall", onclick: go(() => openRecall(app, game.id)) }, t("button.recall")),
+      h("button.ctl", { "data-testid": "menu-limits", onclick: go(() => openLimits(app)) }, t("menu.limits")),
+      h("button.ctl", { "data-testid": "menu-lobby", onclick: go(() => app.go("#/lobby")) }, t("button.lobby")),
+      h("button.ctl", { "data-testid": "menu-logout", onclick: go(() => app.logout()) }, t("shell.logout")),
     ]),
-    h("h3", {}, "Game information"),
+    h("h3", {}, t("menu.info")),
     h("dl.info", {}, [
-      h("dt", {}, "Return to player"), h("dd", {}, pct(game.desc.rtp)),
-      h("dt", {}, "Maximum win"), h("dd", {}, game.desc.max_win_x ? `${game.desc.max_win_x} × stake` : "—"),
-      h("dt", {}, "Model version"), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
-      h("dt", {}, "Jurisdiction"), h("dd", {}, `${p.name || "default"}${p.autoplay ? "" : " · no autoplay"}${p.quickStop ? "" : " · no quick stop"}`),
+      h("dt", {}, t("menu.rtp")), h("dd", {}, pct(game.desc.rtp)),
+      h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t("menu.max_win_x", { x: game.desc.max_win_x }) : "—"),
+      h("dt", {}, t("menu.model")), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
+      h("dt", {}, t("menu.jurisdiction")), h("dd", {}, [p.name || t("menu.jurisdiction_default"), p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(" · ")),
     ]),
   ];
-  openDialog("Menu", content, { testid: "menu-dialog" });
+  openDialog(t("menu.title"), content, { testid: "menu-dialog" });
+}
+
+/** The language of the client and the games' texts: chosen here, kept for the browser session. */
+function languageRow() {
+  const offered = languages();
+  const select = h(
+    "select",
+    { id: "set-language", "data-testid": "menu-language", onchange: (e) => chooseLanguage(e.target.value) },
+    Object.entries(offered).map(([code, name]) => h("option", { value: code, selected: code === language() }, name)),
+  );
+  return h("div.auto-row", {}, h("label", { for: "set-language" }, t("menu.language")), select);
 }

@@ -3,17 +3,21 @@ import { explain } from "./api.js";
 import { openDialog } from "./dialogs.js";
 import { describeEvent, eventWin } from "./eventtext.js";
 import { featureFor, hostForReplay } from "./features/index.js";
+import { t, tMaybe } from "./i18n.js";
 import { Reels } from "./reels.js";
 import { fmtTime, h, pick } from "./util.js";
 
+/** A round's status in words (an unknown one as the server says it). */
+const statusText = (s) => tMaybe(`recall.status.${s}`) ?? String(s || "");
+
 export function openRecall(app, gameId) {
   const body = h("div.recall", { "data-testid": "recall" });
-  openDialog("Game history", body, { testid: "recall-dialog", wide: true });
+  openDialog(t("recall.title"), body, { testid: "recall-dialog", wide: true });
   return showList(app, gameId, body);
 }
 
 async function showList(app, gameId, body) {
-  body.replaceChildren(h("p", {}, "Loading your game history…"));
+  body.replaceChildren(h("p", {}, t("recall.loading")));
   let data;
   try {
     data = await app.api.get("/api/history?limit=50");
@@ -23,14 +27,14 @@ async function showList(app, gameId, body) {
   }
   const rounds = data?.rounds || (Array.isArray(data) ? data : []);
   if (!rounds.length) {
-    body.replaceChildren(h("p", {}, "No rounds played yet."));
+    body.replaceChildren(h("p", {}, t("recall.empty")));
     return;
   }
   const name = (id) => (app.games || []).find((g) => g.id === id)?.name || id;
   const table = h(
     "table.history",
     { "data-testid": "history" },
-    h("thead", {}, h("tr", {}, ["Time", "Game", "Bet", "Win", "Status", ""].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ["time", "game", "bet", "win_col", "status"].map((k) => h("th", {}, t(`recall.${k}`))), h("th"))),
     h(
       "tbody",
       {},
@@ -42,17 +46,17 @@ async function showList(app, gameId, body) {
           h("td", {}, name(pick(r, "game", "game_id"))),
           h("td", {}, app.money(pick(r, "bet_amount", "bet") ?? 0)),
           h("td", { "data-testid": "history-win" }, app.money(Number(pick(r, "win_amount", "win") ?? 0) + Number(r.jackpot_win || 0))),
-          h("td", {}, String(r.status || "")),
-          h("td", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, "REPLAY")),
+          h("td", {}, statusText(r.status)),
+          h("td", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, t("recall.replay"))),
         ),
       ),
     ),
   );
-  body.replaceChildren(h("p.note", {}, "Your last rounds, newest first. Choose REPLAY to watch a round again step by step."), table);
+  body.replaceChildren(h("p.note", {}, t("recall.note")), table);
 }
 
 async function showRound(app, roundId, body, back) {
-  body.replaceChildren(h("p", {}, "Loading the round…"));
+  body.replaceChildren(h("p", {}, t("recall.loading_round")));
   let rec;
   let desc;
   try {
@@ -111,30 +115,30 @@ async function showRound(app, roundId, body, back) {
       feature?.after(e);
       log.append(h("li" + (j === k ? ".current" : ""), {}, say(e)));
     }
-    stepText.textContent = k >= 0 ? say(events[k]) : "Press NEXT to step through the round.";
-    counter.textContent = `Step ${k + 1} of ${events.length}`;
+    stepText.textContent = k >= 0 ? say(events[k]) : t("recall.press_next");
+    counter.textContent = t("recall.step", { k: k + 1, n: events.length });
     winEl.textContent = money(win);
     prev.disabled = k <= 0;
     next.disabled = k >= events.length - 1;
   };
-  const prev = h("button.ctl", { "data-testid": "replay-prev", onclick: () => apply((i = Math.max(0, i - 1))) }, "◀ PREV");
-  const next = h("button.ctl", { "data-testid": "replay-next", onclick: () => apply((i = Math.min(events.length - 1, i + 1))) }, "NEXT ▶");
-  const all = h("button.ctl", { "data-testid": "replay-end", onclick: () => apply((i = events.length - 1)) }, "TO END");
+  const prev = h("button.ctl", { "data-testid": "replay-prev", onclick: () => apply((i = Math.max(0, i - 1))) }, t("recall.prev"));
+  const next = h("button.ctl", { "data-testid": "replay-next", onclick: () => apply((i = Math.min(events.length - 1, i + 1))) }, t("recall.next"));
+  const all = h("button.ctl", { "data-testid": "replay-end", onclick: () => apply((i = events.length - 1)) }, t("recall.to_end"));
   const verify = h("span.verify", { "data-testid": "replay-verify" }, "");
   const info = h("dl.info", {}, [
-    h("dt", {}, "Round"), h("dd.hash", {}, String(rec.round_id || roundId)),
-    h("dt", {}, "Game"), h("dd", {}, desc.name),
-    h("dt", {}, "Bet"), h("dd", {}, app.money(rec.bet_credits !== undefined || !desc.bets_credits ? Number(rec.bet) : Number(rec.bet) * denom)),
-    h("dt", {}, "Status"), h("dd", {}, String(rec.status || "")),
-    h("dt", {}, "Model"), h("dd.hash", {}, String(rec.model_hash || "").slice(0, 16)),
-    h("dt", {}, "Choices"), h("dd", {}, (rec.choices || []).join(", ") || "none"),
+    h("dt", {}, t("recall.round")), h("dd.hash", {}, String(rec.round_id || roundId)),
+    h("dt", {}, t("recall.game")), h("dd", {}, desc.name),
+    h("dt", {}, t("recall.bet")), h("dd", {}, app.money(rec.bet_credits !== undefined || !desc.bets_credits ? Number(rec.bet) : Number(rec.bet) * denom)),
+    h("dt", {}, t("recall.status")), h("dd", {}, statusText(rec.status)),
+    h("dt", {}, t("recall.model")), h("dd.hash", {}, String(rec.model_hash || "").slice(0, 16)),
+    h("dt", {}, t("recall.choices")), h("dd", {}, (rec.choices || []).map((c) => tMaybe(`recall.choice.${c}`) ?? c).join(", ") || t("recall.no_choices")),
   ]);
   body.replaceChildren(
-    h("button.ctl.back", { "data-testid": "replay-back", onclick: back }, "◀ HISTORY"),
+    h("button.ctl.back", { "data-testid": "replay-back", onclick: back }, t("recall.back")),
     info,
     featureBar,
     stage,
-    h("div.replay-bar", {}, prev, counter, next, all, h("span", {}, "Win: ", winEl)),
+    h("div.replay-bar", {}, prev, counter, next, all, h("span", {}, t("recall.win"), winEl)),
     stepText,
     verify,
     log,
@@ -146,7 +150,7 @@ async function showRound(app, roundId, body, back) {
       .get(`/api/rounds/${encodeURIComponent(roundId)}/replay`, { retries: 0 })
       .then((r) => {
         const ok = pick(r, "identical", "match", "ok", "verified");
-        verify.textContent = ok ? "✔ Verified: the server re-ran this round from its seed and got identical events." : "✖ The re-run did not match the stored events.";
+        verify.textContent = ok ? t("recall.verified") : t("recall.not_verified");
         verify.className = `verify ${ok ? "ok" : "bad"}`;
       })
       .catch(() => {});

@@ -1,10 +1,17 @@
 // What a game's feature module offers the game screen and the RECALL replay. A module draws the
 // events of its own game; whatever it does not take is drawn by the generic client.
+import { featureText } from "../gametext.js";
+
 export class Feature {
   /** desc: the game's describe(); host: see common.js. */
   constructor(desc, host) {
     this.desc = desc;
     this.host = host;
+  }
+
+  /** The game's own message `key` in the player's language (i18n/games/<lang>.json). */
+  text(key, args) {
+    return featureText(this.desc, key, args);
   }
 
   /** Add the feature's elements to the screen (once). */

@@ -62,12 +62,12 @@ export class Super12Stars extends Feature {
     const wheel = this.desc.wheel_x_line_bet || [];
     return [
       {
-        title: "Features at your bet",
+        title: this.text("help.title"),
         testid: "feature-help",
         items: [
-          `Lucky Stars prizes: MINOR ${this.xBet(l.minor_x)}, MAJOR ${this.xBet(l.major_x)}, GRAND ${this.xBet(l.grand_x)} (fixed prizes, not progressive).`,
-          wheel.length ? `Wheel segments: ${wheel.map((v) => this.xLine(v)).join(", ")}.` : null,
-          "The Frenzy Wheel waits for your colour: choose RED or GREEN. Auto spin stops there.",
+          this.text("help.lucky", { minor: this.xBet(l.minor_x), major: this.xBet(l.major_x), grand: this.xBet(l.grand_x) }),
+          wheel.length ? this.text("help.wheel", { list: wheel.map((v) => this.xLine(v)).join(", ") }) : null,
+          this.text("help.frenzy"),
         ].filter(Boolean),
       },
     ];
@@ -83,8 +83,8 @@ export class Super12Stars extends Feature {
     if (reel) reel.dataset.giant = giant ? col[0] : "";
     if (!e.respin) reel?.classList.remove("expanded");
     if (e.stage && e.stage !== "base") {
-      this.counters.set("free", "FREE SPIN", `${e.spin} of ${e.spins}`);
-      this.counters.set("multiplier", "MULTIPLIER", `×${e.multiplier ?? 1}`);
+      this.counters.set("free", this.text("counter.free_spin"), this.text("counter.of", { n: e.spin, total: e.spins }));
+      this.counters.set("multiplier", this.text("counter.multiplier"), `×${e.multiplier ?? 1}`);
     }
   }
 
@@ -99,18 +99,18 @@ export class Super12Stars extends Feature {
         return this.respin(e);
       case "super7_expanded": {
         const reel = host.reels.reelEls?.[CENTRE];
-        host.message("SUPER 7! The central reel turns Wild, and the other reels spin once more.", "feature");
+        host.message(this.text("msg.super7"), "feature");
         reel?.classList.add("expanding");
         await wait(host, 500);
         host.reels.setWindow(e.window);
         reel?.classList.remove("expanding");
         reel?.classList.add("expanded");
-        await announce(host, "SUPER 7", 1100, "WILD REEL + RESPIN");
+        await announce(host, this.text("msg.super7_banner"), 1100, this.text("msg.super7_sub"));
         return true;
       }
       case "bonus_won":
         host.reels.showWin(e, host.credits(e.win), { keep: true });
-        host.message(`${e.count} Bonus symbols pay ${host.credits(e.win)}${e.multiplier > 1 ? ` (×${e.multiplier})` : ""}.`, "win");
+        host.message(this.text(e.multiplier > 1 ? "msg.bonus_pays_x" : "msg.bonus_pays", { n: e.count, amount: host.credits(e.win), x: e.multiplier }), "win");
         await wait(host, 900);
         return true;
       case "wheel_spun":
@@ -121,10 +121,10 @@ export class Super12Stars extends Feature {
         return true;
       case "free_spins_awarded":
       case "free_spins_retriggered": {
-        this.counters.set("free", "FREE SPINS", e.total);
-        const what = e.feature === "super10_free" ? "SUPER 10 FREE SPINS" : "FREE SPINS";
-        host.message(e.type === "free_spins_retriggered" ? `Three Bonus symbols: ${e.awarded} more free spins (${e.total} in total).` : `${e.awarded} ${what}!`, "feature");
-        await announce(host, e.type === "free_spins_retriggered" ? `+${e.awarded} FREE SPINS` : `${e.awarded} ${what}`, 1400);
+        this.counters.set("free", this.text("counter.free_spins"), e.total);
+        const what = e.feature === "super10_free" ? "super10_free" : "free";
+        host.message(e.type === "free_spins_retriggered" ? this.text("msg.retriggered", { n: e.awarded, total: e.total }) : this.text(`msg.awarded_${what}`, { n: e.awarded }), "feature");
+        await announce(host, e.type === "free_spins_retriggered" ? this.text("msg.retriggered_banner", { n: e.awarded }) : this.text(`msg.awarded_${what}_banner`, { n: e.awarded }), 1400);
         return true;
       }
       case "super10_spun":
@@ -132,14 +132,14 @@ export class Super12Stars extends Feature {
         return true;
       case "frenzy_offered":
         this.showFrenzy(e);
-        host.message("FRENZY WHEEL: choose a colour, Red or Green.", "feature");
+        host.message(this.text("msg.frenzy_offered"), "feature");
         return true;
       case "frenzy_spun":
         await this.frenzySpin(e);
         return true;
       case "frenzy_ended":
-        this.counters.set("frenzy", "FRENZY TOTAL", times(e.total));
-        host.message(`The Frenzy Wheel ends at ${times(e.total)}: ${host.credits(e.win)}.`, "win");
+        this.counters.set("frenzy", this.text("counter.frenzy_total"), times(e.total));
+        host.message(this.text("msg.frenzy_ended", { total: times(e.total), amount: host.credits(e.win) }), "win");
         await wait(host, 1400);
         if (!host.instant) hidePanel(host);
         return true;
@@ -163,7 +163,7 @@ export class Super12Stars extends Feature {
     if (fast(this.host)) {
       reels.setWindow(e.window);
     } else {
-      this.host.message("Respin with the central reel held Wild.", "feature");
+      this.host.message(this.text("msg.respin"), "feature");
       reels.startSpin({ hold: [CENTRE] });
       await wait(this.host, 350);
       await reels.stop(e.window, { hold: [CENTRE] });
@@ -177,49 +177,54 @@ export class Super12Stars extends Feature {
     const values = this.desc.wheel_x_line_bet || [e.value];
     const segs = values.map((v, i) => ({ id: i, label: this.xLine(v), color: WHEEL_COLOURS[i % WHEEL_COLOURS.length] }));
     const wheel = new Wheel(segs, { testid: "wheel", size: 250 });
-    showPanel(host, "wheel-feature", "WHEEL", wheel.el);
-    host.message("Three Wheel symbols: the Wheel spins!", "feature");
+    showPanel(host, "wheel-feature", this.text("wheel"), wheel.el);
+    host.message(this.text("msg.wheel"), "feature");
     const i = Number.isInteger(e.segment) && e.segment < segs.length ? e.segment : values.indexOf(e.value);
     await wheel.spinTo(Math.max(0, i), host);
-    wheel.result.textContent = `${this.xLine(e.value)} (${e.value} × line bet)`;
-    host.message(`The Wheel stops on ${e.value} × the line bet: ${host.credits(e.win)}.`, "win");
+    wheel.result.textContent = this.text("wheel_result", { amount: this.xLine(e.value), x: e.value });
+    host.message(this.text("msg.wheel_stops", { x: e.value, amount: host.credits(e.win) }), "win");
     await wait(host, 1200);
     if (!host.instant) hidePanel(host);
   }
 
   async tv(e) {
     const host = this.host;
-    const spins = new Drum((this.desc.tv_spins || [e.spins]).map(String), { testid: "tv-spins", title: "FREE SPINS" });
-    const mult = new Drum((this.desc.tv_multipliers || [e.multiplier]).map((m) => `×${m}`), { testid: "tv-multiplier", title: "MULTIPLIER" });
+    const spins = new Drum((this.desc.tv_spins || [e.spins]).map(String), { testid: "tv-spins", title: this.text("counter.free_spins") });
+    const mult = new Drum((this.desc.tv_multipliers || [e.multiplier]).map((m) => `×${m}`), { testid: "tv-multiplier", title: this.text("counter.multiplier") });
     showPanel(host, "tv", "TV BONUS", h("div.tv-screen", {}, spins.el, mult.el));
-    host.message("Three Bonus symbols: the TV draws your free spins and their multiplier.", "feature");
+    host.message(this.text("msg.tv"), "feature");
     await spins.spinTo(String(e.spins), host, { ms: 1500 });
     await mult.spinTo(`×${e.multiplier}`, host, { ms: 1500 });
-    this.counters.set("free", "FREE SPINS", e.spins);
-    this.counters.set("multiplier", "MULTIPLIER", `×${e.multiplier}`);
-    host.message(`${e.spins} free spins, every win ×${e.multiplier}.`, "feature");
+    this.counters.set("free", this.text("counter.free_spins"), e.spins);
+    this.counters.set("multiplier", this.text("counter.multiplier"), `×${e.multiplier}`);
+    host.message(this.text("msg.tv_drawn", { n: e.spins, x: e.multiplier }), "feature");
     await wait(host, 1100);
     if (!host.instant) hidePanel(host);
+  }
+
+  /** A colour of the Frenzy Wheel in words ("red"). */
+  colour(c) {
+    return ["red", "green"].includes(c) ? this.text(`colour.${c}`) : String(c);
   }
 
   s10Label(o) {
     if (!o) return "";
     if (o.outcome === "direct") return this.xBet(o.value);
-    if (o.outcome === "frenzy") return "FRENZY WHEEL";
-    return `${o.value} FREE SPINS`;
+    if (o.outcome === "frenzy") return this.text("frenzy_wheel");
+    return this.text("s10_free_spins", { n: o.value });
   }
 
   async super10(e) {
     const host = this.host;
     const reel = this.desc.super10_reel || [{ outcome: e.outcome, value: e.value }];
     const labels = reel.map((o) => this.s10Label(o));
-    const drum = new Drum(labels, { testid: "super10-reel", title: "SUPER 10 STARS" });
-    showPanel(host, "super10", "SUPER 10 STARS", drum.el);
-    host.message("SUPER 10! The central reel spins for a prize.", "feature");
+    const drum = new Drum(labels, { testid: "super10-reel", title: this.text("super10") });
+    showPanel(host, "super10", this.text("super10"), drum.el);
+    host.message(this.text("msg.super10"), "feature");
     const label = this.s10Label(reel[e.index] || { outcome: e.outcome, value: e.value });
     await drum.spinTo(label, host, { ms: 2000 });
     drum.el.dataset.outcome = e.outcome;
-    host.message(e.outcome === "direct" ? `Super 10 Stars: a direct win of ${host.credits(e.win)}.` : e.outcome === "frenzy" ? "Super 10 Stars: the FRENZY WHEEL!" : `Super 10 Stars: ${e.value} free spins.`, e.outcome === "direct" ? "win" : "feature");
+    host.message(e.outcome === "direct" ? this.text("msg.s10_direct", { amount: host.credits(e.win) }) : e.outcome === "frenzy" ? this.text("msg.s10_frenzy") : this.text("msg.s10_free", { n: e.value }), e.outcome === "direct" ? "win" : "feature");
     await wait(host, 1300);
     if (!host.instant) hidePanel(host);
   }
@@ -243,20 +248,20 @@ export class Super12Stars extends Feature {
   showFrenzy(e) {
     const host = this.host;
     this.frenzy = this.frenzyWheel();
-    this.frenzyText = h("p.feature-text", { "data-testid": "frenzy-text" }, `Choose a colour. The wheel adds each box to the total; your colour spins again, the other colour or a total above ${this.desc.frenzy_stops_above ?? 100} ends it.`);
+    this.frenzyText = h("p.feature-text", { "data-testid": "frenzy-text" }, this.text("frenzy_text", { limit: this.desc.frenzy_stops_above ?? 100 }));
     this.choiceSlot = h("div.choice-slot");
-    showPanel(host, "frenzy", "FRENZY WHEEL", this.frenzy.el, this.frenzyText, this.choiceSlot);
-    this.counters.set("frenzy", "FRENZY TOTAL", times(0));
+    showPanel(host, "frenzy", this.text("frenzy_wheel"), this.frenzy.el, this.frenzyText, this.choiceSlot);
+    this.counters.set("frenzy", this.text("counter.frenzy_total"), times(0));
   }
 
   offer(aw) {
     if (aw?.kind !== "frenzy_colour" || !this.host.choose) return false;
     if (!this.frenzy) this.showFrenzy();
-    const opts = (aw.options || ["red", "green"]).map((o) => ({ value: o, label: o.toUpperCase(), cls: o }));
+    const opts = (aw.options || ["red", "green"]).map((o) => ({ value: o, label: this.colour(o).toUpperCase(), cls: o }));
     this.choiceSlot.replaceChildren(
       choiceButtons(opts, (v) => {
         this.chosen = v;
-        this.frenzyText.textContent = `Your colour: ${v.toUpperCase()}.`;
+        this.frenzyText.textContent = this.text("your_colour", { colour: this.colour(v).toUpperCase() });
         this.host.choose(v);
       }),
     );
@@ -272,9 +277,9 @@ export class Super12Stars extends Feature {
     await this.frenzy.spinTo(at, host, { ms: 2200 });
     this.frenzy.result.textContent = `+${e.value}`;
     this.frenzy.el.dataset.colour = e.colour;
-    this.counters.set("frenzy", "FRENZY TOTAL", times(e.total));
+    this.counters.set("frenzy", this.text("counter.frenzy_total"), times(e.total));
     const again = this.chosen ? e.colour === this.chosen : undefined;
-    host.message(`${e.colour.toUpperCase()} ${e.value}: the total is ${times(e.total)}${again ? ". Your colour: it spins again!" : "."}`, "feature");
+    host.message(this.text(again ? "msg.frenzy_spun_again" : "msg.frenzy_spun", { colour: this.colour(e.colour).toUpperCase(), value: e.value, total: times(e.total) }), "feature");
     await wait(host, 900);
   }
 
@@ -283,7 +288,7 @@ export class Super12Stars extends Feature {
   star(s) {
     const v = String(s.value);
     const special = /^(MINOR|MAJOR)$/i.test(v);
-    return { kind: special ? `star ${v.toLowerCase()}` : "star", label: special ? v.toUpperCase() : this.host.credits(s.win), value: v, sub: special ? this.host.credits(s.win) : "★" };
+    return { kind: special ? `star ${v.toLowerCase()}` : "star", label: special ? this.text(`tier.${v.toLowerCase()}`).toUpperCase() : this.host.credits(s.win), value: v, sub: special ? this.host.credits(s.win) : "★" };
   }
 
   async luckyStart(e) {
@@ -292,13 +297,13 @@ export class Super12Stars extends Feature {
     this.grid.open();
     this.host.reels.el.classList.add("lucky-on");
     const l = this.lucky;
-    this.counters.set("respins", "RESPINS", e.counter);
-    this.counters.set("stars", "STARS", (e.stars || []).length);
-    this.counters.set("minor", "MINOR", this.xBet(l.minor_x));
-    this.counters.set("major", "MAJOR", this.xBet(l.major_x));
-    this.counters.set("grand", "GRAND", this.xBet(l.grand_x));
-    host.message(`LUCKY STARS! The Super 12 becomes ${(e.stars || []).length} held stars; ${e.counter} respins.`, "feature");
-    await announce(host, "LUCKY STARS", 1300);
+    this.counters.set("respins", this.text("counter.respins"), e.counter);
+    this.counters.set("stars", this.text("counter.stars"), (e.stars || []).length);
+    this.counters.set("minor", this.text("tier.minor").toUpperCase(), this.xBet(l.minor_x));
+    this.counters.set("major", this.text("tier.major").toUpperCase(), this.xBet(l.major_x));
+    this.counters.set("grand", this.text("tier.grand").toUpperCase(), this.xBet(l.grand_x));
+    host.message(this.text("msg.lucky_started", { n: (e.stars || []).length, respins: e.counter }), "feature");
+    await announce(host, this.text("lucky_stars"), 1300);
     for (const s of e.stars || []) {
       const [c, r] = s.cell;
       this.grid.set(c, r, this.star(s));
@@ -311,23 +316,23 @@ export class Super12Stars extends Feature {
     const host = this.host;
     const landings = (e.new_stars || []).map((s) => ({ c: s.cell[0], r: s.cell[1], content: this.star(s) }));
     await this.grid.respin(landings, host, { ms: 700, gap: 250 });
-    this.counters.set("respins", "RESPINS", e.counter);
-    this.counters.set("stars", "STARS", e.stars_held);
-    host.message(landings.length ? `${landings.length} new star${landings.length > 1 ? "s" : ""}: held, and the respins are back to ${e.counter}.` : `No new star: ${e.counter} respin${e.counter === 1 ? "" : "s"} left.`, landings.length ? "feature" : "");
+    this.counters.set("respins", this.text("counter.respins"), e.counter);
+    this.counters.set("stars", this.text("counter.stars"), e.stars_held);
+    host.message(landings.length ? this.text("msg.new_stars", { n: landings.length, respins: e.counter }) : this.text("msg.no_star", { n: e.counter }), landings.length ? "feature" : "");
     await wait(host, 400);
   }
 
   async luckyEnd(e) {
     const host = this.host;
-    const parts = [`stars ${host.credits(e.values_win)}`];
-    if (e.minor) parts.push(`${e.minor} × MINOR ${host.credits(e.minor_win)}`);
-    if (e.major) parts.push(`${e.major} × MAJOR ${host.credits(e.major_win)}`);
-    if (e.grand) parts.push(`GRAND ${host.credits(e.grand_win)}`);
-    this.counters.set("stars", "STARS", e.stars);
-    host.message(`Lucky Stars pays ${host.credits(e.win)}: ${parts.join(", ")}.`, "win");
+    const parts = [this.text("msg.part_stars", { amount: host.credits(e.values_win) })];
+    if (e.minor) parts.push(this.text("msg.part_tier", { n: e.minor, tier: this.text("tier.minor").toUpperCase(), amount: host.credits(e.minor_win) }));
+    if (e.major) parts.push(this.text("msg.part_tier", { n: e.major, tier: this.text("tier.major").toUpperCase(), amount: host.credits(e.major_win) }));
+    if (e.grand) parts.push(this.text("msg.part_grand", { tier: this.text("tier.grand").toUpperCase(), amount: host.credits(e.grand_win) }));
+    this.counters.set("stars", this.text("counter.stars"), e.stars);
+    host.message(this.text("msg.lucky_pays", { amount: host.credits(e.win), parts: parts.join(", ") }), "win");
     if (e.grand) {
       this.grid.flash(this.grid.held(), "merged");
-      await announce(host, "GRAND!", 2000, host.credits(e.grand_win));
+      await announce(host, this.text("msg.grand_banner", { tier: this.text("tier.grand").toUpperCase() }), 2000, host.credits(e.grand_win));
     } else await wait(host, 1200);
   }
 
@@ -335,36 +340,42 @@ export class Super12Stars extends Feature {
     const money = (c) => fmt.money(c);
     switch (e.type) {
       case "reels_stopped":
-        if (e.respin) return "Respin: the central reel is held Wild.";
-        if (e.stage === "free") return `Free spin ${e.spin} of ${e.spins}${e.multiplier > 1 ? `, wins ×${e.multiplier}` : ""}.`;
-        if (e.stage === "super10_free") return `Super 10 free spin ${e.spin} of ${e.spins}.`;
+        if (e.respin) return this.text("log.respin");
+        if (e.stage === "free") return this.text(e.multiplier > 1 ? "log.free_spin_x" : "log.free_spin", { n: e.spin, total: e.spins, x: e.multiplier });
+        if (e.stage === "super10_free") return this.text("log.s10_free_spin", { n: e.spin, total: e.spins });
         return undefined;
       case "super7_expanded":
-        return "Super 7: the central reel turns Wild; one respin.";
+        return this.text("log.super7");
       case "bonus_won":
-        return `${e.count} Bonus symbols pay ${money(e.win)}.`;
+        return this.text("log.bonus", { n: e.count, amount: money(e.win) });
       case "wheel_spun":
-        return `The Wheel stops on ${e.value} × line bet: ${money(e.win)}.`;
+        return this.text("log.wheel", { x: e.value, amount: money(e.win) });
       case "tv_drawn":
-        return `TV mini game: ${e.spins} free spins, multiplier ×${e.multiplier}.`;
+        return this.text("log.tv", { n: e.spins, x: e.multiplier });
       case "free_spins_awarded":
-        return `${e.awarded} ${e.feature === "super10_free" ? "Super 10 " : ""}free spins awarded.`;
+        return this.text(e.feature === "super10_free" ? "log.awarded_s10" : "log.awarded", { n: e.awarded });
       case "free_spins_retriggered":
-        return `${e.awarded} more free spins (${e.total} in total).`;
+        return this.text("log.retriggered", { n: e.awarded, total: e.total });
       case "super10_spun":
-        return `Super 10 reel: ${e.outcome === "direct" ? `direct win ${money(e.win)}` : e.outcome === "frenzy" ? "the Frenzy Wheel" : `${e.value} free spins`}.`;
+        return e.outcome === "direct" ? this.text("log.s10_direct", { amount: money(e.win) }) : e.outcome === "frenzy" ? this.text("log.s10_frenzy") : this.text("log.s10_free", { n: e.value });
       case "frenzy_offered":
-        return "Frenzy Wheel: the player chooses Red or Green.";
+        return this.text("log.frenzy_offered");
       case "frenzy_spun":
-        return `Frenzy Wheel: ${e.colour} ${e.value}, total ${e.total}.`;
+        return this.text("log.frenzy_spun", { colour: this.colour(e.colour), value: e.value, total: e.total });
       case "frenzy_ended":
-        return `Frenzy Wheel ends at ${e.total}: ${money(e.win)}.`;
+        return this.text("log.frenzy_ended", { total: e.total, amount: money(e.win) });
       case "lucky_stars_started":
-        return `Lucky Stars: ${(e.stars || []).length} stars held, ${e.counter} respins.`;
+        return this.text("log.lucky_started", { n: (e.stars || []).length, respins: e.counter });
       case "lucky_stars_respun":
-        return `Lucky Stars respin ${e.respin}: ${(e.new_stars || []).length} new star(s), ${e.stars_held} held, counter ${e.counter}.`;
+        return this.text("log.lucky_respun", { respin: e.respin, n: (e.new_stars || []).length, held: e.stars_held, counter: e.counter });
       case "lucky_stars_ended":
-        return `Lucky Stars ends with ${e.stars} stars: ${money(e.win)}${e.minor ? `, ${e.minor} Minor` : ""}${e.major ? `, ${e.major} Major` : ""}${e.grand ? ", GRAND" : ""}.`;
+        return [
+          this.text("log.lucky_ended", { n: e.stars, amount: money(e.win) }),
+          e.minor ? this.text("log.lucky_tier", { n: e.minor, tier: this.text("tier.minor") }) : "",
+          e.major ? this.text("log.lucky_tier", { n: e.major, tier: this.text("tier.major") }) : "",
+          e.grand ? this.text("log.lucky_grand", { tier: this.text("tier.grand").toUpperCase() }) : "",
+          ".",
+        ].join("");
       default:
         return undefined;
     }

@@ -13,19 +13,10 @@ import { HoldGrid } from "./holdgrid.js";
 import { Wheel } from "./wheel.js";
 
 const ROWS = 5;
-const SQUARE_NAMES = {
-  START: "START",
-  "-": "",
-  FINN: "FINN",
-  STARBURST: "STARBURST",
-  WHEEL: "WHEEL",
-  GONZO: "GONZO",
-  MISSBANKS: "MISS BANKS",
-  EXTRASPINS: "EXTRA SPINS",
-  SPACEWARS: "SPACE WARS",
-};
-const FEATURE_NAMES = { ...SQUARE_NAMES, "-": "the upgraded square", START: "Extra Life" };
-const SEGMENT_NAMES = { DICE1: "1 DICE", DICE2: "2 DICE", RANDOM: "RANDOM", REPLAY: "REPLAY", PLUS1: "+1", UPGRADE: "UPGRADE" };
+// the board's squares, the features and the wheel's segments are named in the game's catalogue
+// (superstars.square.<id>, superstars.feature.<id>, superstars.segment.<id>)
+const SQUARES = ["START", "FINN", "STARBURST", "WHEEL", "GONZO", "MISSBANKS", "EXTRASPINS", "SPACEWARS"];
+const SEGMENTS = ["DICE1", "DICE2", "RANDOM", "REPLAY", "PLUS1", "UPGRADE"];
 const SEGMENT_COLOURS = { DICE1: "#1e88e5", DICE2: "#3949ab", RANDOM: "#8e24aa", REPLAY: "#00897b", PLUS1: "#f9a825", UPGRADE: "#e65100" };
 const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 
@@ -33,7 +24,21 @@ const cellRC = (cell) => [Math.floor(Number(cell) / ROWS), Number(cell) % ROWS];
 
 export class Superstars extends Feature {
   // the rule text's name for quick stop
-  quickStopLabel = "STALL";
+  get quickStopLabel() {
+    return this.text("stall");
+  }
+
+  squareName(n) {
+    return n === "-" ? "" : SQUARES.includes(n) ? this.text(`square.${n}`) : n;
+  }
+
+  featureName(n) {
+    return n === "-" || SQUARES.includes(n) ? this.text(`feature.${n === "-" ? "upgraded" : n}`) : n;
+  }
+
+  segmentName(s) {
+    return SEGMENTS.includes(s) ? this.text(`segment.${s}`) : s;
+  }
 
   mount() {
     const host = this.host;
@@ -50,7 +55,7 @@ export class Superstars extends Feature {
     this.paceSlot = h("div.pace-slot", { "data-testid": "pace-slot" });
     this.die = h("div.die", { "data-testid": "die", hidden: true, "aria-live": "polite" });
     this.board.centre.append(this.paceSlot, this.die);
-    const segs = (this.desc.bonus?.wheel || Object.keys(SEGMENT_NAMES).map((s) => [s])).map(([s]) => ({ id: s, label: SEGMENT_NAMES[s] || s, color: SEGMENT_COLOURS[s] }));
+    const segs = (this.desc.bonus?.wheel || SEGMENTS.map((s) => [s])).map(([s]) => ({ id: s, label: this.segmentName(s), color: SEGMENT_COLOURS[s] }));
     this.wheelSegments = segs;
   }
 
@@ -58,7 +63,7 @@ export class Superstars extends Feature {
     return names.map((n) => {
       const blank = n === "-";
       return {
-        label: SQUARE_NAMES[n] ?? n,
+        label: this.squareName(n),
         kind: blank ? "blank" : n === "START" ? "start" : `feature ${n.toLowerCase()}`,
         value: blank && upgrade ? upgrade : undefined,
         sub: blank && upgrade ? this.money(upgrade) : n === "START" ? "♥" : "",
@@ -68,7 +73,7 @@ export class Superstars extends Feature {
 
   finalSquares(values) {
     return values.map((v) =>
-      v === null || v === "DICE" ? { label: "DICE", kind: "dice", sub: "+1 die" } : { label: this.money(v), kind: "prize", value: v, sub: times(v) },
+      v === null || v === "DICE" ? { label: this.text("final.dice_square"), kind: "dice", sub: this.text("plus_one_die") } : { label: this.money(v), kind: "prize", value: v, sub: times(v) },
     );
   }
 
@@ -104,22 +109,16 @@ export class Superstars extends Feature {
 
   help() {
     const b = this.desc.bonus || {};
-    const items = [
-      "Bonus Game: 3 or more Scatters (a Dice on reel 5 counts) turn into prizes of 1 to 25 times the bet; each position spins on its own, prizes lock and reset the spins to 3 (4 with Extra Spins).",
-      "Dice landing in the Bonus Game are collected and rolled one at a time before the next spin; the token moves 1 to 6 squares round the 24-square board and plays the feature it lands on.",
-      "Extra Life (Start): a heart for landing on or passing Start; a heart resets the spins when spins and dice run out. Starburst, Gonzo, Miss Banks, Space Wars, Finn, Extra Spins and the Wheel Game (1 Dice, 2 Dice, Random, Replay, +1, Upgrade) are played as they come.",
-      "All 25 positions locked start the Final Game at once: a board of 25 to 1000 times the bet and 2 dice squares; only dice are rolled.",
-      `Throw Dice and Spin pace the Bonus Game and change no outcome; auto spin and Stall (quick stop) skip them. A Bonus Game stops auto spin when "When a feature is won" is set.`,
-    ];
-    if (b.final_board) items.push(`Final Game squares: ${b.final_board.map((v) => (v === "DICE" ? "a die" : `${v}×`)).join(", ")}.`);
-    return [{ title: "Bonus Game", testid: "feature-help", items }];
+    const items = ["help.bonus", "help.dice", "help.features", "help.final", "help.pace"].map((k) => this.text(k));
+    if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : `${v}×`)).join(", ") }));
+    return [{ title: this.text("bonus_game"), testid: "feature-help", items }];
   }
 
   // ---- drawing -----------------------------------------------------------------------------
 
   setCounters(e) {
-    if (e.spins !== undefined) this.counters.set("spins", "SPINS", e.spins);
-    if (e.dice !== undefined) this.counters.set("dice", "DICE", e.dice);
+    if (e.spins !== undefined) this.counters.set("spins", this.text("counter.spins"), e.spins);
+    if (e.dice !== undefined) this.counters.set("dice", this.text("counter.dice"), e.dice);
     if (e.hearts !== undefined) this.counters.set("hearts", "♥", e.hearts);
   }
 
@@ -141,7 +140,7 @@ export class Superstars extends Feature {
 
   showTotal() {
     const total = this.reels.reduce((a, v) => a + v, 0) + this.finalTotal;
-    this.counters.set("total", "BONUS", this.money(total));
+    this.counters.set("total", this.text("counter.bonus"), this.money(total));
   }
 
   async handle(e) {
@@ -152,8 +151,8 @@ export class Superstars extends Feature {
       case "bonus_triggered":
         for (const [c, r] of e.positions || []) host.reels.cellAt(c, r)?.classList.add("win");
         if (e.dice) host.reels.cellAt(e.dice[0], e.dice[1])?.classList.add("win");
-        host.message(`BONUS GAME! ${e.scatters} Scatters${e.dice ? " and a Dice" : ""}`, "feature");
-        await announce(host, "BONUS GAME!", 1500);
+        host.message(this.text(e.dice ? "msg.triggered_dice" : "msg.triggered", { n: e.scatters }), "feature");
+        await announce(host, this.text("msg.bonus_banner"), 1500);
         return true;
       case "bonus_started": {
         host.reels.clearWins(); // the spin's line-win tags would float over the board
@@ -171,11 +170,11 @@ export class Superstars extends Feature {
         this.reels = new Array(25).fill(0);
         for (const p of e.prizes || []) this.reels[p.cell] = p.value;
         if (e.reels) this.syncReels(e.reels);
-        this.counters.set("spins", "SPINS", e.spins);
-        this.counters.set("dice", "DICE", e.dice);
+        this.counters.set("spins", this.text("counter.spins"), e.spins);
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
         this.counters.set("hearts", "♥", 0);
         this.showTotal();
-        host.message(`The triggering symbols became prizes${e.dice_cell !== null && e.dice_cell !== undefined ? "; the Dice adds a die" : ""}.`, "feature");
+        host.message(this.text(e.dice_cell !== null && e.dice_cell !== undefined ? "msg.started_dice" : "msg.started"), "feature");
         await wait(host, 1200);
         return true;
       }
@@ -186,12 +185,12 @@ export class Superstars extends Feature {
         });
         for (const cell of e.dice_cells || []) {
           const [c, r] = cellRC(cell);
-          landings.push({ c, r, content: { kind: "dice", label: "🎲", sub: "+1 die" } });
+          landings.push({ c, r, content: { kind: "dice", label: "🎲", sub: this.text("plus_one_die") } });
         }
-        host.message(`Spin ${e.spin}: ${e.prizes?.length ? `${e.prizes.length} new prize${e.prizes.length > 1 ? "s" : ""}` : "no prize"}${e.dice_cells?.length ? `, ${e.dice_cells.length} dice` : ""}.`);
+        host.message(this.text(e.dice_cells?.length ? "msg.spun_dice" : "msg.spun", { spin: e.spin, prizes: e.prizes?.length || 0, dice: e.dice_cells?.length || 0 }));
         await this.grid.respin(landings, host, { ms: 650, gap: 200 });
-        this.counters.set("dice", "DICE", e.dice);
-        this.counters.set("spins", "SPINS", e.spins);
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
+        this.counters.set("spins", this.text("counter.spins"), e.spins);
         await wait(host, e.dice_cells?.length ? 500 : 250);
         // a Dice does not lock: it goes to the dice counter
         for (const cell of e.dice_cells || []) {
@@ -202,37 +201,37 @@ export class Superstars extends Feature {
         return true;
       }
       case "spins_reset":
-        this.counters.set("spins", "SPINS", e.spins);
+        this.counters.set("spins", this.text("counter.spins"), e.spins);
         if (e.hearts !== undefined) this.counters.set("hearts", "♥", e.hearts);
-        host.message(e.reason === "heart_used" ? `A heart is used: the spins are back to ${e.spins}.` : `A new prize: the spins are back to ${e.spins}.`, "feature");
+        host.message(this.text(e.reason === "heart_used" ? "msg.reset_heart" : "msg.reset_prize", { n: e.spins }), "feature");
         await wait(host, 300);
         return true;
       case "dice_rolled": {
-        await pace(host, this.paceSlot, { label: "THROW DICE", testid: "pace-dice" });
+        await pace(host, this.paceSlot, { label: this.text("throw_dice"), testid: "pace-dice" });
         this.showDie(e.value);
-        this.counters.set("dice", "DICE", e.dice);
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
         await wait(host, 450);
         await this.board.move(e.to, host, { steps: e.value });
         this.counters.set("hearts", "♥", e.hearts);
-        host.message(`The die shows ${e.value}: the token moves to square ${e.to}${e.passed_start ? ", past Start" : ""}.`);
+        host.message(this.text(e.passed_start ? "msg.rolled_start" : "msg.rolled", { value: e.value, to: e.to }));
         return true;
       }
       case "heart_gained":
         this.counters.set("hearts", "♥", e.hearts);
         this.board.highlight(0);
-        host.message("Extra Life: a heart for passing Start.", "feature");
+        host.message(this.text("msg.extra_life"), "feature");
         await wait(host, 500);
         return true;
       case "square_landed": {
         this.board.highlight(e.square);
-        const name = e.feature === "-" ? (e.value ? `an upgraded square worth ${this.money(e.value)}` : "a blank square") : FEATURE_NAMES[e.feature] || e.feature;
-        host.message(`The token lands on ${name}.`, e.feature === "-" ? "" : "feature");
-        if (e.feature !== "-" && e.feature !== "START") await announce(host, FEATURE_NAMES[e.feature] || e.feature, 900);
+        const name = e.feature === "-" ? (e.value ? this.text("msg.upgraded_square", { amount: this.money(e.value) }) : this.text("msg.blank_square")) : this.featureName(e.feature);
+        host.message(this.text("msg.lands_on", { name }), e.feature === "-" ? "" : "feature");
+        if (e.feature !== "-" && e.feature !== "START") await announce(host, this.featureName(e.feature), 900);
         else await wait(host, 400);
         return true;
       }
       case "starburst_placed": {
-        host.message(`Starburst${e.run > 1 ? " (Replay)" : ""}: a stack of three ${times(e.value)} prizes on reel ${e.column + 1}; overlaps multiply.`, "feature");
+        host.message(this.text("msg.starburst", { replay: this.replayMark(e), value: times(e.value), reel: e.column + 1 }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.putPrize(c, r, x.value, x.merged ? `${times(x.was)}×${times(e.value)}` : times(x.value));
@@ -244,7 +243,7 @@ export class Superstars extends Feature {
         return true;
       }
       case "gonzo_multiplied": {
-        host.message(`Gonzo${e.run > 1 ? " (Replay)" : ""}: ${e.count} prize${e.count > 1 ? "s" : ""} multiplied.`, "feature");
+        host.message(this.text("msg.gonzo", { replay: this.replayMark(e), n: e.count }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.grid.set(c, r, { kind: "prize mult", label: `×${x.multiplier}`, value: x.was, sub: this.money(x.was) });
@@ -257,7 +256,7 @@ export class Superstars extends Feature {
         return true;
       }
       case "miss_banks_placed": {
-        host.message(`Miss Banks${e.run > 1 ? " (Replay)" : ""}: ${e.count} prizes placed; on a prize they add up.`, "feature");
+        host.message(this.text("msg.miss_banks", { replay: this.replayMark(e), n: e.count }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.putPrize(c, r, x.value, x.merged ? `${times(x.was)}+${times(x.added)}` : times(x.value));
@@ -269,7 +268,7 @@ export class Superstars extends Feature {
         return true;
       }
       case "finn_merged": {
-        host.message(`Finn${e.run > 1 ? " (Replay)" : ""}: ${e.count} prize${e.count > 1 ? "s" : ""} +5×, merged into one of ${this.money(e.value)}.`, "feature");
+        host.message(this.text("msg.finn", { replay: this.replayMark(e), n: e.count, amount: this.money(e.value) }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.putPrize(c, r, x.raised, `+5×`);
@@ -280,7 +279,7 @@ export class Superstars extends Feature {
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           if (x.cell === e.to_cell) {
-            this.putPrize(c, r, e.value, "Finn");
+            this.putPrize(c, r, e.value, this.text("finn"));
             this.grid.flash([[c, r]], "merged");
           } else this.grid.clear(c, r);
         }
@@ -289,10 +288,10 @@ export class Superstars extends Feature {
         return true;
       }
       case "space_wars_respun": {
-        host.message(`Space Wars${e.run > 1 ? " (Replay)" : ""}: 3 respins; every prize landing takes one of ${(e.values || []).map((v) => this.money(v)).join(", ")}.`, "feature");
-        this.counters.set("sw", "SPACE WARS", `${e.values?.length ? (e.values || []).map(times).join(" ") : "—"}`);
+        host.message(this.text("msg.space_wars", { replay: this.replayMark(e), values: (e.values || []).map((v) => this.money(v)).join(", ") }), "feature");
+        this.counters.set("sw", this.text("square.SPACEWARS"), `${e.values?.length ? (e.values || []).map(times).join(" ") : "—"}`);
         for (const rs of e.respins || []) {
-          this.counters.set("respins", "RESPIN", `${rs.respin} of 3`);
+          this.counters.set("respins", this.text("counter.respin"), this.text("counter.respin_of", { n: rs.respin, total: 3 }));
           const landings = (rs.prizes || []).map((p) => {
             const [c, r] = cellRC(p.cell);
             return { c, r, content: { kind: "prize", label: this.money(p.value), value: p.value, sub: times(p.value) } };
@@ -311,7 +310,7 @@ export class Superstars extends Feature {
         await this.spinWheel(e);
         return true;
       case "plus_one_added": {
-        host.message(`+${e.amount}: every prize on the reels grows by ${this.money(e.amount)}.`, "feature");
+        host.message(this.text("msg.plus_one", { n: e.amount, amount: this.money(e.amount) }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.putPrize(c, r, x.value, `+${e.amount}×`);
@@ -329,11 +328,11 @@ export class Superstars extends Feature {
             this.board.highlight(i);
           }
         });
-        host.message(`Upgrade: every blank square is now worth ${this.money(e.square_value)}.`, "feature");
+        host.message(this.text("msg.upgrade", { amount: this.money(e.square_value) }), "feature");
         await wait(host, 800);
         return true;
       case "upgraded_square_paid": {
-        host.message(`The upgraded square adds ${this.money(e.square_value)}${e.times > 1 ? " twice (Replay)" : ""} to every prize.`, "feature");
+        host.message(this.text(e.times > 1 ? "msg.upgraded_paid_twice" : "msg.upgraded_paid", { amount: this.money(e.square_value) }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
           this.putPrize(c, r, x.value, `+${times(e.square_value * (e.times || 1))}`);
@@ -346,21 +345,21 @@ export class Superstars extends Feature {
       case "replay_armed":
         if (e.armed) {
           this.replay = true;
-          this.counters.set("replay", "REPLAY", "armed");
+          this.counters.set("replay", this.text("counter.replay"), this.text("counter.armed"));
         }
-        host.message(e.armed ? "Replay: the next feature plays twice." : "Replay: one is armed already, this one is lost.", "feature");
+        host.message(this.text(e.armed ? "msg.replay_armed" : "msg.replay_lost"), "feature");
         await wait(host, 600);
         return true;
       case "replay_used":
         this.replay = false;
         this.counters.hide("replay");
-        host.message(`Replay: ${FEATURE_NAMES[e.feature] || e.feature} plays again.`, "feature");
-        await announce(host, "REPLAY!", 800);
+        host.message(this.text("msg.replay_used", { name: this.featureName(e.feature) }), "feature");
+        await announce(host, this.text("msg.replay_banner"), 800);
         return true;
       case "extra_spins_gained":
-        this.counters.set("spins", "SPINS", e.spins);
-        this.counters.set("max", "MAX", e.max_spins);
-        host.message(e.applied ? `Extra Spins: the spins go up to ${e.max_spins}.` : "Extra Spins was used already in this Bonus Game.", "feature");
+        this.counters.set("spins", this.text("counter.spins"), e.spins);
+        this.counters.set("max", this.text("counter.max"), e.max_spins);
+        host.message(e.applied ? this.text("msg.extra_spins", { n: e.max_spins }) : this.text("msg.extra_spins_used"), "feature");
         await wait(host, 700);
         return true;
       case "final_game_started": {
@@ -370,43 +369,43 @@ export class Superstars extends Feature {
         this.counters.hide("spins");
         this.counters.hide("max");
         this.counters.hide("replay");
-        this.counters.set("dice", "DICE", e.dice);
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
         this.counters.set("hearts", "♥", e.hearts);
-        const sum = `${e.dice_left} + ${e.max_spins} + ${e.hearts} × ${e.max_spins}${e.replay ? ", × 2 for the Replay" : ""}, + ${e.start_square_dice} = ${e.dice}`;
+        const sum = this.text(e.replay ? "msg.final_sum_replay" : "msg.final_sum", { left: e.dice_left, max: e.max_spins, hearts: e.hearts, start: e.start_square_dice, dice: e.dice });
         this.finalDice = sum;
-        host.message(`FINAL GAME: ${e.dice} dice (${sum}).`, "feature");
-        await announce(host, "FINAL GAME!", 1600, `${e.dice} dice`);
+        host.message(this.text("msg.final", { n: e.dice, sum }), "feature");
+        await announce(host, this.text("msg.final_banner"), 1600, this.text("msg.n_dice", { n: e.dice }));
         return true;
       }
       case "final_dice_rolled":
-        await pace(host, this.paceSlot, { label: "THROW DICE", testid: "pace-dice" });
+        await pace(host, this.paceSlot, { label: this.text("throw_dice"), testid: "pace-dice" });
         this.showDie(e.value);
         await wait(host, 400);
         await this.board.move(e.to, host, { steps: e.value });
-        this.counters.set("dice", "DICE", e.dice);
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
         return true;
       case "final_prize_collected":
         this.board.highlight(e.square);
         this.finalTotal = Number(e.final_total);
         this.showTotal();
-        host.message(`Final Game: ${this.money(e.value)} collected.`, "win");
+        host.message(this.text("msg.final_collected", { amount: this.money(e.value) }), "win");
         await wait(host, 500);
         return true;
       case "final_die_gained":
         this.board.highlight(e.square);
-        this.counters.set("dice", "DICE", e.dice);
-        host.message("Final Game: one more die.", "feature");
+        this.counters.set("dice", this.text("counter.dice"), e.dice);
+        host.message(this.text("msg.final_die"), "feature");
         await wait(host, 400);
         return true;
       case "bonus_ended":
         this.die.hidden = true;
-        host.message(`The Bonus Game pays ${this.money(e.total)}${e.final_game ? ` (Final Game ${this.money(e.final_total)})` : ""}.`, "win");
+        host.message(e.final_game ? this.text("msg.bonus_pays_final", { amount: this.money(e.total), final: this.money(e.final_total) }) : this.text("msg.bonus_pays", { amount: this.money(e.total) }), "win");
         await wait(host, 1200);
         return true;
       case "bonus_paid":
         // "after the Bonus Game, the game returns to the round that triggered it"
         this.returnToBase();
-        host.message(`Bonus Game win ${host.credits(e.win)}: back to the main game.`, "win");
+        host.message(this.text("msg.back_to_main", { amount: host.credits(e.win) }), "win");
         return true;
       default:
         return false;
@@ -426,7 +425,7 @@ export class Superstars extends Feature {
     this.die.hidden = false;
     this.die.dataset.value = String(v);
     this.die.textContent = PIPS[v] || String(v);
-    this.die.setAttribute("aria-label", `The die shows ${v}`);
+    this.die.setAttribute("aria-label", this.text("die_shows", { n: v }));
     if (!fast(this.host)) {
       this.die.classList.remove("roll");
       void this.die.offsetWidth;
@@ -438,72 +437,82 @@ export class Superstars extends Feature {
     const host = this.host;
     const wheel = new Wheel(this.wheelSegments, { testid: "bonus-wheel", size: 240 });
     const slot = h("div.pace-inline");
-    showPanel(host, "wheel-game", "WHEEL GAME", wheel.el, slot);
-    await pace(host, slot, { label: "SPIN", testid: "pace-wheel" });
+    showPanel(host, "wheel-game", this.text("wheel_game"), wheel.el, slot);
+    await pace(host, slot, { label: this.text("wheel_spin"), testid: "pace-wheel" });
     const i = Number.isInteger(e.segment_index) ? e.segment_index : wheel.find(e.segment);
     await wheel.spinTo(i, host);
-    const what = e.segment === "RANDOM" && e.feature ? `RANDOM: ${FEATURE_NAMES[e.feature] || e.feature}` : SEGMENT_NAMES[e.segment] || e.segment;
+    const what = e.segment === "RANDOM" && e.feature ? this.text("random_feature", { random: this.segmentName("RANDOM"), name: this.featureName(e.feature) }) : this.segmentName(e.segment);
     wheel.result.textContent = what;
-    if (e.dice !== undefined) this.counters.set("dice", "DICE", e.dice);
-    host.message(`The wheel stops on ${what}.`, "feature");
+    if (e.dice !== undefined) this.counters.set("dice", this.text("counter.dice"), e.dice);
+    host.message(this.text("msg.wheel_stops", { what }), "feature");
     await wait(host, 1100);
     if (!host.instant) hidePanel(host);
     else this.lastWheel = what;
   }
 
+  /** " (Replay)" after a feature's name when it plays the second time. */
+  replayMark(e) {
+    return e.run > 1 ? this.text("msg.replay_mark") : "";
+  }
+
   describe(e, fmt) {
     const m = (x) => fmt.money(Number(x) * this.host.bet());
+    const list = (xs) => xs.map((p) => m(p.value)).join(", ");
     switch (e.type) {
       case "bonus_triggered":
-        return `${e.scatters} Scatters${e.dice ? " with a Dice" : ""} start the Bonus Game.`;
+        return this.text(e.dice ? "log.triggered_dice" : "log.triggered", { n: e.scatters });
       case "bonus_started":
-        return `Bonus Game: prizes ${(e.prizes || []).map((p) => m(p.value)).join(", ")}; ${e.spins} spins, ${e.dice} dice.`;
-      case "bonus_spun":
-        return `Bonus spin ${e.spin}: ${(e.prizes || []).map((p) => m(p.value)).join(", ") || "no prize"}${e.dice_cells?.length ? `, ${e.dice_cells.length} dice` : ""}; ${e.spins} spins left, ${e.dice} dice.`;
+        return this.text("log.started", { prizes: list(e.prizes || []), spins: e.spins, dice: e.dice });
+      case "bonus_spun": {
+        const args = { spin: e.spin, prizes: list(e.prizes || []) || this.text("log.no_prize"), n: e.dice_cells?.length || 0, spins: e.spins, dice: e.dice };
+        return this.text(e.dice_cells?.length ? "log.spun_dice" : "log.spun", args);
+      }
       case "spins_reset":
-        return `Spins back to ${e.spins} (${e.reason === "heart_used" ? "a heart used" : "a new prize"}).`;
+        return this.text(e.reason === "heart_used" ? "log.reset_heart" : "log.reset_prize", { n: e.spins });
       case "dice_rolled":
-        return `Die rolled: ${e.value}, token from square ${e.from} to ${e.to}${e.passed_start ? " (past Start)" : ""}; ${e.dice} dice left.`;
+        return this.text(e.passed_start ? "log.rolled_start" : "log.rolled", { value: e.value, from: e.from, to: e.to, dice: e.dice });
       case "heart_gained":
-        return `Extra Life: ${e.hearts} heart${e.hearts === 1 ? "" : "s"}.`;
+        return this.text("log.hearts", { n: e.hearts });
       case "square_landed":
-        return `Square ${e.square}: ${e.feature === "-" ? (e.value ? `upgraded, ${m(e.value)}` : "blank") : FEATURE_NAMES[e.feature] || e.feature}.`;
+        return this.text("log.square", { n: e.square, what: e.feature === "-" ? (e.value ? this.text("log.upgraded", { amount: m(e.value) }) : this.text("log.blank")) : this.featureName(e.feature) });
       case "starburst_placed":
-        return `Starburst: three ${times(e.value)} on reel ${e.column + 1}${(e.cells || []).some((c) => c.merged) ? ", merged by product" : ""}.`;
+        return this.text((e.cells || []).some((c) => c.merged) ? "log.starburst_merged" : "log.starburst", { value: times(e.value), reel: e.column + 1 });
       case "gonzo_multiplied":
-        return `Gonzo: ${(e.cells || []).map((c) => `${m(c.was)} ×${c.multiplier}`).join(", ")}.`;
+        return this.text("log.gonzo", { list: (e.cells || []).map((c) => `${m(c.was)} ×${c.multiplier}`).join(", ") });
       case "miss_banks_placed":
-        return `Miss Banks: ${e.count} prizes placed (${(e.cells || []).filter((c) => c.merged).length} merged by sum).`;
+        return this.text("log.miss_banks", { n: e.count, merged: (e.cells || []).filter((c) => c.merged).length });
       case "finn_merged":
-        return `Finn: ${e.count} prizes +5× merged into ${m(e.value)}.`;
+        return this.text("log.finn", { n: e.count, amount: m(e.value) });
       case "space_wars_respun":
-        return `Space Wars: 3 respins with ${(e.values || []).map((v) => m(v)).join(", ")}; ${(e.respins || []).reduce((a, r) => a + (r.prizes?.length || 0), 0)} prizes landed.`;
+        return this.text("log.space_wars", { values: (e.values || []).map((v) => m(v)).join(", "), n: (e.respins || []).reduce((a, r) => a + (r.prizes?.length || 0), 0) });
       case "wheel_spun":
-        return `Wheel Game: ${SEGMENT_NAMES[e.segment] || e.segment}${e.feature ? ` (${FEATURE_NAMES[e.feature] || e.feature})` : ""}.`;
+        return e.feature
+          ? this.text("log.wheel_feature", { segment: this.segmentName(e.segment), name: this.featureName(e.feature) })
+          : this.text("log.wheel", { segment: this.segmentName(e.segment) });
       case "plus_one_added":
-        return `+${e.amount}: every prize +${m(e.amount)}.`;
+        return this.text("log.plus_one", { n: e.amount, amount: m(e.amount) });
       case "upgrade_added":
-        return `Upgrade: blank squares worth ${m(e.square_value)}.`;
+        return this.text("log.upgrade", { amount: m(e.square_value) });
       case "upgraded_square_paid":
-        return `Upgraded square: every prize +${m(e.square_value)}${e.times > 1 ? " twice" : ""}.`;
+        return this.text(e.times > 1 ? "log.upgraded_paid_twice" : "log.upgraded_paid", { amount: m(e.square_value) });
       case "replay_armed":
-        return e.armed ? "Replay armed." : "Replay lost (one already armed).";
+        return this.text(e.armed ? "log.replay_armed" : "log.replay_lost");
       case "replay_used":
-        return `Replay: ${FEATURE_NAMES[e.feature] || e.feature} again.`;
+        return this.text("log.replay_used", { name: this.featureName(e.feature) });
       case "extra_spins_gained":
-        return e.applied ? `Extra Spins: ${e.spins} spins, maximum ${e.max_spins}.` : "Extra Spins already used.";
+        return e.applied ? this.text("log.extra_spins", { n: e.spins, max: e.max_spins }) : this.text("log.extra_spins_used");
       case "final_game_started":
-        return `Final Game: ${e.dice} dice = (${e.dice_left} + ${e.max_spins} + ${e.hearts} × ${e.max_spins})${e.replay ? " × 2" : ""} + ${e.start_square_dice}.`;
+        return this.text(e.replay ? "log.final_replay" : "log.final", { dice: e.dice, left: e.dice_left, max: e.max_spins, hearts: e.hearts, start: e.start_square_dice });
       case "final_dice_rolled":
-        return `Final Game die: ${e.value}, square ${e.from} to ${e.to}; ${e.dice} dice left.`;
+        return this.text("log.final_rolled", { value: e.value, from: e.from, to: e.to, dice: e.dice });
       case "final_prize_collected":
-        return `Final Game prize ${m(e.value)} (total ${m(e.final_total)}).`;
+        return this.text("log.final_prize", { amount: m(e.value), total: m(e.final_total) });
       case "final_die_gained":
-        return "Final Game: one more die.";
+        return this.text("msg.final_die");
       case "bonus_ended":
-        return `Bonus Game total ${m(e.total)}${e.final_game ? ` (Final Game ${m(e.final_total)})` : ""}.`;
+        return e.final_game ? this.text("log.ended_final", { amount: m(e.total), final: m(e.final_total) }) : this.text("log.ended", { amount: m(e.total) });
       case "bonus_paid":
-        return `Bonus Game pays ${fmt.money(e.win)}; back to the main game.`;
+        return this.text("log.paid", { amount: fmt.money(e.win) });
       default:
         return undefined;
     }

@@ -1,0 +1,261 @@
+"""The client in the player's language (docs/client.md, "Languages"), in Chromium against the real
+server.
+
+* Pseudo-locale: the catalogues of a language "qps", built here from English with every message
+  wrapped in ⟦…⟧ (served to the page by the test: qps is no language the client ships), are
+  chosen by the launch parameter ``?lang=qps``. On the login form, the lobby, every game at rest
+  and after a won round, its PAYS / HELP and rules, the MENU, the BET, AUTO, RECALL (list and
+  replay) and LIMITS dialogs, every visible text node is made of catalogue messages, save what
+  EXEMPT lists.
+* Spanish: chosen from the MENU, the lobby and a game are in Spanish, and stay so after a reload;
+  the launch parameter and the browser's language choose it too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.i18n.catalogues import FAMILIES, languages, load, pseudo
+
+from .conftest import shot, unique
+from .servers import Server
+
+pytestmark = pytest.mark.browser
+PASSWORD = "correct-horse-battery"
+
+# What a page may show that comes from no catalogue, besides numbers, amounts and punctuation:
+# the brand; the names the games' models give (games, symbols, paytable combinations,
+# progressive pools: names of the artwork, the same in every language); the languages' own names
+# in the MENU; the player's username, the wallet's currency code and the jurisdiction's id;
+# the clock's AM / PM of a date (dates are the browser's own Intl formatting). Round ids and
+# model hashes (class "hash") are not walked.
+BRAND = "slotlab"
+LETTER = re.compile(r"[^\W\d_]")  # what is left may hold digits, signs and symbols, no word
+MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
+
+VISIBLE_TEXTS = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const t = n.textContent.trim();
+    const el = n.parentElement;
+    if (!t || !el || el.closest("svg, .hash, script, style, noscript")) continue;
+    if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) out.push(t);
+  }
+  return out;
+}"""
+
+# A round that wins with the generic presentation (no feature that waits for the player).
+PLAIN = {"reels_stopped", "line_won", "scatter_won", "round_ended", "reels_nudged",
+         "gamble_offered", "win_capped"}
+
+
+def exempt_names(page: Any, server: Server, username: str) -> list[str]:
+    """The names a page may show as they are (EXEMPT above), longest first."""
+    names = {BRAND, username, "AM", "PM", *languages().values()}
+    wallet = api(page, "GET", "/api/wallet")
+    names.add(str(wallet.get("currency") or ""))
+    session = api(page, "GET", "/api/session")
+    prof = session.get("jurisdiction") or {}
+    if isinstance(prof, dict):
+        names |= {str(prof.get(k) or "") for k in ("id", "name", "code")}
+    else:
+        names.add(str(prof))
+    for gid in server.games:
+        d = api(page, "GET", f"/api/games/{gid}")
+        names.add(d["name"])
+        names |= {str(s.get("name") or "") for s in d.get("symbols") or []}
+        names |= {str(p.get("label") or "") for p in d.get("paytable") or []}
+        prog = d.get("progressives") or []
+        pools = prog if isinstance(prog, list) else list(prog.values())
+        names |= {str(p.get("name") or "") for p in pools}
+        names |= {n.upper() for n in names}
+        op = d.get("operator") or {}
+        names |= {str(op.get(k) or "") for k in ("name", "contact", "terms_url")}
+    return sorted((n for n in names if n), key=len, reverse=True)
+
+
+def foreign(texts: list[str], exempt: list[str]) -> list[str]:
+    """The texts with something that is neither a catalogue message nor exempt."""
+    out = []
+    for text in texts:
+        rest = text
+        while MARKED.search(rest):
+            rest = MARKED.sub("", rest)
+        for name in exempt:
+            rest = rest.replace(name, "")
+        if LETTER.search(rest):
+            out.append(text)
+    return out
+
+
+def api(page: Any, method: str, path: str) -> Any:
+    res = page.evaluate(
+        """async ([m, p]) => {
+            const t = JSON.parse(localStorage.getItem('slotlab.token'));
+            const r = await fetch(p, {method: m, headers: {Authorization: 'Bearer ' + t}});
+            return {status: r.status, body: await r.json()};
+        }""",
+        [method, path],
+    )
+    assert res["status"] < 300, res
+    return res["body"]
+
+
+@pytest.fixture
+def qps_page(page: Any) -> Iterator[Any]:
+    """The page with the pseudo-locale's catalogues served at i18n/qps.json, i18n/games/qps.json."""
+    for family, folder in FAMILIES.items():
+        body = json.dumps(pseudo(load(folder / "en.json")), ensure_ascii=False)
+        pattern = "**/i18n/games/qps.json" if family == "games" else "**/i18n/qps.json"
+        page.route(pattern, lambda route, body=body: route.fulfill(
+            status=200, content_type="application/json", body=body))
+    yield page
+
+
+def check(page: Any, exempt: list[str], where: str) -> None:
+    texts = page.evaluate(VISIBLE_TEXTS)
+    assert texts, where
+    bad = foreign(texts, exempt)
+    assert not bad, f"{where}: texts not from the catalogue: {bad}"
+
+
+def close_dialog(page: Any, testid: str) -> None:
+    page.click(f"[data-testid={testid}] [data-testid=dialog-close]")
+    page.wait_for_selector(f"[data-testid={testid}]", state="detached")
+
+
+def test_every_visible_text_comes_from_the_catalogue(qps_page: Any, server: Server) -> None:
+    page = qps_page
+    page.goto(server.url + "/?lang=qps")
+    page.wait_for_selector("[data-testid=login]")
+    page.wait_for_load_state("networkidle")  # what the welcome screen adds when it has asked
+    assert page.evaluate("document.documentElement.lang") == "qps"
+    check(page, [BRAND, *languages().values()], "login")
+    name = unique("q")
+    page.fill("[data-testid=username]", name)
+    page.fill("[data-testid=password]", PASSWORD)
+    page.click("[data-testid=register-submit]")
+    page.wait_for_selector("[data-testid=lobby]")
+    exempt = exempt_names(page, server, name)
+    page.wait_for_function(  # every thumbnail drawn (from each game's description)
+        f"document.querySelectorAll('.thumb[data-reels]').length === {len(server.games)}")
+    page.wait_for_load_state("networkidle")
+    check(page, exempt, "lobby")
+    shot(page, "qps-lobby")
+
+    for gid in server.games:
+        page.click(f"[data-testid=game-card-{gid}]")
+        page.wait_for_selector(f"[data-testid=game][data-game={gid}][data-state=idle]")
+        check(page, exempt, f"{gid} at rest")
+
+        desc = api(page, "GET", f"/api/games/{gid}")
+        server.games[gid].force(desc["bets_credits"][0], lambda r: r.win > 0 and {
+            e["type"] for e in r.events} <= PLAIN)
+        page.click("[data-testid=spin]")
+        page.wait_for_selector("[data-testid=game][data-state=offered], "
+                               "[data-testid=game][data-rounds='1'][data-state=idle]")
+        check(page, exempt, f"{gid} after a win")
+        shot(page, f"qps-{gid}-win")
+
+        page.click("[data-testid=pays]")
+        page.wait_for_selector("[data-testid=pays-dialog] [data-testid=rules] li")
+        check(page, exempt, f"{gid} PAYS / HELP")
+        close_dialog(page, "pays-dialog")
+
+        page.click("[data-testid=menu]")
+        page.wait_for_selector("[data-testid=menu-dialog]")
+        check(page, exempt, f"{gid} MENU")
+        close_dialog(page, "menu-dialog")
+
+        page.click("[data-testid=bet-settings]")  # collects a win offered for a gamble first
+        page.wait_for_selector("[data-testid=bet-dialog]")
+        check(page, exempt, f"{gid} BET")
+        close_dialog(page, "bet-dialog")
+
+        page.click("[data-testid=auto]")
+        page.wait_for_selector("[data-testid=auto-dialog]")
+        check(page, exempt, f"{gid} AUTO")
+        close_dialog(page, "auto-dialog")
+
+        page.click("[data-testid=recall]")
+        page.wait_for_selector("[data-testid=history-row]")
+        check(page, exempt, f"{gid} RECALL")
+        page.click("[data-testid=history-row] [data-testid=replay] >> nth=0")
+        page.wait_for_selector("[data-testid=replay-reels]")
+        page.click("[data-testid=replay-end]")
+        page.wait_for_selector("[data-testid=replay-verify].ok")
+        check(page, exempt, f"{gid} replay")
+        close_dialog(page, "recall-dialog")
+
+        page.click("[data-testid=lobby]")
+        page.wait_for_selector("[data-testid=lobby]")
+
+    page.click("[data-testid^=game-card] >> nth=0")
+    page.click("[data-testid=menu]")
+    page.click("[data-testid=menu-limits]")
+    page.wait_for_selector("[data-testid=limits-dialog] [data-testid=limits-rule]")
+    check(page, exempt, "LIMITS")
+
+
+def test_spanish_from_the_menu_stays_after_a_reload(page: Any, server: Server) -> None:
+    page.goto(server.url + "/")
+    page.fill("[data-testid=username]", unique("es"))
+    page.fill("[data-testid=password]", PASSWORD)
+    page.click("[data-testid=register-submit]")
+    page.wait_for_selector("[data-testid=lobby]")
+    assert page.inner_text("h1.lobby-title") == "Choose a game"
+    page.click("[data-testid=game-card-fruit-5x3]")
+    page.wait_for_selector("[data-testid=game][data-state=idle]")
+    assert page.inner_text("[data-testid=spin]").strip().endswith("SPIN")
+
+    page.click("[data-testid=menu]")
+    with page.expect_navigation():
+        page.select_option("[data-testid=menu-language]", "es")
+    page.wait_for_selector("[data-testid=game][data-game=fruit-5x3][data-state=idle]")
+    assert page.evaluate("document.documentElement.lang") == "es"
+    assert page.inner_text("[data-testid=spin]").strip().endswith("GIRAR")
+    assert page.inner_text("[data-testid=pays]") == "PREMIOS / AYUDA"
+    page.click("[data-testid=pays]")
+    rules = page.inner_text("[data-testid=pays-dialog] [data-testid=rules]")
+    d = api(page, "GET", "/api/games/fruit-5x3")
+    lines, reels, rows = len(d["lines"]), d["reels"], d["rows"]
+    assert f"{lines} líneas de pago fijas en {reels} rodillos x {rows} filas." in rules
+    most = f"{d['max_win_x']:,}".replace(",", ".")  # Spanish groups thousands with dots
+    assert f"Lo máximo que paga una ronda es {most} veces la apuesta total." in rules
+    assert "paylines" not in rules and "total bet" not in rules
+    shot(page, "es-fruit-5x3-pays")
+    close_dialog(page, "pays-dialog")
+    page.click("[data-testid=lobby]")
+    page.wait_for_selector("[data-testid=lobby]")
+    assert page.inner_text("h1.lobby-title") == "Elige un juego"
+    assert page.inner_text("[data-testid=logout]") == "CERRAR SESIÓN"
+
+    page.reload()
+    page.wait_for_selector("[data-testid=lobby]")
+    assert page.inner_text("h1.lobby-title") == "Elige un juego"
+    shot(page, "es-lobby")
+
+
+@pytest.mark.parametrize(("locale", "query", "welcome"), [
+    ("es-CO", "", "Bienvenido a slotlab"),  # the browser's language
+    ("en-GB", "?lang=es", "Bienvenido a slotlab"),  # the operator's launch parameter
+    ("es-ES", "?lang=en", "Welcome to slotlab"),  # the launch parameter before the browser's
+    ("fr-FR", "", "Welcome to slotlab"),  # a language the client has not: English
+])
+def test_the_launch_parameter_else_the_browsers_language(browser: Any, server: Server,
+                                                         locale: str, query: str,
+                                                         welcome: str) -> None:
+    ctx = browser.new_context(locale=locale)
+    try:
+        pg = ctx.new_page()
+        pg.goto(server.url + "/" + query)
+        pg.wait_for_selector("[data-testid=login]")
+        assert pg.inner_text("[data-testid=login] h1") == welcome
+    finally:
+        ctx.close()
