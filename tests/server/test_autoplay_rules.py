@@ -39,6 +39,16 @@ def _refused(r: httpx.Response, status: int, code: str) -> str:
     return str(r.json()["error"]["message"])
 
 
+def _in_run(c: httpx.Client, declared: dict[str, Any]) -> dict[str, Any]:
+    """The declaration of a round of a run started on the server with the same conditions
+    (where stop conditions are mandatory every autoplay round names its run)."""
+    body = {"game": "instant-test", "rounds": declared.get("rounds_left"),
+            **{k: v for k, v in declared.items() if k != "rounds_left"}}
+    r = c.post("/api/autoplay", json=body)
+    assert r.status_code == 201, r.text
+    return {**declared, "run_id": r.json()["run_id"]}
+
+
 def _balance(c: httpx.Client) -> int:
     return int(c.get("/api/wallet").json()["balance"])
 
@@ -87,9 +97,11 @@ def test_nj_requires_rounds_and_a_loss_limit(make_server: Any) -> None:
     message = _refused(_round(c, {**FULL, "rounds_left": 251}), 422, "autoplay_stop_required")
     assert "at most 250 rounds" in message
     assert _balance(c) == before
-    r = _round(c, {**FULL, "rounds_left": 250})
+    _refused(_round(c, {**FULL, "rounds_left": 250}), 422, "autoplay_run_required")
+    r = _round(c, _in_run(c, {**FULL, "rounds_left": 250}))
     assert r.status_code == 201, r.text
-    r = _round(c, {**FULL, "any_win": True, "single_win_above": 50, "balance_up_by": 100})
+    r = _round(c, _in_run(c, {**FULL, "any_win": True, "single_win_above": 50,
+                              "balance_up_by": 100}))
     assert r.status_code == 201, r.text
     assert _round(c).status_code == 201  # manual rounds need no declaration
 
@@ -97,7 +109,7 @@ def test_nj_requires_rounds_and_a_loss_limit(make_server: Any) -> None:
 def test_on_caps_autoplay_at_100_rounds(make_server: Any) -> None:
     c = _player_under(make_server(), "on")
     _refused(_round(c, {**FULL, "rounds_left": 101}), 422, "autoplay_stop_required")
-    assert _round(c, {**FULL, "rounds_left": 100}).status_code == 201
+    assert _round(c, _in_run(c, {**FULL, "rounds_left": 100})).status_code == 201
 
 
 def test_mt_makes_no_stop_mandatory(make_server: Any) -> None:
@@ -121,13 +133,15 @@ def test_the_declaration_is_part_of_the_idempotent_request(make_server: Any) -> 
     c = _player_under(make_server(), "nj")
     before = _balance(c)
     headers = key()
-    first = _round(c, FULL, headers)
+    declared = _in_run(c, FULL)
+    first = _round(c, declared, headers)
     assert first.status_code == 201, first.text
-    again = _round(c, FULL, headers)  # a retry: the same answer, the bet taken once
+    again = _round(c, declared, headers)  # a retry: the same answer, the bet taken once
     assert again.status_code == first.status_code
     assert again.json()["round_id"] == first.json()["round_id"]
     assert _balance(c) == before - 5 + first.json()["win"]
     # The same key with another declaration, or none, is another request.
-    _refused(_round(c, {**FULL, "rounds_left": 9}, headers), 409, "idempotency_key_reused")
+    _refused(_round(c, {**declared, "rounds_left": 9}, headers), 409,
+             "idempotency_key_reused")
     _refused(_round(c, None, headers), 409, "idempotency_key_reused")
     assert _balance(c) == before - 5 + first.json()["win"]

@@ -6,7 +6,7 @@ Naming: ``*Create`` is what a client sends, ``*Public`` what it gets back.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Path
 from pydantic import (
@@ -93,6 +93,26 @@ class AutoplayCreate(_Request):
     single_win_above: Amount | None = None
     balance_up_by: Amount | None = None
     balance_down_by: Amount | None = None  # the loss limit
+    # The autoplay run (POST /api/autoplay) the round belongs to: the server counts the run's
+    # rounds and money and refuses the round once a stop condition of the run is met.
+    run_id: Annotated[StrictInt, Field(gt=0, le=MAX_AMOUNT)] | None = None
+
+
+class AutoplayRunCreate(_Request):
+    """An autoplay run the player starts: the game and the run's stop conditions."""
+
+    game: Annotated[StrictStr, Field(min_length=1, max_length=64)]
+    rounds: Annotated[StrictInt, Field(gt=0, le=100_000)] | None = None  # null: no round limit
+    any_win: StrictBool = False
+    single_win_above: Amount | None = None
+    balance_up_by: Amount | None = None
+    balance_down_by: Amount | None = None  # the loss limit
+
+
+class AutoplayStopCreate(_Request):
+    # Why the client stopped the run; a run the server stopped first keeps the server's reason.
+    reason: Literal["player", "feature", "choice", "balance_low", "error", "left", "rounds",
+                    "loss_limit", "balance_up", "single_win", "any_win"] = "player"
 
 
 class RoundCreate(_Request):
@@ -158,6 +178,7 @@ class WalletPublic(BaseModel):
 
 class SessionInfoPublic(BaseModel):
     player: dict[str, Any]
+    demo: bool = False  # a demo session: play money, nothing kept after it ends
     jurisdiction: dict[str, Any]
     session: dict[str, Any]
     net_position: int
@@ -246,6 +267,7 @@ class RoundRecordPublic(RoundPublic):
     auto_seeds: list[str] | None
     uncapped_win: int
     code_version: str
+    autoplay_run_id: int | None = None  # the autoplay run that started the round
     ledger: list[LedgerEntryPublic]
     notes: list[dict[str, Any]]  # what was done to the round and why (void, refusal)
 
@@ -294,6 +316,48 @@ class AdminMovePublic(BaseModel):
 
 class LiveRoundsPublic(BaseModel):
     rounds: list[dict[str, Any]]
+
+
+class DemoOfferPublic(BaseModel):
+    enabled: bool
+    code: str | None  # why not: demo_disabled, demo_not_allowed
+    message: str | None
+    balance: int  # the play money a demo session starts with, minor units
+    currency: str
+    session_ttl_s: int
+
+
+class DemoSessionPublic(BaseModel):
+    token: str
+    expires_at: str
+    demo: bool
+    player_id: int
+    balance: int
+    currency: str
+
+
+class AutoplayRunPublic(BaseModel):
+    run_id: int
+    game: str
+    jurisdiction: str
+    rounds: int | None
+    any_win: bool
+    single_win_above: int | None
+    balance_up_by: int | None
+    balance_down_by: int | None
+    status: str  # active, stopped
+    stop_reason: str | None
+    started_at: str
+    stopped_at: str | None
+    rounds_played: int
+    total_bet: int
+    total_win: int  # wins and jackpots paid
+    net_loss: int  # total_bet - total_win (negative: a gain)
+    username: str | None = None  # in the auditor's list
+
+
+class AutoplayRunsPublic(BaseModel):
+    runs: list[AutoplayRunPublic]
 
 
 class FreeRoundPackagePublic(BaseModel):

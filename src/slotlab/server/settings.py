@@ -34,6 +34,16 @@ class Settings(BaseSettings):
     default_denomination: int = Field(1, ge=1, le=10**9)
     cash_caps: dict[str, int] = {}  # currency -> max win per round, minor units
 
+    # Demo mode (anonymous play money, services/demo.py): on unless switched off here or by the
+    # jurisdiction profile; each demo session gets a play-money wallet of demo_balance, lives at
+    # most demo_session_ttl_s, and a client address may open demo_limit_per_address of them per
+    # demo_limit_window_s.
+    demo_enabled: bool = True
+    demo_balance: int = Field(100_000, ge=1, le=10**15)
+    demo_session_ttl_s: int = Field(4 * 3600, ge=60)
+    demo_limit_per_address: int = Field(20, ge=1)
+    demo_limit_window_s: int = Field(3600, ge=1)
+
     # Wallet: "internal" (the server's own ledger) or "operator" (an operator's seamless wallet
     # over HTTP, docs/operator-wallet.md; the player's operator id is their slotlab username).
     wallet_mode: Literal["internal", "operator"] = "internal"

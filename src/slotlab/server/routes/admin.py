@@ -12,6 +12,7 @@ from slotlab.server.errors import not_found
 from slotlab.server.schemas import (
     AdminMovePublic,
     AmountCreate,
+    AutoplayRunsPublic,
     ErrorPublic,
     FreeRoundGrantCreate,
     FreeRoundGrantPublic,
@@ -22,6 +23,7 @@ from slotlab.server.schemas import (
     UsernamePath,
 )
 from slotlab.server.services import (
+    autoplay_runs,
     free_rounds,
     ledger,
     maintenance,
@@ -82,6 +84,15 @@ def set_jurisdiction(ctx: ServicesDep, username: UsernamePath, body: Jurisdictio
                      ) -> dict[str, Any]:
     """Per-player jurisdiction override (null: the server's profile)."""
     return wallet.set_jurisdiction(ctx, username, body.jurisdiction)
+
+
+@router.get("/autoplay-runs", response_model=AutoplayRunsPublic)
+def list_autoplay_runs(ctx: ServicesDep, username: Annotated[str | None, Query(
+        min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """Autoplay runs, newest first (of one player with ``username``): each with its stop
+    conditions, its rounds and money, and why it stopped."""
+    return {"runs": autoplay_runs.list_runs(ctx, username, limit)}
 
 
 @router.get("/rounds/open", response_model=LiveRoundsPublic)

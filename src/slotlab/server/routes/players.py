@@ -63,6 +63,7 @@ def read_session(ctx: ServicesDep, player: CurrentPlayer) -> dict[str, Any]:
     now = utcnow()
     return {
         "player": {"id": player.player_id, "username": player.username},
+        "demo": player.demo,  # play money, nothing kept after it ends
         "jurisdiction": ctx.profile(player.jurisdiction).to_json(),
         "session": {"started_at": player.session_started.isoformat(),
                     "expires_at": player.expires_at.isoformat(),

@@ -47,6 +47,7 @@ class Auth:
     session_id: int
     session_started: datetime
     expires_at: datetime
+    demo: bool = False  # a demo player's session (services/demo.py): play money
 
 
 def username_key(username: str) -> str:
@@ -286,7 +287,8 @@ def authenticate(ctx: Services, token: str) -> Auth:
         with ctx.db.read() as s:
             sess = s.execute(
                 select(Session.id, Session.player_id, Session.created_at, Session.expires_at,
-                       Session.last_seen, Session.revoked, Player.username, Player.jurisdiction)
+                       Session.last_seen, Session.revoked, Player.username, Player.jurisdiction,
+                       Player.demo)
                 .join(Player, Player.id == Session.player_id)
                 .where(Session.token_hash == th)
             ).first()
@@ -294,7 +296,7 @@ def authenticate(ctx: Services, token: str) -> Auth:
             ctx.auth_cache.pop(th, None)
             raise unauthorized()
         auth = Auth(sess.player_id, sess.username, sess.jurisdiction, sess.id, sess.created_at,
-                    sess.expires_at)
+                    sess.expires_at, demo=bool(sess.demo))
         cached = _Cached(auth, sess.last_seen, sess.revoked, time.monotonic()
                          + ctx.settings.session_cache_s)
         if len(ctx.auth_cache) > 100_000:

@@ -5,6 +5,11 @@ Autoplay runs in the client, which declares the run's stop conditions with every
 forbids autoplay (403 ``autoplay_not_allowed``), and where the declaration lacks a stop
 condition the profile makes mandatory or declares more rounds left than its maximum (422
 ``autoplay_stop_required``). A round without a declaration is a manual round: untouched here.
+
+An autoplay run is started on the server (services/autoplay_runs.py), checked here as its rounds
+are; where the profile makes stop conditions mandatory every autoplay round must name its run
+(422 ``autoplay_run_required``), so that the server, not the client, counts the run's rounds
+and losses and stops it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,15 @@ def check_round(profile: Profile, declared: AutoplayCreate | None) -> None:
     """Refuse a round started by autoplay that the profile does not allow as declared."""
     if declared is None:
         return
+    check_run(profile, declared)
+    if profile.autoplay_required_stops and declared.run_id is None:
+        raise unprocessable("autoplay_run_required",
+                            f"autoplay under jurisdiction {profile.id} needs a run started on "
+                            "the server (POST /api/autoplay) named by autoplay.run_id")
+
+
+def check_run(profile: Profile, declared: AutoplayCreate) -> None:
+    """Refuse autoplay with these stop conditions where the profile does not allow it."""
     if not profile.autoplay:
         raise forbidden("autoplay_not_allowed",
                         f"autoplay is not allowed under jurisdiction {profile.id}")

@@ -2,7 +2,7 @@
 
 The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
 (never under 24 hours), deletes sessions that ended more than a day ago and login-limit counters
-whose window has passed. With
+whose window has passed, and deletes demo players whose session ended (services/demo.py). With
 ``wallet_mode=operator`` it also resumes the operator wallet's unconfirmed operations
 (:func:`slotlab.server.services.round_operator.operator_sweep`): a ``crediting`` round is
 completed once its credit is confirmed, at start-up (a restart resumes the retries) and on every
@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import delete
 
 from slotlab.server import ratelimit
-from slotlab.server.services import jackpots, round_operator, round_recovery
+from slotlab.server.services import demo, jackpots, round_operator, round_recovery
 from slotlab.server.services.context import Services
 from slotlab.store import jobs
 from slotlab.store.models import IdempotencyKey, Session, utcnow
@@ -66,11 +66,14 @@ def sweep(ctx: Services) -> dict[str, int]:
         keys = s.execute(delete(IdempotencyKey).where(
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
-        limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s)
+        # The demo-session counters share the table and may have the longer window.
+        limits = ratelimit.purge(s, now, max(ctx.settings.login_limit_window_s,
+                                             ctx.settings.demo_limit_window_s))
+    demo_deleted = demo.sweep(ctx)  # demo players whose session ended, with what they played
     return {"auto_completed": auto, "open_recovered": recovered,
             "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
             "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
-            "login_limits_dropped": limits,
+            "login_limits_dropped": limits, "demo_players_deleted": demo_deleted,
             **operator}
 
 

@@ -47,6 +47,8 @@ class Profile:
     reality_check_s: int | None = None
     # The time after which an inactive session ends (R20); None: the server's session_idle_s.
     session_idle_s: int | None = None
+    # Anonymous demo play (play money, no account) may be offered (services/demo.py).
+    demo: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,10 +59,17 @@ AUTOPLAY_STOPS = ("rounds", "any_win", "single_win_above", "balance_up_by", "bal
 PROFILES: dict[str, Profile] = {
     "mt": Profile("mt", autoplay=True, quick_stop=True, turbo=True, min_cycle_ms=0,
                   celebrate_small_wins=True, show_net_position=True,
-                  autoplay_stop_conditions=AUTOPLAY_STOPS, min_rtp=0.92),
+                  autoplay_stop_conditions=AUTOPLAY_STOPS, min_rtp=0.92,
+                  # R23 (RTS 6A): demo play is allowed with the same math as real play; MGA sets
+                  # no age check before free play in standards.md, so demo is on.
+                  demo=True),
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
                   celebrate_small_wins=False, show_net_position=True, session_with_rounds=True,
-                  reality_check_s=60 * 60),
+                  reality_check_s=60 * 60,
+                  # R23 (RTS 6A) allows free play only with the same math; the UKGC also
+                  # requires age verification before any free-to-play game (LCCP SR code 3.2.11,
+                  # 2019; not an R-number of standards.md). Anonymous demo cannot verify age: off.
+                  demo=False),
     # Ontario (AGCO Registrar's Standards for Internet Gaming).
     "on": Profile(
         "on",
@@ -76,7 +85,10 @@ PROFILES: dict[str, Profile] = {
         min_rtp=None,
         # R20 (AGCO 4.30) asks for an inactivity timeout without a figure: the server's
         # SLOTLAB_SESSION_IDLE_S, which the operator sets. No reality check in standards.md.
-        session_idle_s=None, reality_check_s=None),
+        session_idle_s=None, reality_check_s=None,
+        # R23: free play with the same math as real play; standards.md sets no Ontario age
+        # check before free play, so anonymous demo is on (an operator may switch it off).
+        demo=True),
     # New Jersey (N.J.A.C. 13:69O, Internet gaming; 13:69E, slot machines).
     "nj": Profile(
         "nj",
@@ -92,7 +104,12 @@ PROFILES: dict[str, Profile] = {
         min_rtp=0.83,
         # R20 (N.J.A.C. 13:69O-1.4) asks for an inactivity timeout without a figure in
         # standards.md: 15 minutes is slotlab's default. No reality check in standards.md.
-        session_idle_s=15 * 60, reality_check_s=None),
+        session_idle_s=15 * 60, reality_check_s=None,
+        # R23: free play with the same math as real play. standards.md sets no New Jersey rule
+        # on anonymous free play, and N.J.A.C. 13:69O ties internet play to a registered,
+        # verified account: off is slotlab's cautious default (SLOTLAB_DEMO_ENABLED only turns
+        # demo off, never on against the profile).
+        demo=False),
 }
 
 

@@ -4,7 +4,7 @@ Figures come from settled rounds (``completed``) that were paid for: free rounds
 bet, so they are left out of the money figures and counted on their own (``free_rounds``,
 ``free_round_win``). ``total_win`` is the game's win plus any progressive jackpot award, the
 same money the ledger credited (``win`` + ``jackpot`` entries); cancelled (refunded) rounds and
-rounds still being played are not counted.
+rounds still being played are not counted, nor are demo players' (play money).
 
 The 99 % interval: for ``n`` rounds at one bet level the observed RTP (total win / total bet) is
 the mean of ``n`` returns per unit bet with standard deviation ``sd``, so it lies within
@@ -31,7 +31,7 @@ from sqlalchemy import func, select
 
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import COMPLETED, Round, utcnow
+from slotlab.store.models import COMPLETED, Player, Round, utcnow
 
 log = logging.getLogger("slotlab.server")
 
@@ -39,6 +39,8 @@ Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
 SIM_ROUNDS = 200_000
 
 _sd_cache: dict[tuple[str, str, int], float | None] = {}
+# Demo players' rounds are play money (services/demo.py): never in a report of real money.
+_REAL_MONEY = Round.player_id.not_in(select(Player.id).where(Player.demo))
 _sd_lock = threading.Lock()
 
 
@@ -131,7 +133,7 @@ def games_report(ctx: Services) -> dict[str, Any]:
                    func.count(), func.coalesce(func.sum(Round.bet), 0),
                    func.coalesce(func.sum(Round.win + Round.jackpot_win), 0),
                    func.coalesce(func.sum(Round.jackpot_win), 0))
-            .where(Round.status == COMPLETED, Round.free_round_id.is_(None))
+            .where(Round.status == COMPLETED, Round.free_round_id.is_(None), _REAL_MONEY)
             .group_by(Round.game_id, Round.variant, Round.model_hash, Round.bet,
                       Round.bet_credits)
             .order_by(Round.game_id, Round.bet)
@@ -140,7 +142,7 @@ def games_report(ctx: Services) -> dict[str, Any]:
             (g, (int(n), int(w))) for g, n, w in s.execute(
                 select(Round.game_id, func.count(),
                        func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
-                .where(Round.status == COMPLETED, Round.free_round_id.is_not(None))
+                .where(Round.status == COMPLETED, Round.free_round_id.is_not(None), _REAL_MONEY)
                 .group_by(Round.game_id)).all())
     by_game: dict[str, list[Any]] = {}
     for row in rows:
@@ -224,7 +226,7 @@ def daily_report(ctx: Services, days: int) -> dict[str, Any]:
                    func.coalesce(func.sum(Round.bet), 0),
                    func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
             .where(Round.status == COMPLETED, Round.free_round_id.is_(None),
-                   Round.completed_at >= start)
+                   Round.completed_at >= start, _REAL_MONEY)
             .group_by(day, Round.game_id)
         ).all()
     out: dict[str, list[dict[str, Any]]] = {}

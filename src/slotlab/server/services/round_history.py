@@ -86,6 +86,7 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         "auto_seeds": list(r.auto_seeds) if terminal else None,
         "uncapped_win": r.uncapped_win,
         "code_version": r.code_version,
+        "autoplay_run_id": r.autoplay_run_id,  # the autoplay run that started it (None: none)
         "ledger": [{"id": e.id, "kind": e.kind, "amount": e.amount, "ref": e.ref,
                     "balance_after": e.balance_after, "created_at": iso(e.created_at)}
                    for e in entries],

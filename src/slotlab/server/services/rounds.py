@@ -52,7 +52,16 @@ from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.operator_wallet_store import DONE, REFUSED
 from slotlab.server.schemas import AutoplayCreate
 from slotlab.server.services import autoplay as autoplay_rules
-from slotlab.server.services import free_rounds, jackpots, ledger, limits, profiles, reality
+from slotlab.server.services import (
+    autoplay_runs,
+    demo,
+    free_rounds,
+    jackpots,
+    ledger,
+    limits,
+    profiles,
+    reality,
+)
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry, out_of_service
@@ -117,6 +126,8 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
         ledger.post(s, wallet, win, ledger.WIN, f"round:{r.id}:win", round_id=r.id, now=now)
     r.win = win
     won: list[dict[str, Any]] = []
+    if tiers and entry is not None and entry.progressives and demo.is_demo_player(s, r.player_id):
+        won, tiers = demo.award_reset_values(s, entry, r, wallet, tiers, now), []  # pools untouched
     if tiers and entry is not None and entry.progressives:
         pools = jackpots.lock_pools(s, entry)
         for i, tier in enumerate(tiers):
@@ -288,6 +299,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                         f"{game_id} is not offered under jurisdiction {profile.id}: its RTP is "
                         f"below the minimum {profile.min_rtp}")
     autoplay_rules.check_round(profile, autoplay)  # None: a round the player started
+    autoplay_runs.check_round(ctx, auth, game_id, autoplay, _owner(auth), key, req_hash)
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
     if free_round_id is None:
         limits.check_bet(ctx, auth.player_id, bet)
@@ -316,7 +328,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
             return _stored(ctx, early, 201)
     try:
         return _start_round_tx(ctx, auth, entry, credits, bet, key, req_hash, free_round_id,
-                               owner, seed0, result, rid, interval, operator, debit)
+                               owner, seed0, result, rid, interval, operator, debit, autoplay)
     finally:
         if debit is not None and not _round_exists(ctx, rid):
             _operator_rollback(ctx, debit)
@@ -330,7 +342,8 @@ def _round_exists(ctx: Services, rid: str) -> bool:
 def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, bet: int,
                     key: str, req_hash: str, free_round_id: int | None, owner: str,
                     seed0: Seed, result: RoundResult | None, rid: str, interval: int,
-                    operator: bool, debit: WalletResult | None) -> tuple[int, dict[str, Any]]:
+                    operator: bool, debit: WalletResult | None,
+                    autoplay: AutoplayCreate | None = None) -> tuple[int, dict[str, Any]]:
     stored = None
     try:
         # The hot path: Core statements on a detached wallet and round, one transaction.
@@ -377,10 +390,12 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
                     updated_at=now, completed_at=None,
                 )
                 if (entry.progressives and credits == entry.max_bet_credits
-                        and free_round_id is None):
+                        and free_round_id is None
+                        and not auth.demo):  # play money never feeds a pool
                     jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
                 if result is not None:
                     settle(ctx, s, entry, r, wallet, result, now)
+                autoplay_runs.take_round(s, auth.player_id, autoplay, r, now)
                 s.execute(_INSERT_ROUND, _round_values(r))
                 ledger.save_balance(s, wallet)
                 body = round_public(ctx, r, wallet.balance)

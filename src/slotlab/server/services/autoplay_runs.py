@@ -1,0 +1,212 @@
+"""Autoplay runs: the server's record of each autoplay run, and its stop conditions enforced
+across the run's rounds.
+
+The player starts a run (``POST /api/autoplay``: the game and the stop conditions), checked
+against the jurisdiction profile as every autoplay round is (services/autoplay.py); a player has
+one active run at a time (starting another stops the older one, ``replaced``). Every round the
+run starts names it (``autoplay.run_id`` in the round-start body), and is stamped with it
+(``rounds.autoplay_run_id``), so the run's figures are always its rounds' figures: rounds
+played, bets charged, everything paid.
+
+The server stops the run itself when one of its conditions is met (``rounds``: its number of
+rounds played; ``loss_limit``: bets minus wins reached ``balance_down_by``; ``balance_up``:
+wins minus bets reached ``balance_up_by``; ``single_win``: one round paid ``single_win_above``
+or more; ``any_win``), at the round that meets it, and refuses every later round of the run with
+409 ``autoplay_stopped``, whatever the client asks. The client stops a run for its own reasons
+(``POST /api/autoplay/{id}/stop``: the player pressed STOP, a feature was won, ...). The run's
+check and its round are one transaction with the run's row locked, so two rounds sent at once
+cannot both take the last round of a run. An auditor reads the runs in
+``GET /api/admin/autoplay-runs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.orm import Session
+
+from slotlab.server.errors import ApiError, conflict, not_found
+from slotlab.server.schemas import AutoplayCreate, AutoplayRunCreate
+from slotlab.server.services import autoplay as autoplay_rules
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.context import Services
+from slotlab.store.models import CANCELLED, COMPLETED, AutoplayRun, Player, Round, utcnow
+
+ACTIVE, STOPPED = "active", "stopped"
+REASON_TEXT = {
+    "rounds": "its number of rounds was played",
+    "loss_limit": "the balance decreased by its loss limit",
+    "balance_up": "the balance increased by its limit",
+    "single_win": "a single win reached its limit",
+    "any_win": "a round won",
+    "replaced": "another autoplay run was started",
+    "player": "the player stopped it",
+    "feature": "a feature was won",
+    "choice": "a round waited for the player's choice",
+    "balance_low": "the balance was too low for the bet",
+    "error": "a round failed",
+    "left": "the player left the game",
+}
+
+
+@dataclass(frozen=True)
+class Figures:
+    rounds: int
+    bet: int  # charged: free rounds and cancelled (refunded) rounds cost nothing
+    win: int  # paid: wins and jackpots
+    best: int  # the most one round paid
+
+    def plus(self, r: Round) -> Figures:
+        charged = r.bet if r.free_round_id is None and r.status != CANCELLED else 0
+        paid = r.win + r.jackpot_win if r.status == COMPLETED else 0
+        return Figures(self.rounds + 1, self.bet + charged, self.win + paid, max(self.best, paid))
+
+
+def _figures(s: Session, run_id: int) -> Figures:
+    paid = Round.win + Round.jackpot_win
+    charged = case((Round.free_round_id.is_(None) & (Round.status != CANCELLED), Round.bet),
+                   else_=0)
+    row = s.execute(select(func.count(), func.coalesce(func.sum(charged), 0),
+                           func.coalesce(func.sum(paid), 0), func.coalesce(func.max(paid), 0))
+                    .where(Round.autoplay_run_id == run_id)).one()
+    return Figures(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+def stop_reason(run: AutoplayRun, f: Figures) -> str | None:
+    """The first of the run's stop conditions its figures meet (None: the run goes on)."""
+    if run.rounds is not None and f.rounds >= run.rounds:
+        return "rounds"
+    if run.balance_down_by is not None and f.bet - f.win >= run.balance_down_by:
+        return "loss_limit"
+    if run.balance_up_by is not None and f.win - f.bet >= run.balance_up_by:
+        return "balance_up"
+    if run.single_win_above is not None and f.best >= run.single_win_above:
+        return "single_win"
+    if run.any_win and f.best > 0:
+        return "any_win"
+    return None
+
+
+def _view(run: AutoplayRun, f: Figures) -> dict[str, Any]:
+    return {"run_id": run.id, "game": run.game_id, "jurisdiction": run.jurisdiction,
+            "rounds": run.rounds, "any_win": run.any_win,
+            "single_win_above": run.single_win_above, "balance_up_by": run.balance_up_by,
+            "balance_down_by": run.balance_down_by, "status": run.status,
+            "stop_reason": run.stop_reason, "started_at": run.started_at.isoformat(),
+            "stopped_at": None if run.stopped_at is None else run.stopped_at.isoformat(),
+            "rounds_played": f.rounds, "total_bet": f.bet, "total_win": f.win,
+            "net_loss": f.bet - f.win}
+
+
+def _stop(run: AutoplayRun, reason: str, now: datetime) -> None:
+    run.status, run.stop_reason, run.stopped_at = STOPPED, reason, now
+
+
+def _stopped(run: AutoplayRun) -> ApiError:
+    why = REASON_TEXT.get(run.stop_reason or "", run.stop_reason or "")
+    return conflict("autoplay_stopped", f"autoplay run {run.id} has stopped: {why}",
+                    stop_reason=run.stop_reason)
+
+
+def start(ctx: Services, auth: Auth, body: AutoplayRunCreate) -> dict[str, Any]:
+    """Start a run: refused as an autoplay round with these conditions would be."""
+    ctx.catalog.get(body.game)  # 404 for a game not offered
+    profile = ctx.profile(auth.jurisdiction)
+    autoplay_rules.check_run(profile, AutoplayCreate(
+        rounds_left=body.rounds, any_win=body.any_win, single_win_above=body.single_win_above,
+        balance_up_by=body.balance_up_by, balance_down_by=body.balance_down_by))
+    now = utcnow()
+    with ctx.db.write() as s:
+        s.execute(update(AutoplayRun)
+                  .where(AutoplayRun.player_id == auth.player_id, AutoplayRun.status == ACTIVE)
+                  .values(status=STOPPED, stop_reason="replaced", stopped_at=now))
+        run = AutoplayRun(player_id=auth.player_id, session_id=auth.session_id,
+                          game_id=body.game, jurisdiction=profile.id, rounds=body.rounds,
+                          any_win=body.any_win, single_win_above=body.single_win_above,
+                          balance_up_by=body.balance_up_by,
+                          balance_down_by=body.balance_down_by, status=ACTIVE,
+                          stop_reason=None, started_at=now, stopped_at=None)
+        s.add(run)
+        s.flush()
+        return _view(run, Figures(0, 0, 0, 0))
+
+
+def _own_run(s: Session, player_id: int, run_id: int, lock: bool = False) -> AutoplayRun:
+    q = select(AutoplayRun).where(AutoplayRun.id == run_id, AutoplayRun.player_id == player_id)
+    run = s.scalar(q.with_for_update() if lock else q)
+    if run is None:
+        raise not_found("unknown_autoplay_run", f"no autoplay run {run_id} of yours")
+    return run
+
+
+def read(ctx: Services, auth: Auth, run_id: int) -> dict[str, Any]:
+    with ctx.db.read() as s:
+        run = _own_run(s, auth.player_id, run_id)
+        return _view(run, _figures(s, run.id))
+
+
+def stop(ctx: Services, auth: Auth, run_id: int, reason: str) -> dict[str, Any]:
+    """The client stops its run; a run already stopped keeps its first reason."""
+    with ctx.db.write() as s:
+        run = _own_run(s, auth.player_id, run_id, lock=True)
+        if run.status == ACTIVE:
+            _stop(run, reason, utcnow())
+        return _view(run, _figures(s, run.id))
+
+
+def check_round(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | None,
+                owner: str, key: str, req_hash: str) -> None:
+    """Before a round of a run: 409 ``autoplay_stopped`` once the run has stopped, recording
+    the stop when the run's figures meet a condition (a win that came with a later choice, or
+    a round settled after its start). A retried request is answered from its key instead."""
+    if declared is None or declared.run_id is None:
+        return
+    with ctx.db.read() as s:
+        if idem.lookup(s, owner, key, req_hash) is not None:
+            return  # the retry gets the first answer, whatever the run did since
+        run = _own_run(s, auth.player_id, declared.run_id)
+        if run.game_id != game_id:
+            raise conflict("autoplay_run_other_game",
+                           f"autoplay run {run.id} plays {run.game_id}, not {game_id}")
+        if run.status != ACTIVE:
+            raise _stopped(run)
+        reason = stop_reason(run, _figures(s, run.id))
+    if reason is not None:
+        with ctx.db.write() as s:  # the stop is recorded (committed), then the round refused
+            run = _own_run(s, auth.player_id, declared.run_id, lock=True)
+            if run.status == ACTIVE:
+                _stop(run, reason, utcnow())
+            refusal = _stopped(run)
+        raise refusal
+
+
+def take_round(s: Session, player_id: int, declared: AutoplayCreate | None, r: Round,
+               now: datetime) -> None:
+    """In the round's transaction, before the round is written: the run's row locked, checked
+    again (a concurrent round may have taken its last one), the round stamped with the run, and
+    the run stopped when this round meets a condition."""
+    if declared is None or declared.run_id is None:
+        return
+    run = _own_run(s, player_id, declared.run_id, lock=True)
+    before = _figures(s, run.id)
+    if run.status != ACTIVE or stop_reason(run, before) is not None:
+        raise conflict("autoplay_stopped", f"autoplay run {run.id} has stopped",
+                       stop_reason=run.stop_reason or stop_reason(run, before))
+    r.autoplay_run_id = run.id
+    reason = stop_reason(run, before.plus(r))
+    if reason is not None:
+        _stop(run, reason, now)
+
+
+def list_runs(ctx: Services, username: str | None, limit: int) -> list[dict[str, Any]]:
+    """Auditor: the newest runs (of one player, by username), with their figures."""
+    with ctx.db.read() as s:
+        q = select(AutoplayRun, Player.username).join(Player, Player.id == AutoplayRun.player_id)
+        if username is not None:
+            q = q.where(Player.username_key == username.lower())
+        rows = s.execute(q.order_by(AutoplayRun.id.desc()).limit(limit)).all()
+        return [{**_view(run, _figures(s, run.id)), "username": name} for run, name in rows]
