@@ -90,7 +90,7 @@ def test_games_report_matches_the_ledger_and_flags_an_rtp_far_off(make_server):
     # The rigged game: 0 observed against 1.5 +/- 0.53: outside, alert.
     assert rigged["observed_rtp"] == 0 and rigged["theoretical_rtp"] == 1.5
     assert rigged["alert"] is True and rigged["bets"][0]["alert"] is True
-    assert {"game": "rigged-test", "bet": 2} in rep.json()["alerts"]
+    assert {"game": "rigged-test", "currency": "EUR", "bet": 2} in rep.json()["alerts"]
     # Daily totals: today has everything.
     daily = srv.admin().get("/api/admin/reports/daily?days=3").json()["days"]
     assert len(daily) == 3 and daily[1]["rounds"] == daily[2]["rounds"] == 0
@@ -98,7 +98,8 @@ def test_games_report_matches_the_ledger_and_flags_an_rtp_far_off(make_server):
     assert today["fair-test"]["total_bet"] == fair["total_bet"]
     assert today["fair-test"]["total_win"] == fair["total_win"]
     assert today["rigged-test"]["rounds"] == 30 and today["rigged-test"]["total_win"] == 0
-    assert daily[0]["total_bet"] == -_ledger_sum(srv, "bet")
+    (eur,) = daily[0]["currencies"]  # one currency played: one total
+    assert eur["currency"] == "EUR" and eur["total_bet"] == -_ledger_sum(srv, "bet")
     assert srv.admin().get("/api/admin/reports/daily?days=0").status_code == 422
     with srv.client() as anon:
         assert anon.get("/api/admin/reports/games").status_code == 401

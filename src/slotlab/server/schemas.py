@@ -76,6 +76,8 @@ class _Request(BaseModel):
 class PlayerCreate(_Request):
     username: Username
     password: Password
+    # The wallet's ISO 4217 currency, one the server offers (default: the server's).
+    currency: Annotated[StrictStr, Field(pattern=r"^[A-Z]{3}$")] | None = None
 
 
 class SessionCreate(_Request):
@@ -195,6 +197,7 @@ class GameSummaryPublic(BaseModel):
     bets_credits: list[int]
     denomination: int
     currency: str
+    decimals: int  # the currency's minor-unit digits
     rtp: float | None
     max_win: int
     max_win_cash: int | None
@@ -212,6 +215,7 @@ class RoundPublic(BaseModel):
     bet_credits: int
     denomination: int
     currency: str
+    decimals: int
     win: int
     jackpots: list[dict[str, Any]]
     jackpot_win: int
@@ -240,6 +244,8 @@ class RoundSummaryPublic(BaseModel):
     model_hash: str
     variant: str
     bet: int
+    currency: str
+    decimals: int
     win: int
     jackpot_win: int
     status: str
@@ -295,6 +301,7 @@ class JackpotPublic(BaseModel):
     game: str
     denomination: int
     currency: str
+    decimals: int
     tier: str
     value: int
     value_micro: int
@@ -312,6 +319,8 @@ class AdminMovePublic(BaseModel):
     kind: str
     balance: int
     entry_id: int
+    currency: str
+    decimals: int
 
 
 class LiveRoundsPublic(BaseModel):
@@ -378,3 +387,5 @@ class FreeRoundGrantPublic(FreeRoundPackagePublic):
 
 class FreeRoundPackagesPublic(BaseModel):
     packages: list[FreeRoundPackagePublic]
+    currency: str  # the player's: every package's bet and winnings are in it
+    decimals: int

@@ -31,11 +31,18 @@ router = APIRouter(prefix="/api", tags=["players"])
 
 
 @router.post("/players", status_code=201, response_model=PlayerPublic,
-             responses={409: {"model": ErrorPublic, "description": "`username_taken`"}})
+             responses={409: {"model": ErrorPublic, "description": "`username_taken`"},
+                        422: {"model": ErrorPublic,
+                              "description": "`currency_not_offered`, `currency_mismatch`"}})
 async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
+    """A new player; the wallet's currency is ``currency`` (default: the server's), or with
+    wallet_mode=operator the one the operator's wallet holds for that username."""
+    currency = await run_in_threadpool(wallet.registration_currency, ctx, body.username,
+                                       body.currency)
     with ctx.password_pool.admitted():
         pw_hash = await auth.hash_password(ctx, body.password)
-        return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash)}
+        return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash,
+                                                     currency)}
 
 
 @router.post("/sessions", status_code=201, response_model=SessionPublic,

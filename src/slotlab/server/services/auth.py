@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as OrmSession
 from starlette.concurrency import run_in_threadpool
 
-from slotlab.server import ratelimit
+from slotlab.server import currencies, ratelimit
 from slotlab.server.errors import conflict, unauthorized
 from slotlab.server.ratelimit import Refused
 from slotlab.server.services import ledger, profiles
@@ -47,6 +47,7 @@ class Auth:
     session_id: int
     session_started: datetime
     expires_at: datetime
+    currency: str | None = None  # the player's wallet currency (None: the server's default)
     demo: bool = False  # a demo player's session (services/demo.py): play money
 
 
@@ -69,9 +70,13 @@ async def check_password(ctx: Services, pw_hash: str | None, password: str) -> b
                                                             pw_hash, password)
 
 
-def register(ctx: Services, username: str, pw_hash: str) -> int:
+def register(ctx: Services, username: str, pw_hash: str, currency: str | None = None) -> int:
+    """A new player with a wallet in ``currency`` (None: the server's default; 422
+    ``currency_not_offered`` for one the server does not offer), granted the currency's
+    play-money balance."""
     now = utcnow()
     name_key = username_key(username)
+    terms = currencies.offered(ctx.settings, currency)
     try:
         with ctx.db.write() as s:
             if s.scalar(select(Player.id).where(Player.username_key == name_key)) is not None:
@@ -80,10 +85,10 @@ def register(ctx: Services, username: str, pw_hash: str) -> int:
                             created_at=now, failed_logins=0)
             s.add(player)
             s.flush()
-            wallet = Wallet(player_id=player.id, currency=ctx.settings.currency, balance=0)
+            wallet = Wallet(player_id=player.id, currency=terms.code, balance=0)
             s.add(wallet)
             s.flush()
-            grant = ctx.settings.play_money_balance
+            grant = terms.play_money_balance
             if grant:
                 ledger.post(s, wallet, grant, ledger.DEMO_GRANT, f"player:{player.id}:demo_grant",
                             now=now)
@@ -288,15 +293,16 @@ def authenticate(ctx: Services, token: str) -> Auth:
             sess = s.execute(
                 select(Session.id, Session.player_id, Session.created_at, Session.expires_at,
                        Session.last_seen, Session.revoked, Player.username, Player.jurisdiction,
-                       Player.demo)
+                       Wallet.currency, Player.demo)
                 .join(Player, Player.id == Session.player_id)
+                .outerjoin(Wallet, Wallet.player_id == Session.player_id)
                 .where(Session.token_hash == th)
             ).first()
         if sess is None:
             ctx.auth_cache.pop(th, None)
             raise unauthorized()
         auth = Auth(sess.player_id, sess.username, sess.jurisdiction, sess.id, sess.created_at,
-                    sess.expires_at, demo=bool(sess.demo))
+                    sess.expires_at, sess.currency, bool(sess.demo))
         cached = _Cached(auth, sess.last_seen, sess.revoked, time.monotonic()
                          + ctx.settings.session_cache_s)
         if len(ctx.auth_cache) > 100_000:

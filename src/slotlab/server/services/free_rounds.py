@@ -26,7 +26,7 @@ from slotlab.server.errors import conflict, forbidden, not_found, unprocessable
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import AdminAction, FreeRoundPackage, Player, utcnow
+from slotlab.store.models import AdminAction, FreeRoundPackage, Player, Wallet, utcnow
 
 ACTIVE = "active"
 USED = "used"
@@ -67,9 +67,12 @@ def grant(ctx: Services, username: str, game_id: str, bet: int, rounds: int,
     """Admin: give a player a package (idempotent on the admin's ``Idempotency-Key``)."""
     with ctx.db.read() as s:
         row = idem.lookup(s, "admin", key, req_hash) if key else None
+        # The bet is one of the game's bets in the player's currency.
+        currency = s.scalar(select(Wallet.currency).join(Player, Player.id == Wallet.player_id)
+                            .where(Player.username_key == username.lower()))
     if row is not None and row.response is not None:
         return row.status_code or 201, row.response
-    entry = ctx.catalog.get(game_id)
+    entry = ctx.catalog.get(game_id, currency)
     credits = entry.credits_of(bet)
     if credits is None:
         raise unprocessable("bet_not_allowed",

@@ -6,6 +6,9 @@ bet, so they are left out of the money figures and counted on their own (``free_
 same money the ledger credited (``win`` + ``jackpot`` entries); cancelled (refunded) rounds and
 rounds still being played are not counted, nor are demo players' (play money).
 
+Every figure is in one currency: a game played in EUR and COP has one row per currency, and
+each day has its totals per currency (never EUR plus COP).
+
 The 99 % interval: for ``n`` rounds at one bet level the observed RTP (total win / total bet) is
 the mean of ``n`` returns per unit bet with standard deviation ``sd``, so it lies within
 ``rtp +/- z99 * sd / sqrt(n)`` with probability 99 %. ``sd`` is the game's ``sd()`` when it
@@ -31,6 +34,7 @@ from sqlalchemy import func, select
 
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
+from slotlab.server.services.round_view import money_of
 from slotlab.store.models import COMPLETED, Player, Round, utcnow
 
 log = logging.getLogger("slotlab.server")
@@ -129,31 +133,33 @@ def _model_entry(ctx: Services, gid: str, variant: str | None, model_hash: str
 def games_report(ctx: Services) -> dict[str, Any]:
     with ctx.db.read() as s:
         rows = s.execute(
-            select(Round.game_id, Round.variant, Round.model_hash, Round.bet, Round.bet_credits,
-                   func.count(), func.coalesce(func.sum(Round.bet), 0),
+            select(Round.game_id, Round.currency, Round.variant, Round.model_hash, Round.bet,
+                   Round.bet_credits, func.count(), func.coalesce(func.sum(Round.bet), 0),
                    func.coalesce(func.sum(Round.win + Round.jackpot_win), 0),
                    func.coalesce(func.sum(Round.jackpot_win), 0))
             .where(Round.status == COMPLETED, Round.free_round_id.is_(None), _REAL_MONEY)
-            .group_by(Round.game_id, Round.variant, Round.model_hash, Round.bet,
+            .group_by(Round.game_id, Round.currency, Round.variant, Round.model_hash, Round.bet,
                       Round.bet_credits)
-            .order_by(Round.game_id, Round.bet)
+            .order_by(Round.game_id, Round.currency, Round.bet)
         ).all()
         free = dict(
-            (g, (int(n), int(w))) for g, n, w in s.execute(
-                select(Round.game_id, func.count(),
+            ((g, c), (int(n), int(w))) for g, c, n, w in s.execute(
+                select(Round.game_id, Round.currency, func.count(),
                        func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
                 .where(Round.status == COMPLETED, Round.free_round_id.is_not(None), _REAL_MONEY)
-                .group_by(Round.game_id)).all())
-    by_game: dict[str, list[Any]] = {}
+                .group_by(Round.game_id, Round.currency)).all())
+    by_game: dict[tuple[str, str], list[Any]] = {}
     for row in rows:
-        by_game.setdefault(row[0], []).append(row)
+        by_game.setdefault((row[0], row[1]), []).append(row[:1] + row[2:])
     games = []
-    for gid in sorted(set(by_game) | set(free) | {e.id for e in ctx.catalog}):
+    offered = {(e.id, e.currency) for e in ctx.catalog.every_currency()}
+    for gid, currency in sorted(set(by_game) | set(free) | offered):
         entry = ctx.catalog.find(gid)
         # Per bet level, summed over the models (variants) its rounds were played on.
         acc: dict[tuple[int, int], dict[str, Any]] = {}
         variants: dict[tuple[str, str], dict[str, Any]] = {}
-        for _, variant, model_hash, bet, credits, n, tb, tw, jw in by_game.get(gid, []):
+        for _, variant, model_hash, bet, credits, n, tb, tw, jw in by_game.get((gid, currency),
+                                                                                []):
             n, tb, tw, jw, bet, credits = int(n), int(tb), int(tw), int(jw), int(bet), int(credits)
             variant = variant or gid
             model = _model_entry(ctx, gid, variant, model_hash)
@@ -195,8 +201,9 @@ def games_report(ctx: Services) -> dict[str, Any]:
         rtp_all = (exp_win / bet_all if exp_win is not None and bet_all
                    else (entry.rtp if entry is not None else None))
         sd_all = None if var_sum is None or not bet_all else math.sqrt(var_sum)
-        fr_n, fr_w = free.get(gid, (0, 0))
-        games.append({"game": gid, "offered": entry is not None,
+        fr_n, fr_w = free.get((gid, currency), (0, 0))
+        games.append({"game": gid, **money_of(ctx, currency),
+                      "offered": (gid, currency) in offered,
                       "variant": None if entry is None else entry.variant,
                       **_figures(n_all, bet_all, win_all, rtp_all, sd_all),
                       "jackpot_win": jp_all, "free_rounds": fr_n, "free_round_win": fr_w,
@@ -208,12 +215,13 @@ def games_report(ctx: Services) -> dict[str, Any]:
                                     or not v["total_bet"] else v["exp"] / v["total_bet"]}
                                    for v in variants.values()]})
     return {"generated_at": utcnow().isoformat(), "z": Z99, "games": games,
-            "alerts": [{"game": g["game"], "bet": lv["bet"]} for g in games
-                       for lv in g["bets"] if lv["alert"]]}
+            "alerts": [{"game": g["game"], "currency": g["currency"], "bet": lv["bet"]}
+                       for g in games for lv in g["bets"] if lv["alert"]]}
 
 
 def daily_report(ctx: Services, days: int) -> dict[str, Any]:
-    """Totals per UTC day and game for the last ``days`` days (today included)."""
+    """Totals per UTC day, game and currency for the last ``days`` days (today included); each
+    day's money totals per currency."""
     today = utcnow().date()
     start = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), tzinfo=UTC)
     with ctx.db.read() as s:
@@ -222,24 +230,32 @@ def daily_report(ctx: Services, days: int) -> dict[str, Any]:
         else:  # SQLite keeps naive UTC text
             day = func.date(Round.completed_at)
         rows = s.execute(
-            select(day.label("day"), Round.game_id, func.count(),
+            select(day.label("day"), Round.game_id, Round.currency, func.count(),
                    func.coalesce(func.sum(Round.bet), 0),
                    func.coalesce(func.sum(Round.win + Round.jackpot_win), 0))
             .where(Round.status == COMPLETED, Round.free_round_id.is_(None),
                    Round.completed_at >= start, _REAL_MONEY)
-            .group_by(day, Round.game_id)
+            .group_by(day, Round.game_id, Round.currency)
         ).all()
     out: dict[str, list[dict[str, Any]]] = {}
-    for d, gid, n, tb, tw in rows:
+    for d, gid, currency, n, tb, tw in rows:
         key = d.isoformat() if isinstance(d, date) else str(d)
-        out.setdefault(key, []).append({"game": gid, "rounds": int(n), "total_bet": int(tb),
+        out.setdefault(key, []).append({"game": gid, **money_of(ctx, currency),
+                                        "rounds": int(n), "total_bet": int(tb),
                                         "total_win": int(tw),
                                         "observed_rtp": int(tw) / int(tb) if tb else None})
     result = []
     for i in range(days):
         d = (today - timedelta(days=i)).isoformat()
-        games = sorted(out.get(d, []), key=lambda g: g["game"])
+        games = sorted(out.get(d, []), key=lambda g: (g["game"], g["currency"]))
+        totals: dict[str, dict[str, Any]] = {}
+        for g in games:
+            t = totals.setdefault(g["currency"], {"currency": g["currency"],
+                                                  "decimals": g["decimals"], "rounds": 0,
+                                                  "total_bet": 0, "total_win": 0})
+            for k in ("rounds", "total_bet", "total_win"):
+                t[k] += g[k]
         result.append({"date": d, "rounds": sum(g["rounds"] for g in games),
-                       "total_bet": sum(g["total_bet"] for g in games),
-                       "total_win": sum(g["total_win"] for g in games), "games": games})
+                       "currencies": sorted(totals.values(), key=lambda t: t["currency"]),
+                       "games": games})
     return {"days": result}

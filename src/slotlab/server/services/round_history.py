@@ -39,7 +39,7 @@ def live_round_of(ctx: Services, player_id: int) -> dict[str, Any] | None:
             return None
         balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == player_id))
         body = round_public(ctx, r, balance)
-    entry = ctx.catalog.find(r.game_id)
+    entry = ctx.catalog.find(r.game_id, r.currency)
     body["game_info"] = None if entry is None else {
         "id": entry.id, "name": entry.game.name, "bets": entry.bets_minor()}
     return body

@@ -91,7 +91,7 @@ def _decided_money(ctx: Services, rec: dict[str, Any], win_credits: int, tiers: 
     if rec["status"] == CANCELLED:  # voided or refunded: nothing won, the bet went back
         return 0, 0, []
     uncapped = win_credits * rec["denomination"]
-    cap = ctx.settings.cash_cap()
+    cap = ctx.settings.cash_cap(rec["currency"])
     win = uncapped if cap is None else min(uncapped, cap)
     # The better-of rule pays the win so far of a round that stopped: no jackpot is awarded.
     return win, uncapped, [] if rec["outcome"] == "better_of_win" else tiers

@@ -38,8 +38,19 @@ def _win_now(ctx: Services, r: Round) -> int:
     if r.status in (COMPLETED, CANCELLED):
         return r.win
     win = r.win_credits * r.denomination
-    cap = ctx.settings.cash_cap()
+    cap = ctx.settings.cash_cap(r.currency)
     return win if cap is None else min(win, cap)
+
+
+def decimals_of(ctx: Services, currency: str) -> int:
+    """A currency's minor-unit digits; a currency no longer offered keeps the default's."""
+    terms = ctx.settings.money_or_none(currency)
+    return (terms or ctx.settings.money()).decimals
+
+
+def money_of(ctx: Services, currency: str) -> dict[str, Any]:
+    """What every body carrying amounts says about them: their currency and its decimals."""
+    return {"currency": currency, "decimals": decimals_of(ctx, currency)}
 
 
 def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]:
@@ -50,7 +61,7 @@ def round_public(ctx: Services, r: Round, balance: int | None) -> dict[str, Any]
         "bet": r.bet,
         "bet_credits": r.bet_credits,
         "denomination": r.denomination,
-        "currency": r.currency,
+        **money_of(ctx, r.currency),
         "win": _win_now(ctx, r),
         "jackpots": list(r.jackpots or []),
         "jackpot_win": r.jackpot_win,
@@ -74,6 +85,7 @@ def round_summary(ctx: Services, r: Round) -> dict[str, Any]:
         "model_hash": r.model_hash,
         "variant": r.variant or r.game_id,
         "bet": r.bet,
+        **money_of(ctx, r.currency),
         "win": _win_now(ctx, r),
         "jackpot_win": r.jackpot_win,
         "status": r.status,

@@ -112,7 +112,7 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
               tiers: list[str], now: datetime, outcome: str | None) -> None:
     win = r.win_credits * r.denomination
     r.uncapped_win = win
-    cap = ctx.settings.cash_cap()
+    cap = ctx.settings.cash_cap(r.currency)  # the round's currency's: COP's is not EUR's
     if cap is not None and win > cap:
         win = cap
     operator = ctx.operator is not None  # the win is paid by an operator credit, not here
@@ -189,7 +189,7 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
         assert r is not None
         if r.status in LIVE_STATUSES:
             win = r.win_credits * r.denomination
-            cap = ctx.settings.cash_cap()
+            cap = ctx.settings.cash_cap(r.currency)
             if cap is not None:
                 win = min(win, cap)
             if win > r.bet:
@@ -207,7 +207,7 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
 def continuable(ctx: Services, r: Round) -> GameEntry | None:
     """The offered game on the round's own model (its variant may no longer be the one
     offered), or None when the game is gone or no known model has the round's hash."""
-    entry = ctx.catalog.find(r.game_id)
+    entry = ctx.catalog.find(r.game_id, r.currency)
     if entry is None:
         return None
     if entry.game.model_hash == r.model_hash:
@@ -287,7 +287,7 @@ PLAYED_SCOPE_KEY = "slotlab.played"  # where the fast path leaves a Played in th
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
                 free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
                 played: Played | None = None) -> tuple[int, dict[str, Any]]:
-    entry = ctx.catalog.get(game_id)
+    entry = ctx.catalog.get(game_id, auth.currency)  # the game in the player's currency
     credits = entry.credits_of(bet)
     if credits is None:
         raise unprocessable("bet_not_allowed",
@@ -356,6 +356,10 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
                 raise not_found("unknown_player", "no wallet for this player")
             wallet = Wallet(id=row.id, player_id=auth.player_id, balance=row.balance,
                             currency=row.currency)
+            if wallet.currency != entry.currency:  # the bet was checked on another ladder
+                raise conflict("currency_mismatch",
+                               f"the wallet holds {wallet.currency}, the bet was checked in "
+                               f"{entry.currency}; log in again")
             if row.key_hash is not None:
                 stored = idem.lookup(s, owner, key, req_hash)
             if stored is None:
@@ -581,7 +585,8 @@ def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: s
         if interval:  # checked again in the round's transaction; here to spare a debit
             _check_pace(interval, s.scalar(select(Player.last_round_at)
                                            .where(Player.id == auth.player_id)), utcnow())
-    res = ctx.operator.debit(_username(ctx, auth.player_id), bet, ctx.settings.currency, rid)
+    res = ctx.operator.debit(_username(ctx, auth.player_id), bet,
+                             auth.currency or ctx.settings.currency, rid)
     if res.status == DONE:
         return None, res
     if res.status == REFUSED:

@@ -9,19 +9,24 @@ and debits of the internal wallet are refused: the operator owns the money.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from slotlab.server import currencies
 from slotlab.server.errors import ApiError, conflict, not_found, unprocessable
 from slotlab.server.operator_wallet import OperatorError
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import ledger, limits
 from slotlab.server.services.context import Services
 from slotlab.server.services.profiles import PROFILES
+from slotlab.server.services.round_view import money_of
 from slotlab.store.models import AdminAction, Player, Wallet, utcnow
+
+log = logging.getLogger("slotlab.server")
 
 
 def wallet_view(ctx: Services, player_id: int) -> dict[str, Any]:
@@ -31,8 +36,7 @@ def wallet_view(ctx: Services, player_id: int) -> dict[str, Any]:
         w = s.scalar(select(Wallet).where(Wallet.player_id == player_id))
     if w is None:
         raise not_found("unknown_player", "no wallet")
-    return {"balance": w.balance, "currency": w.currency,
-            "decimals": ctx.settings.currency_decimals, "source": "internal"}
+    return {"balance": w.balance, **money_of(ctx, w.currency), "source": "internal"}
 
 
 def _operator_view(ctx: Services, player_id: int) -> dict[str, Any]:
@@ -49,9 +53,29 @@ def _operator_view(ctx: Services, player_id: int) -> dict[str, Any]:
                            f"the operator's wallet: {e.message}") from None
         raise ApiError(503, "operator_unavailable",
                        f"the operator's wallet cannot be read now ({e.code})") from None
-    return {"balance": int(b["balance"]), "currency": str(b.get("currency") or
-                                                          ctx.settings.currency),
-            "decimals": ctx.settings.currency_decimals, "source": "operator"}
+    currency = str(b.get("currency") or ctx.settings.currency)
+    return {"balance": int(b["balance"]), **money_of(ctx, currency), "source": "operator"}
+
+
+def registration_currency(ctx: Services, username: str, asked: str | None) -> str:
+    """A new player's wallet currency: the one asked for (None: the server's); with
+    wallet_mode=operator the currency the operator's wallet holds for the player, when it says
+    (422 ``currency_mismatch`` if another was asked for). 422 ``currency_not_offered`` for a
+    currency the server does not offer."""
+    code = asked
+    if ctx.operator is not None:
+        try:
+            held = ctx.operator.balance(username).get("currency")
+        except OperatorError as e:  # not known there yet, or unreachable: the asked one
+            log.warning("the operator's wallet gave no currency for %s: %s", username, e.code)
+            held = None
+        if held:
+            if asked is not None and asked != held:
+                raise unprocessable("currency_mismatch",
+                                    f"the operator's wallet holds this player's money in "
+                                    f"{held}, not {asked}")
+            code = str(held)
+    return currencies.offered(ctx.settings, code).code
 
 
 def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str | None,
@@ -79,7 +103,8 @@ def admin_move(ctx: Services, username: str, amount: int, credit: bool, key: str
                                    want_id=True)
             s.add(AdminAction(action=kind, target=username, detail=str(amount), created_at=now))
             body = {"username": username, "amount": amount, "kind": kind,
-                    "balance": wallet.balance, "entry_id": entry_id}
+                    "balance": wallet.balance, "entry_id": entry_id,
+                    **money_of(ctx, wallet.currency)}
             if key_row is not None:
                 key_row.status_code, key_row.response = 200, body
             return body

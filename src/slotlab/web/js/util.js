@@ -39,38 +39,77 @@ export function newId() {
 }
 
 /**
- * Money is integer minor units (cents); decimals says how many digits the fraction has.
- * Formatting never goes through floating point arithmetic on the amount itself.
+ * Every amount the client shows goes through here: integer minor units (a number, a BigInt or a
+ * string of digits) in the player's currency and locale, by Intl.NumberFormat, and never through
+ * a float division. The integer is split with BigInt arithmetic into whole units and minor
+ * digits (minor / 10^decimals and minor % 10^decimals, exact at any size); Intl formats the whole
+ * units (a BigInt) as a currency amount with `decimals` fraction digits, and the fraction it lays
+ * out (zeros) is replaced by the exact minor digits in the locale's own digits. So 35000000000
+ * COP minor units with 2 decimals is "COP 350,000,000.00" in en and "$ 350.000.000,00" in es-CO,
+ * and 1234567 JPY (0 decimals) is "¥1,234,567".
  */
-export function formatMoney(minor, currency = "", decimals = 2) {
-  const n = Math.round(Number(minor) || 0);
-  const neg = n < 0;
-  const abs = Math.abs(n);
-  const unit = 10 ** decimals;
-  const whole = Math.floor(abs / unit);
-  const frac = String(abs % unit).padStart(decimals, "0");
-  const grouped = whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const num = decimals > 0 ? `${grouped}.${frac}` : grouped;
-  const sym = currencySymbol(currency);
-  const body = sym.prefix ? `${sym.text}${num}` : `${num}${sym.text ? " " + sym.text : ""}`;
-  return neg ? `-${body}` : body;
+export function formatMoney(minor, currency = "", decimals = 2, locale = moneyLocale()) {
+  const n = toMinor(minor);
+  const d = Math.max(0, Math.min(8, Math.trunc(Number(decimals)) || 0));
+  const neg = n < 0n;
+  const abs = neg ? -n : n;
+  const unit = 10n ** BigInt(d);
+  const whole = abs / unit;
+  const frac = (abs % unit).toString().padStart(d, "0");
+  const { nf, digits, suffix } = moneyFormat(locale, currency, d);
+  // A negative amount under one unit still shows its sign: format -1 and zero its digits.
+  const parts = nf.formatToParts(neg ? (whole === 0n ? -1n : -whole) : whole);
+  let out = "";
+  for (const p of parts) {
+    if (p.type === "fraction") out += [...frac].map((c) => digits[Number(c)]).join("");
+    else if (p.type === "integer" && neg && whole === 0n) out += digits[0];
+    else out += p.value;
+  }
+  return suffix ? `${out} ${suffix}` : out;
 }
 
-const symbolCache = new Map();
-function currencySymbol(code) {
-  if (!code) return { text: "", prefix: false };
-  if (symbolCache.has(code)) return symbolCache.get(code);
-  let out = { text: code, prefix: false };
+/** Integer minor units as a BigInt (0 for what is not an integer amount). */
+function toMinor(x) {
+  if (typeof x === "bigint") return x;
+  if (typeof x === "string" && /^-?\d+$/.test(x.trim())) return BigInt(x.trim());
+  const v = Number(x);
+  return Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
+}
+
+/** The locale amounts are shown in: the page's language (set by the i18n module), with the
+ * browser's region where it speaks that language ("es" and "es-CO": "es-CO"). */
+export function moneyLocale() {
+  const nav = globalThis.navigator;
+  const lang = globalThis.document?.documentElement?.lang || nav?.language || "en";
+  const regional = (nav?.languages || []).find((l) => l.toLowerCase().startsWith(`${lang.toLowerCase()}-`));
+  const best = regional || lang;
   try {
-    const parts = new Intl.NumberFormat("en-US", { style: "currency", currency: code })
-      .formatToParts(1);
-    const cur = parts.find((p) => p.type === "currency");
-    const idx = parts.findIndex((p) => p.type === "currency");
-    if (cur && cur.value.length <= 3 && cur.value !== code) out = { text: cur.value, prefix: idx === 0 };
+    return Intl.NumberFormat.supportedLocalesOf([best]).length ? best : "en";
   } catch {
-    /* not an ISO currency (play money): show the code after the number */
+    return "en";
   }
-  symbolCache.set(code, out);
+}
+
+const formats = new Map();
+function moneyFormat(locale, currency, d) {
+  const key = `${locale}|${currency}|${d}`;
+  if (formats.has(key)) return formats.get(key);
+  const digitsOpts = { minimumFractionDigits: d, maximumFractionDigits: d };
+  let nf;
+  let suffix = "";
+  try {
+    nf = currency
+      ? new Intl.NumberFormat(locale, { style: "currency", currency, ...digitsOpts })
+      : new Intl.NumberFormat(locale, digitsOpts);
+  } catch {
+    // Not an ISO 4217 code Intl knows (play money): the number, then the code.
+    nf = new Intl.NumberFormat(locale, digitsOpts);
+    suffix = currency;
+  }
+  const plain = new Intl.NumberFormat(locale, { useGrouping: false });
+  const digits = Array.from({ length: 10 }, (_, i) => plain.format(i));
+  const out = { nf, digits, suffix };
+  formats.set(key, out);
   return out;
 }
 
