@@ -73,7 +73,7 @@ def _swap(drop_columns: list[str], create_columns: list[str], create_name: str) 
         _sqlite_remake(sa.UniqueConstraint(*create_columns, name=create_name))
         return
     found = [u["name"] for u in sa.inspect(op.get_bind()).get_unique_constraints("jackpot_pools")
-             if list(u["column_names"]) == drop_columns]
+             if list(u["column_names"]) == drop_columns and u["name"]]
     for name in found:
         op.drop_constraint(name, "jackpot_pools", type_="unique")
     op.create_unique_constraint(create_name, "jackpot_pools", create_columns)
