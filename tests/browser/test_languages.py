@@ -94,6 +94,14 @@ def foreign(texts: list[str], exempt: list[str]) -> list[str]:
     return out
 
 
+def test_a_text_from_no_catalogue_is_caught() -> None:
+    exempt = ["Fruit Fiesta", "€"]
+    ok = ["⟦Win €1.00⟧", "⟦Choose ⟦a username⟧⟧", "Fruit Fiesta", "€1.00 – €5.00", "96.50%", "⟦3×⟧"]
+    assert foreign(ok, exempt) == []
+    bad = ["Win €1.00", "⟦Line 1⟧ pays", "Fiesta", "x"]
+    assert foreign(bad, exempt) == bad
+
+
 def api(page: Any, method: str, path: str) -> Any:
     res = page.evaluate(
         """async ([m, p]) => {
@@ -110,11 +118,13 @@ def api(page: Any, method: str, path: str) -> Any:
 @pytest.fixture
 def qps_page(page: Any) -> Iterator[Any]:
     """The page with the pseudo-locale's catalogues served at i18n/qps.json, i18n/games/qps.json."""
+    def serve(body: str) -> Any:
+        return lambda route: route.fulfill(status=200, content_type="application/json", body=body)
+
     for family, folder in FAMILIES.items():
         body = json.dumps(pseudo(load(folder / "en.json")), ensure_ascii=False)
-        pattern = "**/i18n/games/qps.json" if family == "games" else "**/i18n/qps.json"
-        page.route(pattern, lambda route, body=body: route.fulfill(
-            status=200, content_type="application/json", body=body))
+        page.route("**/i18n/games/qps.json" if family == "games" else "**/i18n/qps.json",
+                   serve(body))
     yield page
 
 
@@ -147,6 +157,7 @@ def test_every_visible_text_comes_from_the_catalogue(qps_page: Any, server: Serv
         f"document.querySelectorAll('.thumb[data-reels]').length === {len(server.games)}")
     page.wait_for_load_state("networkidle")
     check(page, exempt, "lobby")
+    assert page.inner_text("h1.lobby-title") == "⟦Choose a game⟧"  # the pseudo-locale's own
     shot(page, "qps-lobby")
 
     for gid in server.games:
