@@ -2,6 +2,7 @@
 // (an open round, rounds completed while away, free round packages), the balance.
 import { Api, ApiError, explain } from "./api.js";
 import { alertBox, closeAll, toast } from "./dialogs.js";
+import { demoOffer, demoPanel, dt, showDemo } from "./demo.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
 import { initI18n, num, t } from "./i18n.js";
@@ -80,8 +81,10 @@ class App {
     const session = await this.api.get("/api/session");
     this.session = session;
     this.readProfile(session);
+    this.demo = session.demo === true; // play money: the DEMO badge stays on screen
+    showDemo(this.demo);
     document.body.classList.add("signed-in");
-    document.getElementById("user").textContent = pick(session.player || {}, "username", "name") || session.username || "";
+    document.getElementById("user").textContent = this.demo ? dt("demo.player") : pick(session.player || {}, "username", "name") || session.username || "";
     await Promise.all([this.refreshWallet(), this.loadGames()]);
     await this.tellUnseen(session);
     await this.announceFreeRounds();
@@ -286,7 +289,7 @@ class App {
       }).catch(() => {});
     }
     this.root.replaceChildren(
-      h("section.lobby", { "data-testid": "lobby" }, h("h1.lobby-title", {}, t("lobby.title")), frb, h("div.cards", {}, cards)),
+      h("section.lobby", { "data-testid": "lobby" }, h("h1.lobby-title", {}, t("lobby.title")), this.demo ? h("p.note.demo-note", { "data-testid": "demo-lobby" }, dt("demo.lobby")) : null, frb, h("div.cards", {}, cards)),
     );
   }
 
@@ -353,6 +356,24 @@ class App {
     );
     this.root.replaceChildren(form);
     user.focus();
+    this.offerDemo(form);
+  }
+
+  /** "Play demo" under the login form, when the server offers demo play (not in every market). */
+  async offerDemo(form) {
+    const offer = await demoOffer(this.api);
+    if (!offer.enabled || !form.isConnected) return;
+    const err = form.querySelector("[data-testid=login-error]");
+    form.append(demoPanel(async () => {
+      try {
+        const s = await this.api.call("POST", "/api/demo", undefined, { retries: 1 });
+        this.api.setToken(s.token);
+        if (!location.hash || location.hash === "#/login") history.replaceState(null, "", "#/lobby");
+        await this.enter();
+      } catch (e) {
+        err.textContent = e instanceof ApiError && e.status === 429 ? dt("demo.refused.rate") : explain(e);
+      }
+    }));
   }
 
   async logout(expired = false, err = null) {
@@ -362,6 +383,8 @@ class App {
     closeAll();
     if (!expired) await this.api.del("/api/sessions/current").catch(() => {});
     this.api.setToken(null);
+    this.demo = false;
+    showDemo(false);
     this.balanceEl.textContent = "";
     this.showLogin(expired ? explain(err ?? new ApiError(401, "session_expired", "")) : "");
   }

@@ -10,6 +10,7 @@ import { openAutoDialog, openBetDialog, openMenu, openPays } from "./panels.js";
 import { openRecall } from "./recall.js";
 import { Reels } from "./reels.js";
 import { handleRoundRefusal } from "./responsible.js";
+import { handleRunRefusal, startRun, stopRun } from "./autorun.js";
 import { sound } from "./sound.js";
 import { h, pick, sleep, store } from "./util.js";
 
@@ -90,6 +91,7 @@ export class GameView {
 
   unmount() {
     this.gone = true;
+    if (this.auto && !this.auto.serverStopped) stopRun(this, this.auto.runId, "left");
     this.auto = null;
     document.removeEventListener("keydown", this.keyHandler);
     clearInterval(this.jpTimer);
@@ -322,6 +324,7 @@ export class GameView {
       await this.reels.stop(this.reels.window || this.reels.randomWindow());
       this.busy = false;
       this.setState("idle");
+      if (handleRunRefusal(this, err)) return false; // the server stopped the autoplay run
       if (handleRoundRefusal(this, err)) return false; // a reality check due, a loss limit
       this.message(explain(err), "error");
       this.stopAuto(t("auto.stopped_because", { why: explain(err) }), "error");
@@ -658,7 +661,7 @@ export class GameView {
     this.setState("choice");
     if (this.auto) {
       const why = t("auto.stopped_choice");
-      this.stopAuto(why);
+      this.stopAuto(why, "", "choice");
       toast(why, "info");
     }
     return true;
@@ -922,15 +925,20 @@ export class GameView {
     if (this.offer || this.state === "gamble") {
       if (!(await this.choose("collect"))) return;
     }
-    this.auto = { ...cfg, left: cfg.rounds, startBalance: this.app.wallet.balance };
+    // the run is started on the server, which enforces its stop conditions across its rounds
+    const runId = await startRun(this, cfg);
+    if (runId === null) return;
+    if (this.gone || this.busy) return stopRun(this, runId, "player");
+    this.auto = { ...cfg, left: cfg.rounds, startBalance: this.app.wallet.balance, runId };
     this.autoBtn.classList.add("active");
     this.autoBtn.textContent = t("game.stop_auto");
     this.setState("idle");
     this.spin();
   }
 
-  stopAuto(reason, cls = "") {
+  stopAuto(reason, cls = "", code = "player") {
     if (!this.auto) return;
+    if (!this.auto.serverStopped) stopRun(this, this.auto.runId, code);
     this.auto = null;
     this.autoBtn.classList.remove("active");
     this.autoBtn.textContent = t("game.auto");
@@ -951,6 +959,7 @@ export class GameView {
     if (a.singleWinExceeds) d.single_win_above = a.singleWinExceeds;
     if (a.balanceUp) d.balance_up_by = a.balanceUp;
     if (a.balanceDown) d.balance_down_by = a.balanceDown;
+    d.run_id = a.runId;
     return d;
   }
 
@@ -969,7 +978,7 @@ export class GameView {
     else if (a.onFeature && feature) why = t("auto.stopped_feature");
     else if (bal < this.betMoney && !this.freePkg) why = t("auto.stopped_low_balance");
     if (why) {
-      this.stopAuto(why);
+      this.stopAuto(why, "", a.left <= 0 ? "rounds" : a.onFeature && feature ? "feature" : bal < this.betMoney ? "balance_low" : "player");
       toast(why, "info");
       return;
     }
@@ -1071,6 +1080,8 @@ export class GameView {
         );
       }),
       h("div.jp-note", {}, maxBet ? t("jackpot.live") : t("jackpot.max_bet_only")),
+      // demo play never feeds or wins a real pool: the meters are for display
+      ...(this.app.demo ? [h("div.jp-note", { "data-testid": "demo-jackpots" }, t("demo.jackpots"))] : []),
     );
   }
 }
