@@ -15,7 +15,7 @@ from sqlalchemy import func, select, update
 
 from slotlab.server.services import rounds
 from slotlab.store import models
-from slotlab.store.models import JackpotEntry, Player, Session, utcnow
+from slotlab.store.models import JackpotEntry, LoginLimit, Player, Session, utcnow
 
 from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, key, server_settings
@@ -295,3 +295,28 @@ def test_a_max_bet_without_progressives_is_unaffected(make_server):
     srv = make_server(games={"plain": PickGame("plain", pick=False)})
     demo = _demo(srv)
     assert _round(demo, "plain", 10)["jackpots"] == []
+
+
+def test_the_sweep_keeps_demo_counters_for_their_own_window(make_server):
+    """Demo-session counters share the login counters' table; the sweep drops each kind only
+    once its own window has passed."""
+    srv = make_server(demo_limit_per_address=1, login_limit_window_s=60,
+                      demo_limit_window_s=3600)
+    _demo(srv)
+    with srv.client() as anon:
+        assert anon.post("/api/sessions", json={"username": "nobody", "password": "x"}
+                         ).status_code == 401  # counted per address and per username
+
+    def age(seconds: int) -> dict[str, int]:
+        with srv.ctx.db.write() as s:
+            s.execute(update(LoginLimit).values(
+                window_start=utcnow() - timedelta(seconds=seconds)))
+        srv.admin().post("/api/admin/maintenance")
+        with srv.ctx.db.read() as s:
+            return {k[:2]: n for k, n in s.execute(select(LoginLimit.key, LoginLimit.attempts))}
+
+    assert age(120) == {"d:": 1}  # the login window (60 s) has passed, the demo one has not
+    with srv.client() as anon:
+        assert anon.post("/api/demo").status_code == 429
+    assert age(3601) == {}
+    _demo(srv)

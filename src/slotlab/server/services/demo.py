@@ -59,6 +59,7 @@ log = logging.getLogger("slotlab.server")
 
 # Not a name the registration pattern accepts, so no account can ever be called this.
 NAME_PREFIX = "~demo-"
+LIMIT_PREFIX = "d:"  # the demo-session counters' keys in login_limits: d:<client address>
 SWEEP_BATCH = 200  # demo players deleted per sweep at most (the rest wait for the next one)
 
 
@@ -100,7 +101,7 @@ def open_session(ctx: Services, address: str) -> dict[str, Any]:
         raise refused
     st = ctx.settings
     now = utcnow()
-    limits = [(f"d:{address}", st.demo_limit_per_address)]
+    limits = [(f"{LIMIT_PREFIX}{address}", st.demo_limit_per_address)]
     with ctx.db.read() as s:  # a flood is refused by a read, before it writes anything
         full = ratelimit.refused(s, limits, now, st.demo_limit_window_s)
     if full:

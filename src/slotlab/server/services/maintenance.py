@@ -66,9 +66,9 @@ def sweep(ctx: Services) -> dict[str, int]:
         keys = s.execute(delete(IdempotencyKey).where(
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
-        # The demo-session counters share the table and may have the longer window.
-        limits = ratelimit.purge(s, now, max(ctx.settings.login_limit_window_s,
-                                             ctx.settings.demo_limit_window_s))
+        # The demo-session counters (services/demo.py) share the table, in their own window.
+        limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s,
+                                 {demo.LIMIT_PREFIX: ctx.settings.demo_limit_window_s})
     demo_deleted = demo.sweep(ctx)  # demo players whose session ended, with what they played
     return {"auto_completed": auto, "open_recovered": recovered,
             "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
