@@ -5,8 +5,9 @@ server.
   wrapped in ⟦…⟧ (served to the page by the test: qps is no language the client ships), are
   chosen by the launch parameter ``?lang=qps``. On the login form, the lobby, every game at rest
   and after a won round, its PAYS / HELP and rules, the MENU, the BET, AUTO, RECALL (list and
-  replay) and LIMITS dialogs, every visible text node is made of catalogue messages, save what
-  EXEMPT lists.
+  replay) and LIMITS dialogs, and the replays of the Superstars Bonus Game and of Super 12 Stars'
+  features (their modules' texts), every visible text node is made of catalogue messages, save
+  what the comment above BRAND lists.
 * Spanish: chosen from the MENU, the lobby and a game are in Spanish, and stay so after a reload;
   the launch parameter and the browser's language choose it too.
 """
@@ -14,8 +15,9 @@ server.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -102,17 +104,45 @@ def test_a_text_from_no_catalogue_is_caught() -> None:
     assert foreign(bad, exempt) == bad
 
 
-def api(page: Any, method: str, path: str) -> Any:
+def api(page: Any, method: str, path: str, body: Any = None) -> Any:
+    """Call the API from the page with the player's token; a mutating call carries a key."""
     res = page.evaluate(
-        """async ([m, p]) => {
+        """async ([m, p, b, key]) => {
             const t = JSON.parse(localStorage.getItem('slotlab.token'));
-            const r = await fetch(p, {method: m, headers: {Authorization: 'Bearer ' + t}});
+            const headers = {Authorization: 'Bearer ' + t, 'Content-Type': 'application/json'};
+            if (m !== 'GET') headers['Idempotency-Key'] = key;
+            const r = await fetch(p, {method: m, body: b ? JSON.stringify(b) : undefined, headers});
             return {status: r.status, body: await r.json()};
         }""",
-        [method, path],
+        [method, path, body, os.urandom(8).hex()],
     )
     assert res["status"] < 300, res
     return res["body"]
+
+
+def types(r: Any) -> set[str]:
+    return {e["type"] for e in r.events}
+
+
+# Rounds whose features the replay then shows step by step (the feature modules' own texts)
+FEATURE_ROUNDS: dict[str, list[Callable[[Any], bool]]] = {
+    "superstars": [lambda r: {"bonus_triggered", "wheel_spun", "square_landed"} <= types(r)],
+    "super-12-stars": [
+        lambda r: r.awaiting is None and len(types(r) - PLAIN) >= 2,
+        lambda r: r.awaiting is not None,  # the Frenzy Wheel: a choice
+    ],
+}
+
+
+def play(page: Any, server: Server, gid: str, want: Callable[[Any], bool]) -> str:
+    """Play one round of the wanted kind through the API (a choice: the first option)."""
+    desc = api(page, "GET", f"/api/games/{gid}")
+    server.games[gid].force(desc["bets_credits"][0], want)
+    res = api(page, "POST", f"/api/games/{gid}/rounds", {"bet": desc["bets"][0]})
+    while res.get("awaiting"):
+        choice = str(res["awaiting"]["options"][0])
+        res = api(page, "POST", f"/api/rounds/{res['round_id']}/choices", {"choice": choice})
+    return str(res["round_id"])
 
 
 @pytest.fixture
@@ -207,6 +237,21 @@ def test_every_visible_text_comes_from_the_catalogue(qps_page: Any, server: Serv
         page.click("[data-testid=lobby]")
         page.wait_for_selector("[data-testid=lobby]")
 
+    for gid, wants in FEATURE_ROUNDS.items():
+        page.click(f"[data-testid=game-card-{gid}]")
+        page.wait_for_selector(f"[data-testid=game][data-game={gid}][data-state=idle]")
+        for rid in [play(page, server, gid, want) for want in wants]:
+            page.click("[data-testid=recall]")
+            page.click(f"[data-testid=history-row][data-round='{rid}'] [data-testid=replay]")
+            page.wait_for_selector("[data-testid=replay-reels]")
+            page.click("[data-testid=replay-end]")
+            page.wait_for_selector("[data-testid=replay-verify].ok")
+            check(page, exempt, f"{gid} replay of {rid}")
+            shot(page, f"qps-{gid}-feature-replay")
+            close_dialog(page, "recall-dialog")
+        page.click("[data-testid=lobby]")
+        page.wait_for_selector("[data-testid=lobby]")
+
     page.click("[data-testid^=game-card] >> nth=0")
     page.click("[data-testid=menu]")
     page.click("[data-testid=menu-limits]")
@@ -237,7 +282,8 @@ def test_spanish_from_the_menu_stays_after_a_reload(page: Any, server: Server) -
     d = api(page, "GET", "/api/games/fruit-5x3")
     lines, reels, rows = len(d["lines"]), d["reels"], d["rows"]
     assert f"{lines} líneas de pago fijas en {reels} rodillos x {rows} filas." in rules
-    most = f"{d['max_win_x']:,}".replace(",", ".")  # Spanish groups thousands with dots
+    x = int(d["max_win_x"])  # Spanish groups thousands with dots, from five digits (CLDR)
+    most = f"{x:,}".replace(",", ".") if x >= 10_000 else str(x)
     assert f"Lo máximo que paga una ronda es {most} veces la apuesta total." in rules
     assert "paylines" not in rules and "total bet" not in rules
     shot(page, "es-fruit-5x3-pays")
