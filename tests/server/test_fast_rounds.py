@@ -324,3 +324,38 @@ def test_a_refused_batch_is_written_again_round_by_round() -> None:
     out = asyncio.run(main())
     assert out[0] == 10 and out[2] == 30 and isinstance(out[1], RuntimeError)
     assert calls[0] >= 1 and sum(calls) >= 3
+
+
+def test_a_wallet_changed_while_the_statement_waited_goes_to_the_general_path(
+        make_server: Any, database: Database) -> None:
+    """PostgreSQL: a transaction elsewhere holds the player's wallet; the batch statement waits
+    for it and, seeing the wallet changed since it began, leaves the round to the general path
+    (which plays it on the same seed): one round, its money moved once."""
+    if database.backend != "postgres":
+        pytest.skip("the wait on a row lock is PostgreSQL's")
+    srv = make_server(games=games())
+    c, name = srv.player()
+    engine = create_engine(normalize_url(database.url))
+    try:
+        with engine.connect() as holder:
+            tx = holder.begin()
+            holder.execute(text("UPDATE wallets SET balance = balance WHERE player_id = "
+                                "(SELECT id FROM players WHERE username = :u)"), {"u": name})
+            with ThreadPoolExecutor(1) as pool:
+                answer = pool.submit(c.post, "/api/games/pool-test/rounds", json={"bet": 10},
+                                     headers=key())
+                # Autocommit: a transaction would see pg_stat_activity as it first read it.
+                with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as probe:
+                    while not probe.execute(text(
+                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+                            "'Lock' AND query LIKE '%json_to_recordset%'")).scalar_one():
+                        assert not answer.done(), answer.result().text
+                tx.commit()
+                r = answer.result()
+    finally:
+        engine.dispose()
+    assert r.status_code == 201, r.text
+    assert served(srv)["passed:refused"] == 1 and served(srv)["served"] == 0
+    assert len(c.get("/api/history").json()["rounds"]) == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + r.json()["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]

@@ -158,7 +158,7 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key !
 
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
           request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int]
-          ) -> tuple[RoundWrite, Round]:
+          ) -> RoundWrite:
     """The rows the general path writes for a round that completes at once with no jackpot
     won, the wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the
     two paths' rows equal). The round is a plain record with the model's attributes, not an
@@ -190,13 +190,12 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     contributions = tuple((pools[tier], micro) for tier, micro in
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)
-    body = round_view.round_public(ctx, r, None)
-    del body["balance"]
+    body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     write = RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=contributions, response=body)
-    return write, r
+    return write
 
 
 class FastRounds:
@@ -259,7 +258,7 @@ class FastRounds:
             path.stats["passed:outcome"] += 1
             return played
         try:
-            write, r = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
+            write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
                              seed, result, await path.pool_ids(entry) if entry.progressives
                              else {})
             balance = await path.writer.submit(write)
@@ -272,7 +271,7 @@ class FastRounds:
             path.stats["passed:refused"] += 1
             return played
         path.stats["served"] += 1
-        answer = round_view.with_profile(ctx, who, round_view.round_public(ctx, r, balance))
+        answer = round_view.with_profile(ctx, who, {**write.response, "balance": balance})
         await _send_json(send, 201, answer)
         return False
 

@@ -52,7 +52,7 @@ class RoundWrite:
     round_values: dict[str, Any]  # every column of ``rounds`` but ``seq``
     ledger: tuple[LedgerLine, ...]
     contributions: tuple[tuple[int, int], ...]  # (pool id, micro-units), in tier order
-    response: dict[str, Any]  # the 201 body without ``balance``, stored with the key
+    response: dict[str, Any]  # the 201 body, stored with the key once ``balance`` is known
 
 
 # A backend writes a batch in one transaction: per round, the wallet's balance after it, or

@@ -113,13 +113,18 @@ def _default(o: Any) -> Any:
     raise TypeError(f"not JSON: {type(o).__name__}")
 
 
+def _head(response: dict[str, Any]) -> str:
+    """The stored answer without its balance (the statement appends it)."""
+    return json.dumps({k: v for k, v in response.items() if k != "balance"},
+                      separators=(",", ":"))
+
+
 def payload(batch: Sequence[RoundWrite]) -> str:
     """The batch as the statement's one JSON parameter."""
     return json.dumps([{
         "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
         "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash,
-        "ts": w.at, "head": json.dumps(w.response, separators=(",", ":")),
-        "round": w.round_values,
+        "ts": w.at, "head": _head(w.response), "round": w.round_values,
         "ledger": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                    for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
