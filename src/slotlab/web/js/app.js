@@ -5,8 +5,8 @@ import { alertBox, closeAll, toast } from "./dialogs.js";
 import { demoOffer, demoPanel, dt, showDemo } from "./demo.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
-import { initI18n, num, t } from "./i18n.js";
-import { formatMoney, h, pct, pick, store } from "./util.js";
+import { initI18n, num, percent, t } from "./i18n.js";
+import { formatMoney, h, pick, store } from "./util.js";
 
 // What the server accepts for a new account (server/schemas.py: Username, Password).
 const MIN_PASSWORD = 8;
@@ -262,7 +262,7 @@ class App {
         thumb,
         h("h2", {}, g.name),
         h("dl.facts", {}, [
-          h("dt", {}, t("lobby.rtp")), h("dd", {}, pct(g.rtp)),
+          h("dt", {}, t("lobby.rtp")), h("dd", {}, percent(g.rtp)),
           h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win ? t("lobby.times", { x: num(Number(g.max_win)) }) : "—"),
           h("dt", {}, t("lobby.bets")), h("dd", {}, g.bets?.length ? t("lobby.bet_range", { low: this.money(g.bets[0]), high: this.money(g.bets[g.bets.length - 1]) }) : "—"),
         ]),

@@ -159,6 +159,13 @@ export function duration(seconds) {
   return t("duration.seconds", { n: s });
 }
 
+/** A return to player (0.965 or 96.5) as a percentage with two decimals ("96.50%", "96,50 %"). */
+export function percent(x) {
+  if (x === undefined || x === null || x === "") return "—";
+  const v = Number(x);
+  return num(v <= 1.5 ? v : v / 100, { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
 // ---- the formatter -------------------------------------------------------------------------
 
 function closing(s, open) {

@@ -2,13 +2,13 @@
 import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
 import { gameRules } from "./gametext.js";
-import { chooseLanguage, duration, english, language, languages, readEnglish, t } from "./i18n.js";
+import { chooseLanguage, duration, english, language, languages, percent, readEnglish, t } from "./i18n.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
 import { openLimits } from "./responsible.js";
 import { sound } from "./sound.js";
 import { glyph } from "./symbols.js";
-import { h, pct } from "./util.js";
+import { h } from "./util.js";
 
 export function openBetDialog(game) {
   if (game.freePkg) {
@@ -206,7 +206,7 @@ export function openPays(game) {
     // only what the server knows beside them, so no rule is read twice
     h("ul.rules", { "data-testid": "rules" }, [...new Set(gameRules(d))].map((r) => h("li", {}, r))),
     h("ul.rules", {}, [
-      t("pays.rtp", { rtp: pct(d.rtp) }),
+      t("pays.rtp", { rtp: percent(d.rtp) }),
       d.operator?.unfinished_rounds ? null : t("pays.incomplete"),
     ].filter(Boolean).map((t) => h("li", {}, t))),
     ...featureHelp(game),
@@ -319,7 +319,7 @@ export function openMenu(game) {
     ]),
     h("h3", {}, t("menu.info")),
     h("dl.info", {}, [
-      h("dt", {}, t("menu.rtp")), h("dd", {}, pct(game.desc.rtp)),
+      h("dt", {}, t("menu.rtp")), h("dd", {}, percent(game.desc.rtp)),
       h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t("menu.max_win_x", { x: game.desc.max_win_x }) : "—"),
       h("dt", {}, t("menu.model")), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
       h("dt", {}, t("menu.jurisdiction")), h("dd", {}, [p.name || t("menu.jurisdiction_default"), p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(" · ")),

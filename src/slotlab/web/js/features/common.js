@@ -11,6 +11,7 @@
 //   auto()       true while auto spin runs (it never waits for a pacing click)
 //   credits(c)   credits -> money text;  bet()  the round's total bet in credits
 //   message(t, cls)   the message bar;  choose(option)  sends a player choice (game only)
+import { num } from "../i18n.js";
 import { h, sleep } from "../util.js";
 
 /** Wait ms, cut short by a quick stop; nothing at all in an instant replay. */
@@ -89,5 +90,5 @@ export function cellOf(p, rows) {
 
 /** "3×", "0.5×" for a multiple of the bet. */
 export function times(x) {
-  return `${Number(x).toLocaleString("en-US", { maximumFractionDigits: 2 })}×`;
+  return `${num(Number(x), { maximumFractionDigits: 2 })}×`;
 }
