@@ -277,3 +277,40 @@ def test_migration_0011_keeps_pools_and_entries_and_keys_them_by_currency(databa
             c.execute(text(pool), {"id": 3, "cur": "JPY"})  # one set per currency still
     finally:
         db.dispose()
+
+
+@pytest.fixture
+def wallet_server(tmp_path: Any) -> Any:
+    from ..operator_wallet.conftest import WalletServer
+
+    srv = WalletServer(tmp_path / "operator-wallet.db").start()
+    yield srv
+    srv.stop()
+
+
+def test_with_the_operators_wallet_the_player_gets_the_operators_currency(
+        make_server: Any, wallet_server: Any) -> None:
+    from ..operator_wallet.conftest import SECRET
+
+    srv = make_server(games=_games(), currencies=CURRENCIES, wallet_mode="operator",
+                      operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
+                      operator_wallet_timeout_s=2.0)
+    for name, currency in (("cop-at-op", "COP"), ("jpy-at-op", "JPY")):
+        r = wallet_server.post("/admin/players", {"player_id": name, "token": f"tok-{name}",
+                                                  "balance": 10**10, "currency": currency})
+        assert r.status_code == 200, r.text
+    with srv.client() as c:
+        r = c.post("/api/players", json={"username": "jpy-at-op", "password": "correct horse 1",
+                                         "currency": "EUR"})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "currency_mismatch"
+        assert c.post("/api/players", json={"username": "cop-at-op",
+                                            "password": "correct horse 1"}).status_code == 201
+        token = c.post("/api/sessions", json={"username": "cop-at-op",
+                                              "password": "correct horse 1"}).json()["token"]
+    cop = srv.client(token)
+    assert cop.get("/api/wallet").json()["currency"] == "COP"
+    # The bet is on the COP ladder and the operator is asked for COP (it refuses another).
+    r = cop.post("/api/games/big-test/rounds", json={"bet": COP_LADDER[0]}, headers=key())
+    assert r.status_code == 201, r.text
+    assert r.json()["currency"] == "COP"
+    assert wallet_server.balance("cop-at-op") == 10**10 - COP_LADDER[0] + r.json()["win"]
