@@ -90,3 +90,8 @@ def test_large_amounts_format_exactly(page: Any, markets: Server) -> None:
     assert _fmt(page, 1234567, "JPY", 0, "ja-JP") == "￥1,234,567"
     # A currency the operator runs with 0 decimals (COP as many do): no fraction shown.
     assert _fmt(page, 350_000_000, "COP", 0, "en") == "COP 350,000,000"
+    # Money inputs hint at the currency's decimals.
+    assert page.evaluate("""async () => {
+        const u = await import('/js/util.js');
+        return [u.moneyPlaceholder(2), u.moneyPlaceholder(0)];
+    }""") == ["0.00", "0"]

@@ -8,7 +8,7 @@ import { lineColor } from "./reels.js";
 import { openLimits } from "./responsible.js";
 import { sound } from "./sound.js";
 import { glyph } from "./symbols.js";
-import { h } from "./util.js";
+import { h, moneyPlaceholder } from "./util.js";
 
 export function openBetDialog(game) {
   if (game.freePkg) {
@@ -65,7 +65,7 @@ export function openAutoDialog(game) {
       "data-testid": testid,
       "aria-label": label,
       "aria-required": must && "true",
-      placeholder: "0.00",
+      placeholder: moneyPlaceholder(game.app.wallet.decimals),
       oninput: () => (chk.checked = must || inp.value.trim() !== ""),
     });
     const text = must ? t("auto.required_label", { label }) : label;

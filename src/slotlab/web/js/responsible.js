@@ -4,7 +4,7 @@
 import { explain } from "./api.js";
 import { openDialog, toast } from "./dialogs.js";
 import { t } from "./i18n.js";
-import { fmtTime, h } from "./util.js";
+import { fmtTime, h, moneyPlaceholder } from "./util.js";
 
 // "your daily loss limit": one message per kind and period (the words agree in each language)
 const limitName = (kind, period) => t(`limits.name.${kind}.${period}`);
@@ -127,7 +127,7 @@ function limitRow(app, lim, render) {
     err.hidden = !text;
   };
   const input = h("input.money-input", {
-    type: "text", inputmode: "decimal", placeholder: "0.00", id: `limit-${id}`,
+    type: "text", inputmode: "decimal", placeholder: moneyPlaceholder(app.wallet.decimals), id: `limit-${id}`,
     "data-testid": `limit-${id}-input`, "aria-label": limitName(lim.kind, lim.period),
   });
   const save = async (amount) => {

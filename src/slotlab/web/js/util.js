@@ -68,6 +68,13 @@ export function formatMoney(minor, currency = "", decimals = 2, locale = moneyLo
   return suffix ? `${out} ${suffix}` : out;
 }
 
+/** What a money input shows when empty: zero with the currency's decimals ("0.00", JPY "0"),
+ * in the form parseMoney reads. */
+export function moneyPlaceholder(decimals = 2) {
+  const d = Math.max(0, Math.trunc(Number(decimals)) || 0);
+  return d ? `0.${"0".repeat(d)}` : "0";
+}
+
 /** Integer minor units as a BigInt (0 for what is not an integer amount). */
 function toMinor(x) {
   if (typeof x === "bigint") return x;
