@@ -67,7 +67,12 @@ def test_cop_and_jpy_balances_are_formatted_in_their_currency(page: Any, browser
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})  # its own storage
     try:
         other = ctx.new_page()
-        _log_in(other, markets, "JPY")
+        # Registered in the client, launched by the operator with ?currency=JPY.
+        other.goto(markets.url + "/?currency=JPY")
+        other.fill("[data-testid=username]", unique("jpy"))
+        other.fill("[data-testid=password]", PASSWORD)
+        other.click("[data-testid=register-submit]")
+        other.wait_for_selector("[data-testid=lobby]")
         other.wait_for_function(f"document.querySelector('[data-testid=balance]').dataset.minor"
                                 f" === '{JPY_BALANCE}'")
         # Grouped, and no decimals: JPY has none.

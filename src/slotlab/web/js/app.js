@@ -317,7 +317,9 @@ class App {
         return;
       }
       try {
-        if (mode === "register") await this.api.call("POST", "/api/players", body, { retries: 1 });
+        // The operator's launch parameter ?currency=COP names the new wallet's currency.
+        const currency = new URLSearchParams(location.search).get("currency");
+        if (mode === "register") await this.api.call("POST", "/api/players", currency ? { ...body, currency: currency.toUpperCase() } : body, { retries: 1 });
         const s = await this.api.call("POST", "/api/sessions", body, { retries: 1 });
         this.api.setToken(s.token);
         if (!location.hash || location.hash === "#/login") history.replaceState(null, "", "#/lobby");
