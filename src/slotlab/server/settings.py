@@ -196,6 +196,15 @@ class Settings(BaseSettings):
             raise ValueError("denominations and cash caps must be positive integers")
         return v
 
+    _money: dict[str, CurrencyTerms] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _currencies_resolved(self) -> Settings:
+        self._money = resolve(self.currency, self.currency_decimals, self.denominations,
+                              self.default_denomination, self.cash_caps,
+                              self.play_money_balance, self.currencies)
+        return self
+
     @model_validator(mode="after")
     def _operator_wallet_configured(self) -> Settings:
         if self.wallet_mode == "operator":
@@ -230,12 +239,3 @@ class Settings(BaseSettings):
         longer offered keeps the cap of the older ``cash_caps`` setting, if any."""
         terms = self._money.get(currency or self.currency)
         return terms.cash_cap if terms is not None else self.cash_caps.get(currency or "")
-    _money: dict[str, CurrencyTerms] = PrivateAttr(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _currencies_resolved(self) -> Settings:
-        self._money = resolve(self.currency, self.currency_decimals, self.denominations,
-                              self.default_denomination, self.cash_caps,
-                              self.play_money_balance, self.currencies)
-        return self
-
