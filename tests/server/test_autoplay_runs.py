@@ -233,3 +233,16 @@ def test_an_auditor_sees_every_run_with_its_rounds_and_reason(srv):
         assert record["autoplay_run_id"] == run["run_id"]
     with srv.client() as anon:
         assert anon.get("/api/admin/autoplay-runs").status_code == 401
+
+
+def test_the_sweep_stops_the_runs_of_ended_sessions(srv):
+    gone, live = _player(srv), _player(srv)
+    left = _start(gone, rounds=10, balance_down_by=100)
+    kept = _start(live, rounds=10, balance_down_by=100)
+    assert gone.delete("/api/sessions/current").status_code == 204  # the client went away
+    assert srv.admin().post("/api/admin/maintenance").json()["autoplay_runs_ended"] == 1
+    runs = {r["run_id"]: r for r in srv.admin().get("/api/admin/autoplay-runs").json()["runs"]}
+    assert (runs[left["run_id"]]["status"], runs[left["run_id"]]["stop_reason"]) == (
+        "stopped", "session_ended")
+    assert runs[kept["run_id"]]["status"] == "active"
+    assert _round(live, kept["run_id"]).status_code == 201

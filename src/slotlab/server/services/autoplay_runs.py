@@ -13,7 +13,8 @@ rounds played; ``loss_limit``: bets minus wins reached ``balance_down_by``; ``ba
 wins minus bets reached ``balance_up_by``; ``single_win``: one round paid ``single_win_above``
 or more; ``any_win``), at the round that meets it, and refuses every later round of the run with
 409 ``autoplay_stopped``, whatever the client asks. The client stops a run for its own reasons
-(``POST /api/autoplay/{id}/stop``: the player pressed STOP, a feature was won, ...). The run's
+(``POST /api/autoplay/{id}/stop``: the player pressed STOP, a feature was won, ...); the
+maintenance sweep stops the runs whose session has ended (``session_ended``). The run's
 check and its round are one transaction with the run's row locked, so two rounds sent at once
 cannot both take the last round of a run. An auditor reads the runs in
 ``GET /api/admin/autoplay-runs``.
@@ -22,7 +23,7 @@ cannot both take the last round of a run. An auditor reads the runs in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, func, select, update
@@ -34,7 +35,16 @@ from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
-from slotlab.store.models import CANCELLED, COMPLETED, AutoplayRun, Player, Round, utcnow
+from slotlab.server.services.profiles import PROFILES
+from slotlab.store.models import (
+    CANCELLED,
+    COMPLETED,
+    AutoplayRun,
+    Player,
+    Round,
+    utcnow,
+)
+from slotlab.store.models import Session as LoginSession
 
 ACTIVE, STOPPED = "active", "stopped"
 REASON_TEXT = {
@@ -50,6 +60,7 @@ REASON_TEXT = {
     "balance_low": "the balance was too low for the bet",
     "error": "a round failed",
     "left": "the player left the game",
+    "session_ended": "its session ended",
 }
 
 
@@ -200,6 +211,25 @@ def take_round(s: Session, player_id: int, declared: AutoplayCreate | None, r: R
     reason = stop_reason(run, before.plus(r))
     if reason is not None:
         _stop(run, reason, now)
+
+
+def stop_ended(ctx: Services) -> int:
+    """Stop (``session_ended``) the active runs whose session has ended: logged out, expired,
+    gone, or idle beyond the longest inactivity timeout any profile sets (so a live run is
+    never stopped early); the number stopped. For the record: such a run has no client left."""
+    now = utcnow()
+    idle_s = max([ctx.settings.session_idle_s,
+                  *(p.session_idle_s for p in PROFILES.values() if p.session_idle_s)])
+    live = (select(LoginSession.id)
+            .where(LoginSession.id == AutoplayRun.session_id, LoginSession.revoked.is_(False),
+                   LoginSession.expires_at > now,
+                   LoginSession.last_seen > now - timedelta(seconds=idle_s)))
+    with ctx.db.write() as s:
+        res = s.execute(update(AutoplayRun)
+                        .where(AutoplayRun.status == ACTIVE, ~live.exists())
+                        .values(status=STOPPED, stop_reason="session_ended", stopped_at=now)
+                        .execution_options(synchronize_session=False))
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
 
 
 def list_runs(ctx: Services, username: str | None, limit: int) -> list[dict[str, Any]]:

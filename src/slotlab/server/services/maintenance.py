@@ -2,7 +2,8 @@
 
 The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
 (never under 24 hours), deletes sessions that ended more than a day ago and login-limit counters
-whose window has passed, and deletes demo players whose session ended (services/demo.py). With
+whose window has passed, stops autoplay runs whose session ended and deletes demo players whose
+session ended (services/demo.py). With
 ``wallet_mode=operator`` it also resumes the operator wallet's unconfirmed operations
 (:func:`slotlab.server.services.round_operator.operator_sweep`): a ``crediting`` round is
 completed once its credit is confirmed, at start-up (a restart resumes the retries) and on every
@@ -28,7 +29,7 @@ from typing import Any
 from sqlalchemy import delete
 
 from slotlab.server import ratelimit
-from slotlab.server.services import demo, jackpots, round_operator, round_recovery
+from slotlab.server.services import autoplay_runs, demo, jackpots, round_operator, round_recovery
 from slotlab.server.services.context import Services
 from slotlab.store import jobs
 from slotlab.store.models import IdempotencyKey, Session, utcnow
@@ -69,11 +70,13 @@ def sweep(ctx: Services) -> dict[str, int]:
         # The demo-session counters (services/demo.py) share the table, in their own window.
         limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s,
                                  {demo.LIMIT_PREFIX: ctx.settings.demo_limit_window_s})
+    runs_ended = autoplay_runs.stop_ended(ctx)  # autoplay runs left by an ended session
     demo_deleted = demo.sweep(ctx)  # demo players whose session ended, with what they played
     return {"auto_completed": auto, "open_recovered": recovered,
             "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
             "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
             "login_limits_dropped": limits, "demo_players_deleted": demo_deleted,
+            "autoplay_runs_ended": runs_ended,
             **operator}
 
 
