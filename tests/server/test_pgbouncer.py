@@ -108,7 +108,7 @@ def test_two_servers_play_through_pgbouncer(bouncer_url, monkeypatch):
     monkeypatch.setenv("SLOTLAB_DB_POOLER", "pgbouncer")
     servers: list[Server] = []
     try:
-        servers = [start_server(bouncer_url, split=False), start_server(bouncer_url, split=True)]
+        servers = [*start_server(bouncer_url, split=False), *start_server(bouncer_url, split=True)]
         tokens = players(servers[0].url, 4)
         errors: list[str] = []
         urls = [srv.url for srv in servers]
