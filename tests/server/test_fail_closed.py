@@ -89,9 +89,30 @@ def test_a_failed_random_source_leaves_a_choice_waiting(server, monkeypatch):
     assert done.status_code == 200 and done.json()["status"] == "completed"
 
 
+def _fail_fast_writes(server: LiveServer) -> Callable[[], None]:
+    """The fast round path (server/fast_rounds.py) writes on connections of its own: make its
+    writes fail as well, so that the failure meets every write a round can take (it then hands
+    the round to the general path, which meets the failed database). Returns the undo."""
+    fast = server.app.state.fast_rounds
+    if fast is None:
+        return lambda: None
+    real = fast.writer._write
+
+    async def broken(batch: Any) -> list[int | None]:
+        raise ConnectionError("the database is gone")
+
+    fast.writer._write = broken
+
+    def undo() -> None:
+        fast.writer._write = real
+
+    return undo
+
+
 def test_a_failed_database_refuses_the_round_and_takes_no_bet(server, database):
     c, _ = server.player()
     before = _state(c)
+    restore_fast_writes = _fail_fast_writes(server)
     engine = server.ctx.db.engine
     if database.backend == "postgres":
         # A real failure: the database server cuts every pooled connection of this server
@@ -124,6 +145,7 @@ def test_a_failed_database_refuses_the_round_and_takes_no_bet(server, database):
             event.remove(engine, "before_cursor_execute", fail)
         assert r.status_code == 503 and r.json()["error"]["code"] == "database_unavailable"
         played = 0
+    restore_fast_writes()
     balance, count = _state(c)
     assert count == before[1] + played
     if not played:

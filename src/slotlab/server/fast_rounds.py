@@ -99,11 +99,11 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
         return None
     try:
         key = idem.check_key(key)
-        data = json.loads(body)
+        data = json.loads(body.decode())
         if not isinstance(data, dict):
             return None
         req = RoundCreate.model_validate(data)
-    except (ApiError, ValueError):
+    except (ApiError, ValueError):  # UnicodeDecodeError and pydantic's are ValueErrors
         return None
     if req.free_round_id is not None or req.autoplay is not None:
         return None

@@ -27,7 +27,7 @@ from typing import Any
 log = logging.getLogger("slotlab.server")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made per round: no frozen-init cost
 class LedgerLine:
     """One ledger entry of the round; its ``balance_after`` is the wallet's balance after the
     whole round less ``back`` (the bet's entry: the win that follows it)."""
@@ -38,7 +38,7 @@ class LedgerLine:
     ref: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made per round: no frozen-init cost
 class RoundWrite:
     player_id: int
     currency: str  # the wallet must hold it (the bet was checked on this currency's ladder)
