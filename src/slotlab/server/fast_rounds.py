@@ -151,6 +151,10 @@ class FastRoundPath:
     async def close(self) -> None:
         await self.writer.drain()
         await self.close_backend()
+        w = self.writer
+        log.info("fast round path: %d rounds written in %d batches (%d refused whole and "
+                 "written one by one); requests: %s", w.rounds, w.batches, w.retried,
+                 dict(self.stats))
 
 
 _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key != "seq")
