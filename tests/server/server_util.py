@@ -14,7 +14,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -23,8 +25,14 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from slotlab.server.app import create_app
+from slotlab.server.services import auth as auth_service
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import reality as reality_service
+from slotlab.server.services import rounds
+from slotlab.server.services.auth import authenticate
 from slotlab.server.settings import Settings
 from slotlab.store import normalize_url
+from slotlab.store.models import utcnow
 
 PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
 ADMIN_TOKEN = "test-admin-" + uuid.uuid4().hex
@@ -73,13 +81,16 @@ def make_database(backend: str, tmp_path: Path) -> Database:
 class LiveServer:
     """uvicorn running ``create_app`` in a thread of this process."""
 
-    def __init__(self, settings: Settings, games: dict[str, Any] | None) -> None:
+    def __init__(self, settings: Settings, games: dict[str, Any] | None,
+                 proxy_headers: bool = True) -> None:
+        """``proxy_headers=False``: uvicorn's own forwarded-address rewriting off, as in
+        ``slotlab serve``, so that the app alone decides which X-Forwarded-For to believe."""
         self.settings = settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings, games_override=games)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                timeout_graceful_shutdown=2)
+                                timeout_graceful_shutdown=2, proxy_headers=proxy_headers)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -130,3 +141,76 @@ def server_settings(db: Database, **overrides: Any) -> Settings:
 
 def key() -> dict[str, str]:
     return {"Idempotency-Key": uuid.uuid4().hex}
+
+
+def round_left_open(srv: LiveServer, token: str, why: str = "the process died here"
+                    ) -> dict[str, str]:
+    """A round of instant-test (bet 5) whose process dies between the two commits of
+    ``split_round_commits``: debited, never played, left open. Its Idempotency-Key header, for
+    the request's retry. (The services themselves: over HTTP this would be a 500.)"""
+    headers = key()
+
+    def dies(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(why)
+
+    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
+    with pytest.MonkeyPatch.context() as mp, pytest.raises(RuntimeError, match=why):
+        mp.setattr(rounds, "advance_open", dies)
+        rounds.start_round(srv.ctx, authenticate(srv.ctx, token), "instant-test", 5,
+                           headers["Idempotency-Key"], h)
+    return headers
+
+
+# The money checks straight on the database: each query lists what must not exist.
+MONEY_CHECKS = {
+    "balances differ from their ledger (or are negative)":
+        "SELECT w.id FROM wallets w LEFT JOIN (SELECT wallet_id, SUM(amount) s FROM "
+        "ledger_entries GROUP BY wallet_id) l ON l.wallet_id = w.id "
+        "WHERE w.balance <> COALESCE(l.s, 0) OR w.balance < 0",
+    "ledger entries name a round that does not exist":
+        "SELECT e.id FROM ledger_entries e WHERE e.round_id IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM rounds r WHERE r.id = e.round_id)",
+    "rounds without their bet":
+        "SELECT r.id FROM rounds r WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e "
+        "WHERE e.round_id = r.id AND e.kind = 'bet')",
+    "completed rounds whose win was not paid":
+        "SELECT r.id FROM rounds r WHERE r.status = 'completed' AND r.win > 0 AND NOT EXISTS "
+        "(SELECT 1 FROM ledger_entries e WHERE e.round_id = r.id AND e.kind = 'win')",
+    "rounds whose bet or win was written twice":
+        "SELECT round_id FROM ledger_entries WHERE round_id IS NOT NULL AND kind IN "
+        "('bet', 'win') GROUP BY round_id, kind HAVING COUNT(*) > 1",
+}
+
+
+def checked_round_statuses(db_url: str) -> dict[str, str]:
+    """Round id -> status, after asserting every one of :data:`MONEY_CHECKS`."""
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as c:
+            found = {why: c.execute(text(sql)).scalars().all()
+                     for why, sql in MONEY_CHECKS.items()}
+            statuses = dict(c.execute(text("SELECT id, status FROM rounds")).all())
+    finally:
+        engine.dispose()
+    broken = {why: ids[:3] for why, ids in found.items() if ids}
+    assert not broken, broken
+    return statuses
+
+
+class ServerClock:
+    """The clock (``utcnow``) of some server services in this process, standing still until the
+    test moves it: an inactivity timeout, a reminder interval or a minimum time between rounds
+    passes at :meth:`advance`, never while a slow machine runs the test, so no timing decides
+    it. By default the session services' (auth, reality checks)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch,
+                 modules: tuple[ModuleType, ...] = (auth_service, reality_service)) -> None:
+        self.time = utcnow()
+        for module in modules:
+            monkeypatch.setattr(module, "utcnow", self.now)
+
+    def now(self) -> datetime:
+        return self.time
+
+    def advance(self, seconds: float) -> None:
+        self.time += timedelta(seconds=seconds)

@@ -5,7 +5,6 @@ closed or ran out (401 ``session_idle`` against ``session_expired``), and HELP s
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,28 +12,38 @@ import pytest
 
 from slotlab.server.services import profiles
 
-from .server_util import LiveServer, server_settings
+from .server_util import LiveServer, ServerClock, server_settings
 
 GAME = "classic-3x3"
+IDLE_S = 600  # the server's inactivity timeout in these tests: ten minutes
 
 
 @pytest.fixture
-def idle_server(database: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveServer]:
+def clock(monkeypatch: pytest.MonkeyPatch) -> ServerClock:
+    return ServerClock(monkeypatch)
+
+
+@pytest.fixture
+def idle_server(database: Any, clock: ServerClock) -> Iterator[LiveServer]:
     # session_cache_s=0: every call reads the session anew.
-    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=1,
+    srv = LiveServer(server_settings(database, games=[GAME], session_idle_s=IDLE_S,
                                      session_cache_s=0), None)
     srv.__enter__()
     yield srv
     srv.__exit__()
 
 
-def test_an_idle_session_ends_with_its_own_reason(idle_server):
+def test_an_idle_session_ends_with_its_own_reason(idle_server, clock):
     c, _ = idle_server.player()
     assert c.get("/api/wallet").status_code == 200
-    time.sleep(1.2)  # the timeout itself: one second without a call
+    # Calls half a timeout apart keep it: the session outlives the timeout counted from login.
+    for _ in range(2):
+        clock.advance(IDLE_S / 2)
+        assert c.get("/api/wallet").status_code == 200
+    clock.advance(IDLE_S)  # the timeout itself, without a call
     r = c.get("/api/wallet")
     assert r.status_code == 401 and r.json()["error"]["code"] == "session_idle"
-    assert "1 second without activity" in r.json()["error"]["message"]
+    assert "10 minutes without activity" in r.json()["error"]["message"]
 
 
 def test_a_closed_session_is_expired_not_idle(idle_server):

@@ -101,13 +101,17 @@ _HOLD = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("lock", ["advisory", "lease"])
-def test_a_holder_killed_mid_run_does_not_keep_the_job(db, database, lock):
+def test_a_holder_killed_mid_run_does_not_keep_the_job(db, database, lock, monkeypatch):
     """kill -9 of the process running a job: with the advisory lock the job is free at once
     (PostgreSQL ends the dead connection's transaction); with a lease, when the lease ends."""
     if lock == "advisory" and db.dialect != "postgresql":
         pytest.skip("advisory locks are PostgreSQL's")
     jobs.ensure(db, "killed", utcnow())
-    lease_s = 1.0
+    lease_s = 60.0
+    # This process's claims see the time we set, so the lease (taken by the holder on its own
+    # clock) ends when the test says, not when a slow machine gets round to the next step.
+    now = [utcnow()]  # before the holder's claim: its lease is running at this time
+    monkeypatch.setattr(jobs, "utcnow", lambda: now[0])
     proc = subprocess.Popen([sys.executable, "-c", _HOLD, database.url, lock, str(lease_s)],
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -120,7 +124,8 @@ def test_a_holder_killed_mid_run_does_not_keep_the_job(db, database, lock):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    deadline = time.monotonic() + 30  # PostgreSQL notices the closed socket; a lease ends
+    now[0] = utcnow() + timedelta(seconds=lease_s)  # the holder claimed before now: lease over
+    deadline = time.monotonic() + 60  # PostgreSQL notices the closed socket (polled)
     while True:
         with jobs.claim(db, "killed", 3600, lock=lock) as run:
             if run is not None:

@@ -7,7 +7,6 @@ until the player acknowledges them.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -19,7 +18,7 @@ from slotlab.games import find_game
 from slotlab.server.services import profiles, rounds
 from slotlab.store.models import PlayerLimit, utcnow
 
-from .server_util import LiveServer, key
+from .server_util import LiveServer, ServerClock, key
 
 GAME = "classic-3x3"
 BET = 5
@@ -125,22 +124,27 @@ def test_a_deposit_limit_refuses_the_credit_that_would_pass_it(server):
 
 
 def test_a_reality_check_stops_play_until_acknowledged(server, monkeypatch, losing):
+    interval = 600  # the session clock moves it on (inside the idle timeout of 30 minutes)
     monkeypatch.setitem(profiles.PROFILES, "mt",
-                        dataclasses.replace(profiles.PROFILES["mt"], reality_check_s=1))
+                        dataclasses.replace(profiles.PROFILES["mt"], reality_check_s=interval))
+    clock = ServerClock(monkeypatch)
     c, _ = server.player()
     assert _spin(c).status_code == 201  # inside the first interval
     status = c.get("/api/session/reality-check").json()
-    assert status["interval_s"] == 1 and status["net_position"] == -BET
-    time.sleep(1.1)  # the interval itself: one second of session time
+    assert status["interval_s"] == interval and status["net_position"] == -BET
+    clock.advance(interval)  # the interval itself: ten minutes of session time
     balance = c.get("/api/wallet").json()["balance"]
-    due = _spin(c)
-    assert due.status_code == 409 and due.json()["error"]["code"] == "reality_check_due"
+    for _ in range(2):  # every round is refused until the reminder is acknowledged
+        due = _spin(c)
+        assert due.status_code == 409 and due.json()["error"]["code"] == "reality_check_due"
     figures = due.json()["reality_check"]
-    assert figures["net_position"] == -BET and figures["elapsed_s"] >= 1
+    assert figures["net_position"] == -BET and figures["elapsed_s"] >= interval
     assert c.get("/api/wallet").json()["balance"] == balance
     ack = c.post("/api/session/reality-check")
-    assert ack.status_code == 200 and ack.json()["due_in_s"] >= 0
+    assert ack.status_code == 200 and 0 < ack.json()["due_in_s"] <= interval
     assert _spin(c).status_code == 201
+    clock.advance(interval)  # the next interval counts from the acknowledgement
+    assert _spin(c).status_code == 409
 
 
 def test_without_a_required_reminder_play_is_never_stopped(server):
