@@ -74,6 +74,9 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "median_p99_ms": round(statistics.median(r["p99_ms"] for r in rows), 1),
             "median_server_cpu_ms_per_round": round(statistics.median(
                 r["server_cpu_ms_per_round"] for r in rows), 3),
+            # every postgres process on the machine, others' work included
+            "median_postgres_cpu_ms_per_round": round(statistics.median(
+                r["postgres_cpu_ms_per_round"] for r in rows), 3),
             "errors": sum(r["requests"] - r["rounds"] for r in rows)}
 
 
@@ -152,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     for w in workers:
         r = result[f"workers_{w}"]
         print(f"--workers {w}: median {r['median_rounds_per_s']} rounds/s, p99 "
-              f"{r['median_p99_ms']} ms, server cpu {r['median_server_cpu_ms_per_round']} "
-              f"ms/round, {r['errors']} errors")
+              f"{r['median_p99_ms']} ms, cpu ms/round: server "
+              f"{r['median_server_cpu_ms_per_round']}, postgres "
+              f"{r['median_postgres_cpu_ms_per_round']}; {r['errors']} errors")
     print(f"ratio of medians ({workers[1]} / {workers[0]} workers): {ratio}; load average "
           f"{load_at_start[0]:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     out_path.parent.mkdir(parents=True, exist_ok=True)
