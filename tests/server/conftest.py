@@ -27,14 +27,16 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
 
 @pytest.fixture
 def make_server(database: Database) -> Iterator[Callable[..., LiveServer]]:
-    """Start servers on the test's database: ``make_server(games=..., **settings)``."""
+    """Start servers on the test's database: ``make_server(games=..., **settings)``
+    (``proxy_headers=False``: see :class:`LiveServer`)."""
     started: list[LiveServer] = []
 
     def start(games: dict[str, Any] | None = None, real_games: bool = False,
-              **overrides: Any) -> LiveServer:
+              proxy_headers: bool = True, **overrides: Any) -> LiveServer:
         if games is None and not real_games:
             games = make_test_games()
-        srv = LiveServer(server_settings(database, **overrides), None if real_games else games)
+        srv = LiveServer(server_settings(database, **overrides), None if real_games else games,
+                         proxy_headers)
         srv.__enter__()
         started.append(srv)
         return srv

@@ -6,13 +6,13 @@ case and missing security headers; on SQLite and PostgreSQL, against a real uvic
 
 from __future__ import annotations
 
+import functools
 import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any
 
 import httpx
 import pytest
@@ -23,8 +23,7 @@ from slotlab.store import Database as StoreDatabase
 from slotlab.store.engine import migrate
 from slotlab.store.models import LoginLimit, utcnow
 
-from .server_games import make_test_games
-from .server_util import Database, LiveServer, key, server_settings
+from .server_util import Database, LiveServer, key
 
 PASSWORD = "correct horse 1"
 # Generous limits, so that a test about one defence is not cut short by another.
@@ -34,21 +33,10 @@ Start = Callable[..., LiveServer]
 
 
 @pytest.fixture
-def start(database: Database) -> Iterator[Start]:
-    """Servers on the test's database. uvicorn's own forwarded-address rewriting is off, as in
-    ``slotlab serve``: the app alone decides which X-Forwarded-For to believe."""
-    started: list[LiveServer] = []
-
-    def launch(**overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, **overrides), make_test_games())
-        srv.server.config.proxy_headers = False
-        srv.__enter__()
-        started.append(srv)
-        return srv
-
-    yield launch
-    for srv in reversed(started):
-        srv.__exit__()
+def start(make_server: Callable[..., LiveServer]) -> Start:
+    """Servers on the test's games as ``slotlab serve`` runs them: the app alone decides which
+    X-Forwarded-For to believe."""
+    return functools.partial(make_server, proxy_headers=False)
 
 
 def register(srv: LiveServer, username: str, password: str = PASSWORD) -> None:

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
 
-from .server_util import ADMIN_TOKEN, FAST_HASH, free_port, key
+from .server_util import ADMIN_TOKEN, FAST_HASH, checked_round_statuses, free_port, key
 
 HERE = Path(__file__).parent
 
@@ -92,26 +91,7 @@ def _load(url: str, tokens: list[str], seen: list[str], stop: threading.Event) -
 
 
 def _check(db_url: str, seen: list[str]) -> dict[str, int]:
-    engine = create_engine(db_url)
-    with engine.connect() as c:
-        statuses = dict(c.execute(text("SELECT id, status FROM rounds")).all())
-        bad = c.execute(text(
-            "SELECT w.id FROM wallets w LEFT JOIN (SELECT wallet_id, SUM(amount) s FROM "
-            "ledger_entries GROUP BY wallet_id) l ON l.wallet_id = w.id "
-            "WHERE w.balance <> COALESCE(l.s, 0) OR w.balance < 0")).all()
-        orphans = c.execute(text(
-            "SELECT COUNT(*) FROM ledger_entries e WHERE e.round_id IS NOT NULL AND NOT EXISTS "
-            "(SELECT 1 FROM rounds r WHERE r.id = e.round_id)")).scalar()
-        unpaid = c.execute(text(
-            "SELECT COUNT(*) FROM rounds r WHERE r.status = 'completed' AND r.win > 0 AND NOT "
-            "EXISTS (SELECT 1 FROM ledger_entries e WHERE e.round_id = r.id AND e.kind = 'win')"
-        )).scalar()
-        unbet = c.execute(text(
-            "SELECT COUNT(*) FROM rounds r WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e "
-            "WHERE e.round_id = r.id AND e.kind = 'bet')")).scalar()
-    engine.dispose()
-    assert not bad, f"balances differ from the ledger: {bad}"
-    assert orphans == 0 and unpaid == 0 and unbet == 0
+    statuses = checked_round_statuses(db_url)
     assert "open" not in statuses.values(), "start-up left a debited round unplayed"
     assert set(statuses.values()) <= {"completed", "cancelled", "awaiting_choice"}
     missing = [rid for rid in seen if rid not in statuses]

@@ -4,8 +4,9 @@ its creation limited per client address. Over real HTTP, on SQLite and PostgreSQ
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from slotlab.store import models
 from slotlab.store.models import JackpotEntry, LoginLimit, Player, Session, utcnow
 
 from .server_games import PickGame, make_test_games
-from .server_util import Database, LiveServer, key, server_settings
+from .server_util import LiveServer, key
 
 SEED_GAMES = ("super-12-stars", "superstars", "crystal-star-deluxe", "fruit-5x3", "classic-3x3")
 # Every table that holds a player's data (login_limits holds counters per address, no player).
@@ -234,21 +235,10 @@ def test_demo_is_offered_in_mt_and_on(make_server, jurisdiction):
 
 
 @pytest.fixture
-def start(database: Database) -> Iterator[Callable[..., LiveServer]]:
-    """Servers with uvicorn's own forwarded-address rewriting off, as in ``slotlab serve``: the
-    app alone decides which X-Forwarded-For to believe."""
-    started: list[LiveServer] = []
-
-    def launch(**overrides: Any) -> LiveServer:
-        srv = LiveServer(server_settings(database, **overrides), make_test_games())
-        srv.server.config.proxy_headers = False
-        srv.__enter__()
-        started.append(srv)
-        return srv
-
-    yield launch
-    for srv in reversed(started):
-        srv.__exit__()
+def start(make_server: Callable[..., LiveServer]) -> Callable[..., LiveServer]:
+    """Servers on the test's games as ``slotlab serve`` runs them: the app alone decides which
+    X-Forwarded-For to believe."""
+    return functools.partial(make_server, proxy_headers=False)
 
 
 def test_demo_sessions_are_limited_per_client_address(start):

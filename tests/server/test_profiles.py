@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from slotlab.rounds import RoundResult
+from slotlab.server.services import auth, rounds
 
 from .server_games import PickGame, make_test_games
-from .server_util import key
+from .server_util import ServerClock, key
 
 STOPS = ["rounds", "any_win", "single_win_above", "balance_up_by", "balance_down_by"]
 
@@ -34,8 +34,9 @@ def _games() -> dict[str, Any]:
     return games
 
 
-def test_gb_profile(make_server):
+def test_gb_profile(make_server, monkeypatch):
     srv = make_server(games=_games(), jurisdiction="gb")
+    clock = ServerClock(monkeypatch, (auth, rounds))  # rounds' pace: the test's time, not real
     c, _ = srv.player()
     j = c.get("/api/session").json()["jurisdiction"]
     assert j["id"] == "gb"
@@ -51,7 +52,7 @@ def test_gb_profile(make_server):
     r = c.post("/api/games/double-test/rounds", json={"bet": 5}, headers=key())
     assert r.status_code == 429 and r.json()["error"]["code"] == "too_fast"
     assert c.get("/api/wallet").json()["balance"] == 100_000
-    time.sleep(2.6)
+    clock.advance(2.5)
     r = c.post("/api/games/double-test/rounds", json={"bet": 5}, headers=key())
     body = r.json()
     assert r.status_code == 201 and body["celebrate"] is True  # 2 x the stake

@@ -5,28 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from slotlab.server.services import idempotency as idem
-from slotlab.server.services import rounds
-from slotlab.server.services.auth import authenticate
-
-from .server_util import key
+from .server_util import key, round_left_open
 
 
-def test_open_round_is_completed_at_start_up(make_server, monkeypatch):
+def test_open_round_is_completed_at_start_up(make_server):
     srv = make_server(split_round_commits=True)
     c, _ = srv.player()
     token = c.headers["Authorization"].split()[1]
-    headers = key()
-
-    def crash(*args, **kwargs):
-        raise RuntimeError("the process died here")
-
-    monkeypatch.setattr(rounds, "advance_open", crash)
-    auth = authenticate(srv.ctx, token)
-    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
-    with pytest.raises(RuntimeError):  # the service itself: over HTTP this would be a 500
-        rounds.start_round(srv.ctx, auth, "instant-test", 5, headers["Idempotency-Key"], h)
-    monkeypatch.undo()
+    headers = round_left_open(srv, token)
     admin = srv.admin()
     live = admin.get("/api/admin/rounds/open").json()["rounds"]
     assert [r["status"] for r in live] == ["open"]

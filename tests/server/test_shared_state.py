@@ -14,12 +14,10 @@ import pytest
 from sqlalchemy import update
 
 from slotlab.integrity import certified_list
-from slotlab.server.services import idempotency as idem
-from slotlab.server.services import maintenance, rounds
-from slotlab.server.services.auth import authenticate
+from slotlab.server.services import maintenance
 from slotlab.store.models import PeriodicJob, utcnow
 
-from .server_util import key
+from .server_util import key, round_left_open
 
 
 def _due(srv, name: str) -> None:
@@ -92,22 +90,11 @@ def test_a_hosts_integrity_outcome_reaches_its_other_processes(make_server, tmp_
     assert maintenance.tick(b.ctx).get("integrity") is None  # nothing newer to adopt
 
 
-def test_a_round_a_dead_process_left_debited_is_finished_by_a_live_ones_sweep(make_server,
-                                                                              monkeypatch):
+def test_a_round_a_dead_process_left_debited_is_finished_by_a_live_ones_sweep(make_server):
     a, b = _two(make_server, split_round_commits=True, open_round_grace_s=0)
     c, _ = a.player()
     token = c.headers["Authorization"].split()[1]
-    headers = key()
-
-    def dies(*args, **kwargs):
-        raise RuntimeError("process a died here, between its two commits")
-
-    monkeypatch.setattr(rounds, "advance_open", dies)
-    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
-    with pytest.raises(RuntimeError):
-        rounds.start_round(a.ctx, authenticate(a.ctx, token), "instant-test", 5,
-                           headers["Idempotency-Key"], h)
-    monkeypatch.undo()
+    headers = round_left_open(a, token, "process a died here, between its two commits")
     rid = a.admin().get("/api/admin/rounds/open").json()["rounds"][0]["round_id"]
     _due(b, maintenance.SWEEP_JOB)
     assert maintenance.tick(b.ctx)["sweep"]["open_recovered"] == 1
@@ -119,19 +106,13 @@ def test_a_round_a_dead_process_left_debited_is_finished_by_a_live_ones_sweep(ma
     assert b.admin().get("/api/admin/audit").json()["ok"]
 
 
-def test_a_fresh_open_round_is_left_to_the_process_playing_it(make_server, monkeypatch):
+def test_a_fresh_open_round_is_left_to_the_process_playing_it(make_server):
     """Within open_round_grace_s the sweep leaves an open round alone: the process that
     debited it is (as far as anyone knows) about to play it."""
     a, b = _two(make_server, split_round_commits=True, open_round_grace_s=3600)
     c, _ = a.player()
     token = c.headers["Authorization"].split()[1]
-    monkeypatch.setattr(rounds, "advance_open", lambda *a, **k: (_ for _ in ()).throw(
-        RuntimeError("still playing")))
-    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
-    with pytest.raises(RuntimeError):
-        rounds.start_round(a.ctx, authenticate(a.ctx, token), "instant-test", 5, key()[
-            "Idempotency-Key"], h)
-    monkeypatch.undo()
+    round_left_open(a, token, "still playing")
     _due(b, maintenance.SWEEP_JOB)
     assert maintenance.tick(b.ctx)["sweep"]["open_recovered"] == 0
 
