@@ -107,3 +107,22 @@ def shot(page: Any, name: str, *, docs: bool = False) -> Path:
 
 def unique(prefix: str = "p") -> str:
     return f"{prefix}{time.time_ns() % 10**12}"
+
+
+_VISIBLE_TEXTS = """([root, skip]) => {
+  const out = [];
+  const walk = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const t = n.textContent.trim();
+    const el = n.parentElement;
+    if (!t || !el || el.closest(skip)) continue;
+    if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) out.push(t);
+  }
+  return out;
+}"""
+
+
+def visible_texts(page: Any, root: str = "body", skip: str = "svg") -> list[str]:
+    """The texts a player sees under ``root``, leaving out those inside ``skip``."""
+    texts: list[str] = page.evaluate(_VISIBLE_TEXTS, [root, skip])
+    return texts

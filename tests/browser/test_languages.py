@@ -24,7 +24,7 @@ import pytest
 
 from tests.i18n.catalogues import FAMILIES, languages, load, pseudo
 
-from .conftest import shot, unique
+from .conftest import shot, unique, visible_texts
 from .servers import Server
 
 pytestmark = pytest.mark.browser
@@ -39,18 +39,6 @@ PASSWORD = "correct-horse-battery"
 BRAND = "slotlab"
 LETTER = re.compile(r"[^\W\d_]")  # what is left may hold digits, signs and symbols, no word
 MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
-
-VISIBLE_TEXTS = """() => {
-  const out = [];
-  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    const t = n.textContent.trim();
-    const el = n.parentElement;
-    if (!t || !el || el.closest("svg, .hash, script, style, noscript")) continue;
-    if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) out.push(t);
-  }
-  return out;
-}"""
 
 # A round that wins with the generic presentation (no feature that waits for the player).
 PLAIN = {"reels_stopped", "line_won", "scatter_won", "round_ended", "reels_nudged",
@@ -159,10 +147,18 @@ def qps_page(page: Any) -> Iterator[Any]:
 
 
 def check(page: Any, exempt: list[str], where: str) -> None:
-    texts = page.evaluate(VISIBLE_TEXTS)
+    texts = visible_texts(page, skip="svg, .hash, script, style, noscript")
     assert texts, where
     bad = foreign(texts, exempt)
     assert not bad, f"{where}: texts not from the catalogue: {bad}"
+
+
+# The game's dialogs, in this order (BET collects a win offered for a gamble first): the button,
+# the dialog, what shows it is filled in, and its name in a failure.
+DIALOGS = [("pays", "pays-dialog", " [data-testid=rules] li", "PAYS / HELP"),
+           ("menu", "menu-dialog", "", "MENU"),
+           ("bet-settings", "bet-dialog", "", "BET"),
+           ("auto", "auto-dialog", "", "AUTO")]
 
 
 def close_dialog(page: Any, testid: str) -> None:
@@ -204,25 +200,11 @@ def test_every_visible_text_comes_from_the_catalogue(qps_page: Any, server: Serv
         check(page, exempt, f"{gid} after a win")
         shot(page, f"qps-{gid}-win")
 
-        page.click("[data-testid=pays]")
-        page.wait_for_selector("[data-testid=pays-dialog] [data-testid=rules] li")
-        check(page, exempt, f"{gid} PAYS / HELP")
-        close_dialog(page, "pays-dialog")
-
-        page.click("[data-testid=menu]")
-        page.wait_for_selector("[data-testid=menu-dialog]")
-        check(page, exempt, f"{gid} MENU")
-        close_dialog(page, "menu-dialog")
-
-        page.click("[data-testid=bet-settings]")  # collects a win offered for a gamble first
-        page.wait_for_selector("[data-testid=bet-dialog]")
-        check(page, exempt, f"{gid} BET")
-        close_dialog(page, "bet-dialog")
-
-        page.click("[data-testid=auto]")
-        page.wait_for_selector("[data-testid=auto-dialog]")
-        check(page, exempt, f"{gid} AUTO")
-        close_dialog(page, "auto-dialog")
+        for button, dialog, ready, label in DIALOGS:
+            page.click(f"[data-testid={button}]")
+            page.wait_for_selector(f"[data-testid={dialog}]{ready}")
+            check(page, exempt, f"{gid} {label}")
+            close_dialog(page, dialog)
 
         page.click("[data-testid=recall]")
         page.wait_for_selector("[data-testid=history-row]")

@@ -18,7 +18,7 @@ import pytest
 
 from tests.player_texts import duplicate_sentences, ids_shown, names_of, repeated_topics
 
-from .conftest import shot, unique
+from .conftest import shot, unique, visible_texts
 
 pytestmark = pytest.mark.browser
 PASSWORD = "correct-horse-battery"
@@ -57,19 +57,6 @@ ROUNDS: dict[str, list[tuple[int, Want]]] = {
 
 # Every text node the player can see inside the open dialog. Words drawn in a symbol's picture
 # (an SVG glyph: "WILD" on a wild, "BAR" on a bar) are artwork, not text.
-VISIBLE_TEXTS = """(sel) => {
-  const root = document.querySelector(sel);
-  const out = [];
-  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    const t = n.textContent.trim();
-    const el = n.parentElement;
-    if (!t || !el || el.closest("svg")) continue;
-    if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) out.push(t);
-  }
-  return out;
-}"""
-
 RULE_LINES = """(sel) => [...document.querySelectorAll(sel + ' ul.rules li')]
   .filter((li) => li.checkVisibility()).map((li) => li.innerText.trim())"""
 
@@ -133,7 +120,7 @@ def test_pays_help_and_replays_name_what_players_see(player: Any, server: Any, g
     page.click("[data-testid=pays]")
     page.wait_for_selector("[data-testid=pays-dialog] [data-testid=paytable]")
     pays = "[data-testid=pays-dialog]"
-    texts = page.evaluate(VISIBLE_TEXTS, pays)
+    texts = visible_texts(page, pays)
     assert texts, "the panel shows text"
     rules = page.evaluate(RULE_LINES, pays)
     names = names_of(desc, vocabulary=rules)  # a feature is named by the words HELP teaches
@@ -154,6 +141,6 @@ def test_pays_help_and_replays_name_what_players_see(player: Any, server: Any, g
         page.wait_for_selector(f"[data-testid=replay-count]:text-is('Step {n} of {n}')")
         log = page.locator("[data-testid=replay-log] li")
         assert log.count() == n, "the log says every event"
-        no_ids(page.evaluate(VISIBLE_TEXTS, "[data-testid=recall-dialog]"), names, f"replay {rid}")
+        no_ids(visible_texts(page, "[data-testid=recall-dialog]"), names, f"replay {rid}")
         page.click("[data-testid=replay-back]")
         page.wait_for_selector("[data-testid=history-row]")
