@@ -122,6 +122,22 @@ _VISIBLE_TEXTS = """([root, skip]) => {
 }"""
 
 
+def api(page: Any, method: str, path: str, body: Any = None) -> Any:
+    """Call the API from the page with the player's token; mutating calls carry a key."""
+    res = page.evaluate(
+        """async ([m, p, b, key]) => {
+            const t = JSON.parse(localStorage.getItem('slotlab.token'));
+            const headers = {Authorization: 'Bearer ' + t, 'Content-Type': 'application/json'};
+            if (m !== 'GET') headers['Idempotency-Key'] = key;
+            const r = await fetch(p, {method: m, body: b ? JSON.stringify(b) : undefined, headers});
+            return {status: r.status, body: r.status === 204 ? null : await r.json()};
+        }""",
+        [method, path, body, os.urandom(8).hex()],
+    )
+    assert res["status"] < 300, res
+    return res["body"]
+
+
 def visible_texts(page: Any, root: str = "body", skip: str = "svg") -> list[str]:
     """The texts a player sees under ``root``, leaving out those inside ``skip``."""
     texts: list[str] = page.evaluate(_VISIBLE_TEXTS, [root, skip])

@@ -15,7 +15,6 @@ server.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,7 +23,7 @@ import pytest
 
 from tests.i18n.catalogues import FAMILIES, languages, load, pseudo
 
-from .conftest import shot, unique, visible_texts
+from .conftest import api, shot, unique, visible_texts
 from .servers import Server
 
 pytestmark = pytest.mark.browser
@@ -90,22 +89,6 @@ def test_a_text_from_no_catalogue_is_caught() -> None:
     assert foreign(ok, exempt) == []
     bad = ["Win €1.00", "⟦Line 1⟧ pays", "Fiesta", "x"]
     assert foreign(bad, exempt) == bad
-
-
-def api(page: Any, method: str, path: str, body: Any = None) -> Any:
-    """Call the API from the page with the player's token; a mutating call carries a key."""
-    res = page.evaluate(
-        """async ([m, p, b, key]) => {
-            const t = JSON.parse(localStorage.getItem('slotlab.token'));
-            const headers = {Authorization: 'Bearer ' + t, 'Content-Type': 'application/json'};
-            if (m !== 'GET') headers['Idempotency-Key'] = key;
-            const r = await fetch(p, {method: m, body: b ? JSON.stringify(b) : undefined, headers});
-            return {status: r.status, body: await r.json()};
-        }""",
-        [method, path, body, os.urandom(8).hex()],
-    )
-    assert res["status"] < 300, res
-    return res["body"]
 
 
 def types(r: Any) -> set[str]:

@@ -10,7 +10,6 @@ what is looked at; RECALL then steps it to its end, which lists the text of ever
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 
 from tests.player_texts import duplicate_sentences, ids_shown, names_of, repeated_topics
 
-from .conftest import shot, unique, visible_texts
+from .conftest import api, shot, unique, visible_texts
 
 pytestmark = pytest.mark.browser
 PASSWORD = "correct-horse-battery"
@@ -59,22 +58,6 @@ ROUNDS: dict[str, list[tuple[int, Want]]] = {
 # (an SVG glyph: "WILD" on a wild, "BAR" on a bar) are artwork, not text.
 RULE_LINES = """(sel) => [...document.querySelectorAll(sel + ' ul.rules li')]
   .filter((li) => li.checkVisibility()).map((li) => li.innerText.trim())"""
-
-
-def api(page: Any, method: str, path: str, body: Any = None) -> Any:
-    """Call the API from the page with the player's token; mutating calls carry a key."""
-    res = page.evaluate(
-        """async ([m, p, b, key]) => {
-            const t = JSON.parse(localStorage.getItem('slotlab.token'));
-            const headers = {Authorization: 'Bearer ' + t, 'Content-Type': 'application/json'};
-            if (m !== 'GET') headers['Idempotency-Key'] = key;
-            const r = await fetch(p, {method: m, body: b ? JSON.stringify(b) : undefined, headers});
-            return {status: r.status, body: r.status === 204 ? null : await r.json()};
-        }""",
-        [method, path, body, os.urandom(8).hex()],
-    )
-    assert res["status"] < 300, res
-    return res["body"]
 
 
 def play(page: Any, server: Any, gid: str, bet_index: int, want: Want) -> str:
