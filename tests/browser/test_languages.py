@@ -6,8 +6,8 @@ server.
   chosen by the launch parameter ``?lang=qps``. On the login form, the lobby, every game at rest
   and after a won round, its PAYS / HELP and rules, the MENU, the BET, AUTO, RECALL (list and
   replay) and LIMITS dialogs, and the replays of the Superstars Bonus Game and of Super 12 Stars'
-  features (their modules' texts), every visible text node is made of catalogue messages, save
-  what the comment above BRAND lists.
+  features (their modules' texts), every visible text node, and every screen-reader label
+  (aria-label, title), is made of catalogue messages, save what the comment above BRAND lists.
 * Spanish: chosen from the MENU, the lobby and a game are in Spanish, and stay so after a reload;
   the launch parameter and the browser's language choose it too.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.i18n.catalogues import FAMILIES, languages, load, pseudo
+from tests.i18n.catalogues import CHARACTERS, FAMILIES, ROYALS, languages, load, pseudo
 
 from .conftest import api, shot, unique, visible_texts
 from .servers import Server
@@ -30,11 +30,12 @@ pytestmark = pytest.mark.browser
 PASSWORD = "correct-horse-battery"
 
 # What a page may show that comes from no catalogue, besides numbers, amounts and punctuation:
-# the brand; the names the games' models give (games, symbols, paytable combinations,
-# progressive pools: names of the artwork, the same in every language); the languages' own names
-# in the MENU; the player's username, the wallet's currency code and the jurisdiction's id;
-# the clock's AM / PM of a date (dates are the browser's own Intl formatting). Round ids and
-# model hashes (class "hash") are not walked.
+# the brand; the games' names; Superstars' five characters (brand names of their games, the same
+# in every language) and the royals (A K Q J: letters, no word); the languages' own names in the
+# MENU; the player's username, the wallet's currency code and the jurisdiction's id; the clock's
+# AM / PM of a date (dates are the browser's own Intl formatting). Symbols, paytable combinations
+# and progressive pools are said from the games' catalogue (js/names.js). Round ids and model
+# hashes (class "hash") are not walked; an SVG drawing's own texts neither.
 BRAND = "slotlab"
 LETTER = re.compile(r"[^\W\d_]")  # what is left may hold digits, signs and symbols, no word
 MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
@@ -46,7 +47,7 @@ PLAIN = {"reels_stopped", "line_won", "scatter_won", "round_ended", "reels_nudge
 
 def exempt_names(page: Any, server: Server, username: str) -> list[str]:
     """The names a page may show as they are (EXEMPT above), longest first."""
-    names = {BRAND, username, "AM", "PM", *languages().values()}
+    names = {BRAND, username, "AM", "PM", *CHARACTERS, *ROYALS, *languages().values()}
     wallet = api(page, "GET", "/api/wallet")
     names.add(str(wallet.get("currency") or ""))
     session = api(page, "GET", "/api/session")
@@ -58,11 +59,6 @@ def exempt_names(page: Any, server: Server, username: str) -> list[str]:
     for gid in server.games:
         d = api(page, "GET", f"/api/games/{gid}")
         names.add(d["name"])
-        names |= {str(s.get("name") or "") for s in d.get("symbols") or []}
-        names |= {str(p.get("label") or "") for p in d.get("paytable") or []}
-        prog = d.get("progressives") or []
-        pools = prog if isinstance(prog, list) else list(prog.values())
-        names |= {str(p.get("name") or "") for p in pools}
         names |= {n.upper() for n in names}
         op = d.get("operator") or {}
         names |= {str(op.get(k) or "") for k in ("name", "contact", "terms_url")}
@@ -76,18 +72,20 @@ def foreign(texts: list[str], exempt: list[str]) -> list[str]:
         rest = text
         while MARKED.search(rest):
             rest = MARKED.sub("", rest)
-        for name in exempt:
-            rest = rest.replace(name, "")
+        for name in exempt:  # a name of one or two letters (a royal) only as a word of its own
+            rest = (re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "", rest) if len(name) <= 2
+                    else rest.replace(name, ""))
         if LETTER.search(rest):
             out.append(text)
     return out
 
 
 def test_a_text_from_no_catalogue_is_caught() -> None:
-    exempt = ["Fruit Fiesta", "€"]
-    ok = ["⟦Win €1.00⟧", "⟦Choose ⟦a username⟧⟧", "Fruit Fiesta", "€1.00 – €5.00", "96.50%", "⟦3×⟧"]
+    exempt = ["Fruit Fiesta", "€", "K"]
+    ok = ["⟦Win €1.00⟧", "⟦Choose ⟦a username⟧⟧", "Fruit Fiesta", "€1.00 – €5.00", "96.50%", "⟦3×⟧",
+          "K ⟦x5⟧"]
     assert foreign(ok, exempt) == []
-    bad = ["Win €1.00", "⟦Line 1⟧ pays", "Fiesta", "x"]
+    bad = ["Win €1.00", "⟦Line 1⟧ pays", "Fiesta", "x", "Kiwi"]
     assert foreign(bad, exempt) == bad
 
 
@@ -129,11 +127,20 @@ def qps_page(page: Any) -> Iterator[Any]:
     yield page
 
 
+# The screen-reader labels of what is shown (a wheel's drawing says what it is in its own label).
+_LABELS = """() => [...document.querySelectorAll("[aria-label], [title]")]
+  .filter((el) => el.getClientRects().length && (!el.closest("svg") || el.matches("svg.wheel-svg")))
+  .flatMap((el) => [el.getAttribute("aria-label"), el.getAttribute("title")])
+  .filter((s) => s && s.trim())"""
+
+
 def check(page: Any, exempt: list[str], where: str) -> None:
     texts = visible_texts(page, skip="svg, .hash, script, style, noscript")
     assert texts, where
     bad = foreign(texts, exempt)
     assert not bad, f"{where}: texts not from the catalogue: {bad}"
+    bad = foreign(page.evaluate(_LABELS), exempt)
+    assert not bad, f"{where}: screen-reader labels not from the catalogue: {bad}"
 
 
 # The game's dialogs, in this order (BET collects a win offered for a gamble first): the button,

@@ -13,6 +13,10 @@ WEB = Path(__file__).resolve().parents[2] / "src" / "slotlab" / "web"
 I18N = WEB / "i18n"
 # the two catalogue families: the client's own texts, and the games' texts
 FAMILIES = {"client": I18N, "games": I18N / "games"}
+# Names a model gives that are the same in every language, so the catalogue has no key for them:
+# Superstars' five characters (brand names of their games) and the royals (letters, no word).
+CHARACTERS = ("Starburst", "Gonzo", "Finn", "Miss Banks", "Space Wars")
+ROYALS = ("A", "K", "Q", "J", "10")
 
 
 def load(path: Path) -> dict[str, str]:

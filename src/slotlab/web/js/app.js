@@ -6,6 +6,7 @@ import { demoOffer, demoPanel, dt, showDemo } from "./demo.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
 import { initI18n, num, percent, t } from "./i18n.js";
+import { tierText, upper } from "./names.js";
 import { formatMoney, h, pick, store } from "./util.js";
 
 // What the server accepts for a new account (server/schemas.py: Username, Password).
@@ -284,7 +285,7 @@ class App {
         for (const g of this.games) {
           const el = this.root.querySelector(`[data-testid="lobby-jackpots-${g.id}"]`);
           const pools = (data?.jackpots || []).filter((j) => j.game === g.id).sort((a, b) => b.value - a.value);
-          if (el && pools.length) el.textContent = pools.map((j) => t("lobby.pool", { tier: String(j.tier).toUpperCase(), amount: this.money(j.value) })).join(" · ");
+          if (el && pools.length) el.textContent = pools.map((j) => t("lobby.pool", { tier: upper(tierText(j.tier)), amount: this.money(j.value) })).join(" · ");
         }
       }).catch(() => {});
     }

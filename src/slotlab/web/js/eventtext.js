@@ -2,27 +2,27 @@
 // Players read names, never ids: symbols by their name, combinations by the paytable's label,
 // progressive pools by their name (fmt.desc is the game's describe(), where the caller has it).
 import { t } from "./i18n.js";
+import { payLabel, poolText, symbolText, tierText } from "./names.js";
 
 /** The pool's name ("Top Progressive") from the game's description, else from its tier. */
 export function poolName(tier, desc) {
   const list = Array.isArray(desc?.progressives) ? desc.progressives : Object.entries(desc?.progressives || {}).map(([t, v]) => ({ tier: t, ...(v || {}) }));
   const named = list.find((p) => p.tier === tier)?.name;
-  if (named) return named;
-  const tier_ = String(tier ?? "");
-  return t("event.pool_name", { tier: `${tier_.charAt(0).toUpperCase()}${tier_.slice(1)}` });
+  if (named) return poolText(desc, tier, named);
+  return t("event.pool_name", { tier: tierText(tier) });
 }
 
 /** What a line paid for: a combination's label (its paytable row) or the symbol's name. */
 function paidFor(e, { sym, desc }) {
   const row = (desc?.paytable || []).find((p) => p.combination !== undefined && String(p.combination) === String(e.symbol));
-  if (row?.label) return row.label;
+  if (row?.label) return payLabel(desc, row);
   // a round of an older model version names the combination by its own label ("777 x3"): say
   // the symbols in it by their names
   if (e.label) {
     const words = String(e.label).replace(new RegExp(`\\s+x${e.count}$`), "").split(/\s+/);
-    return words.map((t) => (sym(t)?.name && sym(t).name !== t ? sym(t).name : t)).join(" ");
+    return words.map((t) => (sym(t)?.name && sym(t).name !== t ? symbolText(desc, sym(t)) : t)).join(" ");
   }
-  return sym(e.symbol)?.name || String(e.symbol);
+  return sym(e.symbol) ? symbolText(desc, sym(e.symbol)) : String(e.symbol);
 }
 
 const FLAT_REASONS = {
@@ -33,7 +33,7 @@ const FLAT_REASONS = {
 
 export function describeEvent(e, fmt) {
   const { money, sym, desc } = fmt;
-  const name = (id) => sym(id)?.name || id;
+  const name = (id) => (sym(id)?.name ? symbolText(desc, sym(id)) : id);
   switch (e.type) {
     case "reels_stopped":
       return e.stage === "free" ? t("event.reels_stopped_free") : t("event.reels_stopped");

@@ -6,6 +6,7 @@
 // no model hash changes with one (tests/i18n/test_game_texts.py checks that every rule of every
 // game is read by a template).
 import { gameText, gameTemplates, locale, num, readEnglish } from "./i18n.js";
+import { modelNames } from "./names.js";
 
 const EN_NUMBER = /^\d{1,3}(,\d{3})+$|^\d+(\.\d+)?$/;
 
@@ -14,13 +15,16 @@ const prefixes = (desc) => [desc.id, desc.kind].filter(Boolean);
 /**
  * A placeholder's English value in the player's language: a number ("10,000") in their digits; a
  * list of names ("A, B and C": placeholders named *_and, *_or) joined in their words; a list of
- * parts ("3 scatters: 10, 4 scatters: 15") read part by part with the "<game>.part.<name>" template.
+ * parts ("3 scatters: 10, 4 scatters: 15") read part by part with the "<game>.part.<name>" template;
+ * a name the model gives (a symbol's, a combination's, a pool's) in the player's words (names.js).
  */
 function localValue(desc, name, value) {
   if (EN_NUMBER.test(value)) return num(Number(value.replaceAll(",", "")));
+  const names = modelNames(desc);
+  if (names.has(value)) return names.get(value);
   const list = /_(and|or)$/.exec(name);
   if (list) {
-    const items = value.split(/, | and | or /);
+    const items = value.split(/, | and | or /).map((v) => names.get(v) ?? v);
     return new Intl.ListFormat(locale(), { type: list[1] === "and" ? "conjunction" : "disjunction" }).format(items);
   }
   for (const [key, template] of gameTemplates(prefixes(desc).map((p) => `${p}.part.${name}`))) {

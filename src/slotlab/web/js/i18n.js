@@ -109,6 +109,9 @@ export function gameTemplates(prefixes) {
   return Object.entries(gameEnglish).filter(([k]) => prefixes.some((p) => k.startsWith(p)));
 }
 
+/** The English message of a game's `key` (a model's own name, for one: js/names.js). */
+export const englishGameText = (key) => gameEnglish[key];
+
 /** The English message of `key` (the template a server's English text is read with). */
 export const english = (key) => englishMessages[key];
 

@@ -3,11 +3,12 @@ import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
 import { gameRules } from "./gametext.js";
 import { chooseLanguage, duration, english, language, languages, percent, readEnglish, t } from "./i18n.js";
+import { payLabel, symbolText } from "./names.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
 import { openLimits } from "./responsible.js";
 import { sound } from "./sound.js";
-import { glyph } from "./symbols.js";
+import { glyph, symbolName } from "./symbols.js";
 import { h, moneyPlaceholder } from "./util.js";
 
 export function openBetDialog(game) {
@@ -182,7 +183,7 @@ export function openPays(game) {
     return h(
       "tr",
       { "data-testid": `pay-row-${i}` },
-      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym) }) : comboGlyphs(p, syms), h("span", {}, p.label || sym?.name || String(p.symbol ?? p.combination)))),
+      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym, symbolName(sym, symbolText(d, sym))) }) : comboGlyphs(p, syms, d), h("span", {}, payLabel(d, p, sym) || String(p.symbol ?? p.combination)))),
       h(
         "td.pay-vals",
         {},
@@ -196,7 +197,7 @@ export function openPays(game) {
   const content = [
     table,
     special.length
-      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s) }), h("span", {}, t(s.wild ? "pays.wild_symbol" : "pays.scatter_symbol", { name: s.name })))))
+      ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s, symbolName(s, symbolText(d, s))) }), h("span", {}, t(s.wild ? "pays.wild_symbol" : "pays.scatter_symbol", { name: symbolText(d, s) })))))
       : null,
     extraPays(game),
     h("h3", {}, t("pays.paylines", { n: (d.lines || []).length })),
@@ -252,11 +253,11 @@ function operatorText(server, key, args) {
   return !server || readEnglish(english(key), server) ? t(key, args) : server;
 }
 
-function comboGlyphs(p, syms) {
+function comboGlyphs(p, syms, d) {
   // a combination lists its symbols (older descriptions only named them in the label)
   const ids = (Array.isArray(p.symbols) ? p.symbols.map(String) : String(p.label || "").split(/\s+/)).filter((t) => syms.has(t));
   if (!ids.length) return null;
-  return h("span.combo", {}, ids.map((id) => h("span.mini-glyph", { html: glyph(syms.get(id)) })));
+  return h("span.combo", {}, ids.map((id) => h("span.mini-glyph", { html: glyph(syms.get(id), symbolName(syms.get(id), symbolText(d, syms.get(id)))) })));
 }
 
 function extraPays(game) {

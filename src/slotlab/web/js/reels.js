@@ -2,7 +2,9 @@
 // overshoot, nudges, highlights wins and draws paylines. The DOM is test-readable: every visible
 // cell is [data-testid="cell-<reel>-<row>"][data-symbol="<symbol id>"]. A quick stop lands every
 // reel at once: waits end, landings in flight jump to their end and later ones are not animated.
-import { caption, glyph } from "./symbols.js";
+import { t } from "./i18n.js";
+import { symbolText } from "./names.js";
+import { caption, glyph, symbolName } from "./symbols.js";
 import { h } from "./util.js";
 
 const FILL = 14; // filler cells passing by while a reel spins
@@ -24,7 +26,7 @@ export class Reels {
       "data-testid": testid,
       style: { "--reels": this.nReels, "--rows": this.nRows },
       role: "img",
-      "aria-label": "Reels",
+      "aria-label": t("reels.label"),
     });
     this.reelEls = [];
     this.strips = [];
@@ -59,7 +61,7 @@ export class Reels {
   cell(id, reel, row) {
     const s = this.sym(id);
     // the symbol speaks for itself; its name is for screen readers and the tooltip
-    const attrs = { html: glyph(s) };
+    const attrs = { html: glyph(s, symbolName(s, s && symbolText(this.game, s))) };
     if (row === null) return h("div.cell.filler", { ...attrs, "aria-hidden": "true" });
     return h("div.cell", {
       ...attrs,
@@ -67,15 +69,20 @@ export class Reels {
       "data-symbol": String(id),
       "data-reel": reel,
       "data-row": row,
-      title: caption(s) || "blank",
-      "aria-label": caption(s) || "blank",
+      title: this.caption(s),
+      "aria-label": this.caption(s),
     });
+  }
+
+  /** A symbol's name for screen readers and the tooltip, in the player's language. */
+  caption(s) {
+    return caption(s, s && symbolText(this.game, s)) || t("reels.blank");
   }
 
   /** Say what the window shows, for screen readers. */
   describe(window) {
-    const cols = window.map((col, r) => `reel ${r + 1}: ${col.map((id) => caption(this.sym(id)) || "blank").join(", ")}`);
-    this.el.setAttribute("aria-label", `Reels. ${cols.join("; ")}`);
+    const cols = window.map((col, r) => t("reels.reel", { n: r + 1, symbols: col.map((id) => this.caption(this.sym(id))).join(", ") }));
+    this.el.setAttribute("aria-label", t("reels.window", { reels: cols.join("; ") }));
   }
 
   /** Show a window at rest, with no animation. */

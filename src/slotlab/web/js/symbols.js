@@ -4,6 +4,8 @@
 import { characterOf } from "./art/characters.js";
 import { ART_DEFS, seven } from "./art/common.js";
 import { royal, royalOf } from "./art/royals.js";
+import { tMaybe } from "./i18n.js";
+import { symbolText } from "./names.js";
 import { bonus, diamondGem, dice, fierySeven, giant, superFiveStar, superSeven, wheel, wild } from "./art/specials.js";
 
 const DEFS = `
@@ -144,25 +146,30 @@ function tile(label) {
 }
 
 /** The glyph (SVG markup) for a symbol: {id, name, wild, scatter, dice, giant, ...}; a giant
- * (1x3) symbol is one drawing three cells tall (css/symbols.css shows each cell its third). */
-export function glyph(sym) {
+ * (1x3) symbol is one drawing three cells tall (css/symbols.css shows each cell its third).
+ * `label`: what a screen reader says, in the player's language (names.js); the drawing is chosen by
+ * the model's id and English name. */
+export function glyph(sym, label = symbolName(sym)) {
   const id = String(sym?.id ?? "");
   const name = String(sym?.name ?? id).toLowerCase();
-  const key = `${id}|${name}|${sym?.wild}|${sym?.scatter}|${sym?.dice}|${sym?.giant}|${sym?.arrow}|${sym?.multiplier}`;
+  const key = `${id}|${name}|${label}|${sym?.wild}|${sym?.scatter}|${sym?.dice}|${sym?.giant}|${sym?.arrow}|${sym?.multiplier}`;
   if (cache.has(key)) return cache.get(key);
   const tall = Boolean(sym?.giant);
-  const out = svg(tall ? giant(giantNumber(id, name)) : draw(id, name, sym || {}), symbolName(sym), tall);
+  const out = svg(tall ? giant(giantNumber(id, name)) : draw(id, name, sym || {}), label, tall);
   cache.set(key, out);
   return out;
 }
 const cache = new Map();
 
-/** The name a player knows a symbol by (for aria-label): its name without remarks in brackets. */
-export function symbolName(sym) {
+/** The name a player knows a symbol by (for aria-label): its name without remarks in brackets;
+ * `shown`: that name in the player's language (names.js). */
+export function symbolName(sym, shown) {
   const name = String(sym?.name || sym?.id || "");
   const arrow = sym?.arrow || /\(.*\b(up|down)\)/i.exec(name)?.[1];
-  const plain = name.replace(/\s*\(.*?\)\s*/g, " ").trim();
-  return arrow ? `${plain}, arrow ${arrow.toLowerCase()}` : plain;
+  const plain = String(shown || name).replace(/\s*\(.*?\)\s*/g, " ").trim();
+  if (!arrow) return plain;
+  const dir = arrow.toLowerCase();
+  return tMaybe(`symbols.arrow_${dir}`, { name: plain }) ?? `${plain}, arrow ${dir}`;
 }
 
 const giantNumber = (id, name) => Number(/super\s*(\d+)/.exec(name)?.[1] || /(\d+)/.exec(id)?.[1] || 10);
@@ -219,19 +226,20 @@ function draw(id, name, sym) {
   return tile(sym.name || id) + mult;
 }
 
-/** A short, readable caption for a symbol. */
-export function caption(sym) {
+/** A short, readable caption for a symbol; `shown`: its name in the player's language (names.js),
+ * the model's English name still says what it is (blank, arrow). */
+export function caption(sym, shown) {
   if (!sym) return "";
   const id = String(sym.id);
   const name = String(sym.name || id);
   if (id === "-" || /^(blank|empty)$/i.test(name)) return "";
   const arrow = sym.arrow === "up" || /\(.*\bup\)/i.test(name) ? " ▲" : sym.arrow === "down" || /\(.*\bdown\)/i.test(name) ? " ▼" : "";
-  return name.replace(/\s*\(.*\)\s*/, "") + arrow;
+  return String(shown || name).replace(/\s*\(.*\)\s*/, "") + arrow;
 }
 
 /** Colour accents for lobby thumbnails per game (drawn, not downloaded). */
 export function thumbnail(game) {
   const syms = (game.symbols || []).filter((s) => s.id !== "-");
   const pick = [syms.find((s) => s.wild) || syms[0], syms[1] || syms[0], syms[2] || syms[0]];
-  return pick.map((s) => glyph(s)).join("");
+  return pick.map((s) => glyph(s, symbolName(s, symbolText(game, s)))).join("");
 }

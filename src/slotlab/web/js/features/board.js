@@ -3,6 +3,7 @@
 // token goes up the left side, along the top, down the right side and back along the bottom.
 // The reel window sits in the middle. Squares are [data-testid="board-square-<i>"] and the token
 // is [data-testid="board-token"] with data-square.
+import { t } from "../i18n.js";
 import { h } from "../util.js";
 import { fast, wait } from "./common.js";
 
@@ -31,7 +32,7 @@ export class Board {
       this.squareEls.push(el);
       this.el.append(el);
     }
-    this.token = h("div.board-token", { "data-testid": `${testid}-token`, "aria-label": "Token" });
+    this.token = h("div.board-token", { "data-testid": `${testid}-token`, "aria-label": t("board.token") });
     this.el.append(this.centre, this.token);
     this.setSquares(squares);
     this.place(0);

@@ -3,6 +3,7 @@
 // their own and land one by one; held cells stay put. Lucky Stars (5x3) and the Superstars Bonus
 // Game (5x5) both use it. Cells are [data-testid="<testid>-cell-<reel>-<row>"] with data-kind and
 // data-value.
+import { t, tMaybe } from "../i18n.js";
 import { h } from "../util.js";
 import { fast, wait } from "./common.js";
 
@@ -65,7 +66,7 @@ export class HoldGrid {
     else delete el.dataset.value;
     el.dataset.label = String(label);
     el.replaceChildren(...[h("span.hc-label", {}, label), sub ? h("span.hc-sub", {}, sub) : null].filter(Boolean));
-    el.setAttribute("aria-label", `${kind} ${label}`);
+    el.setAttribute("aria-label", t("hold.cell", { kind: tMaybe(`hold.kind.${kind}`) ?? kind, label }));
   }
 
   kind(c, r) {

@@ -1,6 +1,7 @@
 // A prize wheel drawn in SVG: segments round a hub, a pointer at the top, and spinTo(i) that
 // turns it a few times and lands segment i under the pointer (or at once, in a replay or after a
 // quick stop). Used by Super 12 Stars' Wheel and Frenzy Wheel and by Superstars' Wheel Game.
+import { t } from "../i18n.js";
 import { h } from "../util.js";
 import { fast, raceSkip } from "./common.js";
 
@@ -30,7 +31,7 @@ export class Wheel {
     this.svg.append(hub, pointer);
     this.result = h("div.wheel-result", { "data-testid": `${testid}-result`, "aria-live": "polite" });
     this.el.append(this.svg, this.result);
-    this.svg.setAttribute("aria-label", `Wheel of ${this.segments.length} segments`);
+    this.svg.setAttribute("aria-label", t("wheel.label", { n: this.segments.length }));
   }
 
   draw() {
