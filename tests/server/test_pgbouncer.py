@@ -19,8 +19,8 @@ from sqlalchemy import text
 
 from slotlab.store import Database
 
-from .server_util import ADMIN_TOKEN, PG_URL
-from .test_multi_process import Server, _money_and_rounds, players
+from .server_util import ADMIN_TOKEN, PG_URL, checked_round_statuses
+from .test_multi_process import Server, players
 from .test_multi_process import start as start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def test_two_servers_play_through_pgbouncer(bouncer_url, monkeypatch):
         for t in threads:
             t.join()
         assert not errors, errors[:3]
-        statuses = _money_and_rounds(bouncer_url)
+        statuses = checked_round_statuses(bouncer_url)
         assert len(statuses) == 4 * 25 and set(statuses.values()) == {"completed"}
         audit = httpx.get(f"{servers[1].url}/api/admin/audit", timeout=30,
                           headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}).json()
