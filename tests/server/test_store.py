@@ -105,10 +105,3 @@ def test_the_store_never_imports_the_web_layer():
                  or "import slotlab.server" in p.read_text()]
     assert not importing, f"migrations import the server: {importing}"
 
-
-def test_the_old_operator_wallet_store_name_still_imports():
-    from slotlab.server import operator_wallet_store
-    from slotlab.store import operator_wallet
-
-    assert operator_wallet_store.OperatorWalletOp is operator_wallet.OperatorWalletOp
-    assert operator_wallet_store.OpsBase is operator_wallet.OpsBase

@@ -125,7 +125,7 @@ def _plain_profile(ctx: Services, who: Auth, entry: GameEntry) -> bool:
 def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
     """The game in the player's currency, as the general path finds it (None: let it say why)."""
     try:
-        return ctx.catalog.get(game_id, getattr(who, "currency", None))
+        return ctx.catalog.get(game_id, who.currency)
     except ApiError:
         return None
 
@@ -190,7 +190,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
     # A demo player's play money never feeds a pool (services/demo.py).
     feeds = (entry.progressives and credits == entry.max_bet_credits
-             and not getattr(who, "demo", False))
+             and not who.demo)
     contributions = tuple((pools[tier], micro) for tier, micro in
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)

@@ -49,7 +49,6 @@ from slotlab.server.errors import (
     unprocessable,
 )
 from slotlab.server.operator_wallet import WalletResult
-from slotlab.server.operator_wallet_store import DONE, REFUSED
 from slotlab.server.schemas import AutoplayCreate
 from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import (
@@ -83,6 +82,7 @@ from slotlab.store.models import (
     Wallet,
     utcnow,
 )
+from slotlab.store.operator_wallet import DONE, REFUSED
 
 log = logging.getLogger("slotlab.server")
 
