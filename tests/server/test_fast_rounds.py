@@ -22,6 +22,7 @@ from sqlalchemy import create_engine, text
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
 from slotlab.store.fast_rounds.batch import GroupWriter, RoundWrite
+from slotlab.store.fast_rounds.postgres import BATCH_SQL, PostgresRoundWriter
 
 from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, key, make_database, server_settings
@@ -359,3 +360,32 @@ def test_a_wallet_changed_while_the_statement_waited_goes_to_the_general_path(
     assert len(c.get("/api/history").json()["rounds"]) == 1
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + r.json()["win"]
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
+                                                              database: Database) -> None:
+    """PostgreSQL: the plan the writer's connections keep for the batch statement (the generic
+    one) reads rounds, idempotency keys, wallets and limits by index even while the tables are
+    nearly empty, when a sequential scan looks cheapest (and stays in the plan as they grow)."""
+    if database.backend != "postgres":
+        pytest.skip("the plan cache is PostgreSQL's")
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key()
+                  ).status_code == 201
+    assert served(srv)["served"] == 1
+
+    async def generic_plan() -> str:
+        writer = await PostgresRoundWriter.connect(database.url, 1)
+        try:
+            async with writer.pool.acquire() as conn:
+                await conn.execute("SET plan_cache_mode = force_generic_plan")
+                await conn.execute(f"PREPARE batch(json) AS {BATCH_SQL}")
+                return "\n".join(r[0] for r in await conn.fetch("EXPLAIN EXECUTE batch('[]')"))
+        finally:
+            await writer.close()
+
+    plan = asyncio.run(generic_plan())
+    for table in ("rounds", "idempotency_keys", "wallets", "player_limits"):
+        assert f"Seq Scan on {table}" not in plan, plan
+    assert "Index Only Scan using idempotency_keys_pkey" in plan, plan
