@@ -22,7 +22,7 @@ from sqlalchemy import create_engine, text
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
 from slotlab.store.fast_rounds.batch import GroupWriter, RoundWrite
-from slotlab.store.fast_rounds.postgres import BATCH_SQL, PostgresRoundWriter
+from slotlab.store.fast_rounds.postgres import BATCH_SQL, PARAMETERS, PostgresRoundWriter
 
 from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, key, make_database, server_settings
@@ -288,7 +288,7 @@ def _write(pid: int) -> RoundWrite:
     return RoundWrite(player_id=pid, currency="EUR", bet=1, win=0, round_id=uuid.uuid4().hex,
                       owner=f"p:{pid}", key=uuid.uuid4().hex, request_hash="h",
                       at=datetime.now(UTC), round_values={}, ledger=(),
-                      contributions=(), response={})
+                      contributions=(), response={}, response_json="{}", events_json="[]")
 
 
 def test_a_batch_never_holds_two_rounds_of_one_player() -> None:
@@ -349,7 +349,7 @@ def test_a_wallet_changed_while_the_statement_waited_goes_to_the_general_path(
                 with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as probe:
                     while not probe.execute(text(
                             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
-                            "'Lock' AND query LIKE '%json_to_recordset%'")).scalar_one():
+                            "'Lock' AND query LIKE '%slotlab fast round batch%'")).scalar_one():
                         assert not answer.done(), answer.result().text
                 tx.commit()
                 r = answer.result()
@@ -380,8 +380,10 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
         try:
             async with writer.pool.acquire() as conn:
                 await conn.execute("SET plan_cache_mode = force_generic_plan")
-                await conn.execute(f"PREPARE batch(json) AS {BATCH_SQL}")
-                return "\n".join(r[0] for r in await conn.fetch("EXPLAIN EXECUTE batch('[]')"))
+                await conn.execute(f"PREPARE batch AS {BATCH_SQL}")
+                nulls = ", ".join(["NULL"] * PARAMETERS)
+                return "\n".join(r[0] for r in await conn.fetch(
+                    f"EXPLAIN EXECUTE batch({nulls})"))
         finally:
             await writer.close()
 

@@ -169,6 +169,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     ORM object: this path has no session, and instrumented attributes cost more than the game."""
     now = utcnow()
     rid = uuid.uuid4().hex
+    events_json = round_view.json_text(list(result.events))
     win_credits = int(result.win)
     uncapped = win_credits * entry.denomination
     cap = ctx.settings.cash_cap(entry.currency)
@@ -181,7 +182,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
         "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
-        "auto_seeds": [], "events": round_view.to_jsonable(list(result.events)),
+        "auto_seeds": [], "events": json.loads(events_json),  # as to_jsonable gives
         "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
         "free_round_id": None, "created_at": now, "updated_at": now, "completed_at": now}
     r = cast(Round, SimpleNamespace(**values))  # round_public reads attributes only
@@ -195,11 +196,23 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
-    write = RoundWrite(
+    head = round_view.json_object_with(
+        {k: v for k, v in body.items() if k not in ("balance", "events")}, events=events_json)
+    return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
-        round_values=values, ledger=tuple(lines), contributions=contributions, response=body)
-    return write
+        round_values=values, ledger=tuple(lines), contributions=contributions, response=body,
+        response_json=head, events_json=events_json)
+
+
+def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> bytes:
+    """The 201 body: the stored answer with its balance, and what the player's profile adds
+    to each answer (``round_view.with_profile``), from the JSON text built once."""
+    full = round_view.with_profile(ctx, who, {**write.response, "balance": balance})
+    added = {k: round_view.json_text(v) for k, v in full.items() if k not in write.response}
+    added["balance"] = str(balance)
+    head = write.response_json
+    return f"{head[:-1]},{','.join(f'{json.dumps(k)}:{v}' for k, v in added.items())}}}".encode()
 
 
 class FastRounds:
@@ -275,8 +288,7 @@ class FastRounds:
             path.stats["passed:refused"] += 1
             return played
         path.stats["served"] += 1
-        answer = round_view.with_profile(ctx, who, {**write.response, "balance": balance})
-        await _send_json(send, 201, answer)
+        await _send(send, 201, answer_text(ctx, who, write, balance))
         return False
 
 
@@ -312,10 +324,7 @@ def _raising(error: Exception) -> Receive:
     return receive
 
 
-async def _send_json(send: Send, status: int, content: Any) -> None:
-    # As Starlette's JSONResponse renders it.
-    data = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
-                      separators=(",", ":")).encode("utf-8")
+async def _send(send: Send, status: int, data: bytes) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-length", str(len(data)).encode()),
                             (b"content-type", b"application/json")]})

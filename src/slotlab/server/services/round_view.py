@@ -30,6 +30,20 @@ def to_jsonable(x: Any) -> Any:
     return json.loads(json.dumps(x, default=_json_default))
 
 
+def json_text(x: Any) -> str:
+    """``x`` as compact JSON text (tuples as lists, numpy scalars as numbers)."""
+    return json.dumps(x, default=_json_default, separators=(",", ":"))
+
+
+def json_object_with(body: dict[str, Any], **raw: str) -> str:
+    """``body`` as compact JSON text, with each of ``raw``'s values already JSON text."""
+    rest = json_text(body)
+    extra = ",".join(f"{json.dumps(k)}:{v}" for k, v in raw.items())
+    if not extra:
+        return rest
+    return f"{rest[:-1]}{',' if len(rest) > 2 else ''}{extra}}}"
+
+
 def iso(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat()
 

@@ -53,6 +53,10 @@ class RoundWrite:
     ledger: tuple[LedgerLine, ...]
     contributions: tuple[tuple[int, int], ...]  # (pool id, micro-units), in tier order
     response: dict[str, Any]  # the 201 body, stored with the key once ``balance`` is known
+    # The same, as JSON text without ``balance``, and the round's events as JSON text: encoded
+    # once per round, for the stored answer, the events column and the answer sent.
+    response_json: str
+    events_json: str
 
 
 # A backend writes a batch in one transaction: per round, the wallet's balance after it, or

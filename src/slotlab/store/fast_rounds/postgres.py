@@ -24,33 +24,53 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import asyncpg
 from sqlalchemy import JSON
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import make_url
 
 from slotlab.store.fast_rounds.batch import RoundWrite
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
+_PG = postgresql.dialect()  # type: ignore[no-untyped-call]
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
-# The general path stores a None in a JSON column as JSON null (SQLAlchemy's default), not
-# SQL NULL; json_populate_record gives SQL NULL: put JSON null back.
-_SELECTED = ", ".join(f"COALESCE(x.{c.key}, 'null'::json)" if isinstance(c.type, JSON)
-                      else f"x.{c.key}" for c in _COLUMNS)
+_JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 # A demo player's round feeds no pool (services/demo.py): such a round takes the general path.
-_DEMO = ("AND (json_array_length(r.contrib) = 0 OR NOT EXISTS "
+_DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
          "(SELECT 1 FROM players p WHERE p.id = r.pid AND p.demo))"
          if "demo" in Player.__table__.c else "")
 
-BATCH_SQL = f"""
+# The batch comes as one array per field (asyncpg sends them in binary; no JSON to parse but
+# the JSON columns' own values): the rounds' checks, their ledger lines, their pool
+# contributions, and their rows, one array per column of ``rounds``.
+_R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
+      ("win", "bigint"), ("rid", "text"), ("owner", "text"), ("key", "text"),
+      ("req_hash", "text"), ("ts", "timestamptz"), ("head", "text")]
+_LINES = [("n", "int"), ("i", "int"), ("kind", "text"), ("amount", "bigint"),
+          ("back", "bigint"), ("ref", "text")]
+_CONTRIB = [("n", "int"), ("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
+_ROW = [(c.key, c.type.compile(dialect=_PG)) for c in _COLUMNS]
+
+
+def _unnest(fields: list[tuple[str, str]], first: int, alias: str) -> str:
+    arrays = ", ".join(f"${first + i}::{t}[]" for i, (_, t) in enumerate(fields))
+    return f"unnest({arrays}) AS {alias}({', '.join(f for f, _ in fields)})"
+
+
+_P_LINES = 1 + len(_R)
+_P_CONTRIB = _P_LINES + len(_LINES)
+_P_ROW = _P_CONTRIB + len(_CONTRIB)
+PARAMETERS = _P_ROW + len(_ROW) - 1
+
+BATCH_SQL = f"""/* slotlab fast round batch */
 WITH r AS MATERIALIZED (
-  SELECT * FROM json_to_recordset($1::json) AS r(
-    n int, pid bigint, currency text, bet bigint, win bigint, rid text, owner text, key text,
-    req_hash text, ts timestamptz, head text, round json, ledger json, contrib json)
+  SELECT * FROM {_unnest(_R, 1, "r")}
+), cin AS MATERIALIZED (
+  SELECT * FROM {_unnest(_CONTRIB, _P_CONTRIB, "e")}
 ), snap AS MATERIALIZED (
   SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
 ), lk AS MATERIALIZED (
@@ -72,12 +92,12 @@ WITH r AS MATERIALIZED (
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
-  FROM ok, json_to_recordset(ok.ledger) AS e(i int, kind text, amount bigint, back bigint,
-                                             ref text)
+  FROM ok JOIN {_unnest(_LINES, _P_LINES, "e")} ON e.n = ok.n
   ORDER BY ok.n, e.i RETURNING 1
 ), ri AS (
-  INSERT INTO rounds ({", ".join(c.key for c in _COLUMNS)})
-  SELECT {_SELECTED} FROM ok, json_populate_record(NULL::rounds, ok.round) AS x
+  INSERT INTO rounds ({", ".join(c for c, _ in _ROW)})
+  SELECT {", ".join(f"x.{c}" for c, _ in _ROW)}
+  FROM ok JOIN {_unnest(_ROW, _P_ROW, "x")} ON x.id = ok.rid
   ORDER BY ok.n RETURNING 1
 ), ki AS (
   INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
@@ -86,8 +106,7 @@ WITH r AS MATERIALIZED (
          (left(ok.head, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
   FROM ok ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
-  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i
-  FROM ok, json_to_recordset(ok.contrib) AS e(i int, pool bigint, micro bigint)
+  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
 ), agg AS MATERIALIZED (
   SELECT pool, sum(micro) AS total FROM c GROUP BY pool
 ), lp AS MATERIALIZED (
@@ -107,6 +126,32 @@ SELECT n, balance FROM ok
 """
 
 
+def _row_value(w: RoundWrite, column: str) -> Any:
+    """A ``rounds`` value as its array sends it: JSON columns as JSON text (a None as JSON
+    null, as the general path stores it), the events as encoded once."""
+    if column == "events":
+        return w.events_json
+    v = w.round_values[column]
+    return json.dumps(v, separators=(",", ":")) if column in _JSON_COLUMNS else v
+
+
+def parameters(batch: Sequence[RoundWrite]) -> list[list[Any]]:
+    """The statement's arrays, in the order of its parameters."""
+    rounds = [[n, w.player_id, w.currency, w.bet, w.win, w.round_id, w.owner, w.key,
+               w.request_hash, w.at, w.response_json] for n, w in enumerate(batch)]
+    lines = [[n, i, e.kind, e.amount, e.back, e.ref]
+             for n, w in enumerate(batch) for i, e in enumerate(w.ledger)]
+    contrib = [[n, i, pool, micro]
+               for n, w in enumerate(batch) for i, (pool, micro) in enumerate(w.contributions)]
+    rows = [[_row_value(w, c) for c, _ in _ROW] for w in batch]
+    return [*_columns(rounds, len(_R)), *_columns(lines, len(_LINES)),
+            *_columns(contrib, len(_CONTRIB)), *_columns(rows, len(_ROW))]
+
+
+def _columns(records: list[list[Any]], width: int) -> list[list[Any]]:
+    return [list(col) for col in zip(*records, strict=True)] if records else [[]] * width
+
+
 # Every table the statement reads is read by key. A prepared statement keeps the generic plan
 # PostgreSQL made at its sixth run: on a new database, while the tables held a few rows, that
 # plan scanned rounds and idempotency_keys whole, and kept scanning them as they grew (measured:
@@ -115,31 +160,6 @@ SELECT n, balance FROM ok
 # whatever the statistics said when it was made. (Behind PgBouncer nothing stays prepared: each
 # batch is planned afresh on the tables as they are.)
 NO_SEQUENTIAL_SCANS = {"enable_seqscan": "off"}
-
-
-def _default(o: Any) -> Any:
-    if isinstance(o, datetime):
-        return o.isoformat()
-    raise TypeError(f"not JSON: {type(o).__name__}")
-
-
-def _head(response: dict[str, Any]) -> str:
-    """The stored answer without its balance (the statement appends it)."""
-    return json.dumps({k: v for k, v in response.items() if k != "balance"},
-                      separators=(",", ":"))
-
-
-def payload(batch: Sequence[RoundWrite]) -> str:
-    """The batch as the statement's one JSON parameter."""
-    return json.dumps([{
-        "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
-        "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash,
-        "ts": w.at, "head": _head(w.response), "round": w.round_values,
-        "ledger": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
-                   for i, e in enumerate(w.ledger)],
-        "contrib": [{"i": i, "pool": pool, "micro": micro}
-                    for i, (pool, micro) in enumerate(w.contributions)],
-    } for n, w in enumerate(batch)], default=_default, separators=(",", ":"))
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -173,7 +193,7 @@ class PostgresRoundWriter:
 
     async def write(self, batch: Sequence[RoundWrite]) -> list[int | None]:
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(BATCH_SQL, payload(batch))
+            rows = await conn.fetch(BATCH_SQL, *parameters(batch))
         balances: list[int | None] = [None] * len(batch)
         for row in rows:
             balances[row["n"]] = int(row["balance"])
