@@ -135,6 +135,8 @@ def test_a_holder_killed_mid_run_does_not_keep_the_job(db, database, lock, monke
 
 
 def test_lock_keys_are_stable_and_distinct():
-    assert jobs.lock_key("maintenance-sweep") == jobs.lock_key("maintenance-sweep")
-    assert jobs.lock_key("integrity:a") != jobs.lock_key("integrity:b")
-    assert -(2**63) <= jobs.lock_key("x") < 2**63
+    assert jobs.lock_key("maintenance-sweep", "s") == jobs.lock_key("maintenance-sweep", "s")
+    assert jobs.lock_key("integrity:a", "s") != jobs.lock_key("integrity:b", "s")
+    # Two deployments in two schemas of one database do not skip each other's jobs.
+    assert jobs.lock_key("maintenance-sweep", "a") != jobs.lock_key("maintenance-sweep", "b")
+    assert -(2**63) <= jobs.lock_key("x", "public") < 2**63

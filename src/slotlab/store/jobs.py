@@ -44,10 +44,12 @@ def holder_name() -> str:
     return f"{platform.node() or 'localhost'}:{os.getpid()}"
 
 
-def lock_key(name: str) -> int:
-    """The job's advisory lock key: a signed 64-bit number from its name."""
-    return int.from_bytes(hashlib.sha256(f"slotlab-job:{name}".encode()).digest()[:8], "big",
-                          signed=True)
+def lock_key(name: str, schema: str) -> int:
+    """The job's advisory lock key: a signed 64-bit number from its name and the schema the
+    deployment's tables are in (advisory locks are the whole database's: slotlab in another
+    schema of it has jobs of its own)."""
+    return int.from_bytes(hashlib.sha256(f"slotlab-job:{schema}:{name}".encode()).digest()[:8],
+                          "big", signed=True)
 
 
 def lock_kind(db: Database, preferred: str = "auto") -> LockKind:
@@ -108,8 +110,9 @@ def _finish(name: str, run: Claim, interval_s: float) -> Any:
 def _advisory(db: Database, name: str, interval_s: float, holder: str
               ) -> Iterator[Claim | None]:
     with db.engine.connect() as conn, conn.begin():
+        schema = conn.execute(text("SELECT current_schema()")).scalar_one()
         got = conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"),
-                           {"k": lock_key(name)}).scalar()
+                           {"k": lock_key(name, schema)}).scalar()
         row = None
         if got:
             row = conn.execute(select(PeriodicJob.next_due_at, PeriodicJob.result)
