@@ -391,3 +391,24 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
     for table in ("rounds", "idempotency_keys", "wallets", "player_limits"):
         assert f"Seq Scan on {table}" not in plan, plan
     assert "Index Only Scan using idempotency_keys_pkey" in plan, plan
+
+
+def test_sessions_are_read_on_the_paths_own_connection_and_an_ended_one_is_refused(
+        make_server: Any, database: Database) -> None:
+    """PostgreSQL, no session cache: the fast path reads each round's session with its own
+    query (no worker thread, no ORM) and serves the round; a session logged out in another
+    server process is refused at once with the general path's 401."""
+    if database.backend != "postgres":
+        pytest.skip("the session read on the path's connection is PostgreSQL's")
+    a = make_server(games=games(), session_cache_s=0)
+    b = make_server(games=games(), session_cache_s=0)
+    c, _ = a.player()
+    other = b.client(c.headers["Authorization"].split()[1])
+    for _ in range(3):
+        r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+        assert r.status_code == 201, r.text
+    assert served(b)["served"] == 3 and served(b)["session:read"] == 3, served(b)
+    assert c.delete("/api/sessions/current").status_code == 204
+    r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired", r.text
+    assert served(b)["passed:session"] == 1 and served(b)["served"] == 3

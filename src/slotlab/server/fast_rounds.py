@@ -31,10 +31,12 @@ import logging
 import re
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, cast
 
+from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -130,6 +132,12 @@ def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
         return None
 
 
+# The session query as the PostgreSQL backend runs it (asyncpg's $1 parameters).
+_SESSION_SQL = str(auth_service.SESSION_QUERY.compile(
+    dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
+ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
+
+
 @dataclass
 class FastRoundPath:
     """The path's state in one server process: its writer and the pools' ids (fixed rows)."""
@@ -137,6 +145,7 @@ class FastRoundPath:
     ctx: Services
     writer: GroupWriter
     close_backend: Any  # the backend's ``close`` coroutine function
+    read_row: ReadRow | None = None  # the backend's read, where it has one
     pools: dict[Any, dict[str, int]] = field(default_factory=dict)
     stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
 
@@ -147,6 +156,21 @@ class FastRoundPath:
             ids = await run_in_threadpool(jackpots.pool_ids, self.ctx.db, entry)
             self.pools[k] = ids
         return ids
+
+    async def auth(self, token: str) -> Auth:
+        """The session, as :func:`auth_service.authenticate` checks it: from the process's
+        cache, else read on the backend's connection (no thread, no ORM), else (the session's
+        last-seen time is due to be written) by ``authenticate`` itself. Raises its 401s."""
+        ctx = self.ctx
+        who = auth_service.cached_auth(ctx, token)
+        if who is None and self.read_row is not None:
+            th = auth_service.token_hash(token)
+            self.stats["session:read"] += 1
+            who = auth_service.checked(
+                ctx, auth_service.remember(ctx, th, await self.read_row(_SESSION_SQL, th)))
+        if who is None:
+            who = await run_in_threadpool(auth_service.authenticate, ctx, token)
+        return who
 
     async def close(self) -> None:
         await self.writer.drain()
@@ -253,9 +277,7 @@ class FastRounds:
             path.stats["passed:request"] += 1
             return None
         try:
-            who = auth_service.cached_auth(ctx, req.token)
-            if who is None:
-                who = await run_in_threadpool(auth_service.authenticate, ctx, req.token)
+            who = await path.auth(req.token)
         except Exception:  # 401, or the database: the app answers
             path.stats["passed:session"] += 1
             return None
@@ -356,4 +378,5 @@ async def start(ctx: Services) -> FastRoundPath | None:
     log.info("fast round path on (%s, %d batch%s in flight)", ctx.db.dialect, depth,
              "" if depth == 1 else "es")
     return FastRoundPath(ctx, GroupWriter(backend.write, depth, st.fast_rounds_max_batch),
-                         backend.close)
+                         backend.close,
+                         backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None)

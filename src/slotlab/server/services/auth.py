@@ -14,11 +14,13 @@ import hashlib
 import math
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import ColumnElement, and_, case, or_, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, case, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as OrmSession
 from starlette.concurrency import run_in_threadpool
@@ -264,6 +266,12 @@ def cached_auth(ctx: Services, token: str) -> Auth | None:
     cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
     if cached is None or cached.until <= time.monotonic():
         return None
+    return checked(ctx, cached)
+
+
+def checked(ctx: Services, cached: _Cached) -> Auth | None:
+    """The session once checked live (401 if it ended), or None when its last-seen time is
+    due to be written (:func:`authenticate` writes it)."""
     now = utcnow()
     if now - cached.last_seen >= _TOUCH_EVERY:
         return None
@@ -284,30 +292,40 @@ def _check_live(ctx: Services, cached: _Cached, now: datetime) -> None:
                            "session_idle")
 
 
+# The session of a token hash (``:token_hash``), as :func:`remember` reads it. The fast round
+# path runs the same query on its own connections (server/fast_rounds.py).
+SESSION_QUERY = (
+    select(Session.id.label("session_id"), Session.player_id, Session.created_at,
+           Session.expires_at, Session.last_seen, Session.revoked, Player.username,
+           Player.jurisdiction, Wallet.currency, Player.demo)
+    .join(Player, Player.id == Session.player_id)
+    .outerjoin(Wallet, Wallet.player_id == Session.player_id)
+    .where(Session.token_hash == bindparam("token_hash")))
+
+
+def remember(ctx: Services, th: str, row: Mapping[Any, Any] | None) -> _Cached:
+    """Cache the session that :data:`SESSION_QUERY` found for ``th``; 401 when none."""
+    if row is None:
+        ctx.auth_cache.pop(th, None)
+        raise unauthorized()
+    auth = Auth(row["player_id"], row["username"], row["jurisdiction"], row["session_id"],
+                row["created_at"], row["expires_at"], row["currency"], bool(row["demo"]))
+    cached = _Cached(auth, row["last_seen"], row["revoked"], time.monotonic()
+                     + ctx.settings.session_cache_s)
+    if len(ctx.auth_cache) > 100_000:
+        ctx.auth_cache.clear()
+    ctx.auth_cache[th] = cached
+    return cached
+
+
 def authenticate(ctx: Services, token: str) -> Auth:
     now = utcnow()
     th = token_hash(token)
     cached = ctx.auth_cache.get(th)
     if cached is None or cached.until <= time.monotonic():
         with ctx.db.read() as s:
-            sess = s.execute(
-                select(Session.id, Session.player_id, Session.created_at, Session.expires_at,
-                       Session.last_seen, Session.revoked, Player.username, Player.jurisdiction,
-                       Wallet.currency, Player.demo)
-                .join(Player, Player.id == Session.player_id)
-                .outerjoin(Wallet, Wallet.player_id == Session.player_id)
-                .where(Session.token_hash == th)
-            ).first()
-        if sess is None:
-            ctx.auth_cache.pop(th, None)
-            raise unauthorized()
-        auth = Auth(sess.player_id, sess.username, sess.jurisdiction, sess.id, sess.created_at,
-                    sess.expires_at, sess.currency, bool(sess.demo))
-        cached = _Cached(auth, sess.last_seen, sess.revoked, time.monotonic()
-                         + ctx.settings.session_cache_s)
-        if len(ctx.auth_cache) > 100_000:
-            ctx.auth_cache.clear()
-        ctx.auth_cache[th] = cached
+            row = s.execute(SESSION_QUERY, {"token_hash": th}).first()
+        cached = remember(ctx, th, None if row is None else row._mapping)
     auth = cached.auth
     _check_live(ctx, cached, now)
     if now - cached.last_seen >= _TOUCH_EVERY:

@@ -23,7 +23,7 @@ statement fails whole and :class:`~.batch.GroupWriter` writes its rounds again o
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import asyncpg
@@ -174,7 +174,8 @@ async def _no_reset(_: asyncpg.Connection) -> None:
 
 
 class PostgresRoundWriter:
-    """Writes batches on a small asyncpg pool of its own (one connection per batch in flight).
+    """Writes batches on a small asyncpg pool of its own (one connection per batch in flight,
+    and one more for :meth:`fetchrow`, so that a read never waits for a batch's commit).
 
     ``prepared=False`` (PgBouncer in transaction mode): no statement is kept prepared on a
     server connection, which a pooler may hand to another client between statements."""
@@ -186,7 +187,8 @@ class PostgresRoundWriter:
     async def connect(cls, url: str, connections: int, prepared: bool = True
                       ) -> PostgresRoundWriter:
         pool = await asyncpg.create_pool(
-            asyncpg_dsn(url), min_size=connections, max_size=connections, reset=_no_reset,
+            asyncpg_dsn(url), min_size=connections + 1, max_size=connections + 1,
+            reset=_no_reset,
             statement_cache_size=100 if prepared else 0,
             server_settings=NO_SEQUENTIAL_SCANS if prepared else None)
         return cls(pool)
@@ -198,6 +200,12 @@ class PostgresRoundWriter:
         for row in rows:
             balances[row["n"]] = int(row["balance"])
         return balances
+
+    async def fetchrow(self, query: str, *args: Any) -> Mapping[str, Any] | None:
+        """One row of a read (its own transaction), or None."""
+        async with self.pool.acquire() as conn:
+            row = await conn.fetchrow(query, *args)
+        return None if row is None else dict(row)
 
     async def close(self) -> None:
         await self.pool.close()
