@@ -220,8 +220,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
-    head = round_view.json_object_with(
-        {k: v for k, v in body.items() if k not in ("balance", "events")}, events=events_json)
+    head = round_view.json_object_with(round_view.json_text(
+        {k: v for k, v in body.items() if k not in ("balance", "events")}), events=events_json)
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
@@ -234,9 +234,8 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> by
     to each answer (``round_view.with_profile``), from the JSON text built once."""
     full = round_view.with_profile(ctx, who, {**write.response, "balance": balance})
     added = {k: round_view.json_text(v) for k, v in full.items() if k not in write.response}
-    added["balance"] = str(balance)
-    head = write.response_json
-    return f"{head[:-1]},{','.join(f'{json.dumps(k)}:{v}' for k, v in added.items())}}}".encode()
+    return round_view.json_object_with(write.response_json, balance=str(balance),
+                                       **added).encode()
 
 
 class FastRounds:

@@ -35,13 +35,13 @@ def json_text(x: Any) -> str:
     return json.dumps(x, default=_json_default, separators=(",", ":"))
 
 
-def json_object_with(body: dict[str, Any], **raw: str) -> str:
-    """``body`` as compact JSON text, with each of ``raw``'s values already JSON text."""
-    rest = json_text(body)
+def json_object_with(obj: str, **raw: str) -> str:
+    """The JSON object text ``obj`` with more members, each value already JSON text (so that
+    a large value encoded once is not encoded again)."""
     extra = ",".join(f"{json.dumps(k)}:{v}" for k, v in raw.items())
     if not extra:
-        return rest
-    return f"{rest[:-1]}{',' if len(rest) > 2 else ''}{extra}}}"
+        return obj
+    return f"{obj[:-1]}{',' if obj.strip() != '{}' else ''}{extra}}}"
 
 
 def iso(t: datetime | None) -> str | None:
