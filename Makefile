@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SLOTLAB_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 export SLOTLAB_TEST_DATABASE_URL
 
-.PHONY: install install-test serve test lint bench
+.PHONY: install install-test serve test test-slow lint bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +30,15 @@ serve: install
 
 # Tests run in parallel (one worker per core, a file's tests together so that its servers and
 # browser start once); the 25 slowest are listed so that each change keeps its cost in view.
+# The long statistical and end-to-end runs are marked slow: each has a short version in
+# `make test`, and `make test-slow` runs them whole.
 test: install-test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy --strict src/slotlab
-	$(BIN)/pytest -n auto --dist loadfile --durations=25
+	$(BIN)/pytest -n auto --dist loadfile --durations=25 -m "not slow"
+
+test-slow: install-test
+	$(BIN)/pytest -n auto --dist loadfile --durations=25 -m slow
 
 bench: install-test
 	SLOTLAB_BENCH_PG=postgresql://postgres@127.0.0.1:5432/test $(BIN)/python benchmarks/run_all.py

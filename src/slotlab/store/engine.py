@@ -262,7 +262,9 @@ def migrate(engine: Engine, revision: str = "heads") -> None:
     cfg.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            # Serialise concurrent start-ups on one database.
-            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7301412)")
+            # Serialise concurrent start-ups on one schema (advisory locks are the database's:
+            # a deployment in another schema of it migrates on its own).
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtextextended("
+                                 "'slotlab-migrate:' || current_schema(), 0))")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
