@@ -101,11 +101,8 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
         return None
     try:
         key = idem.check_key(key)
-        data = json.loads(body.decode())
-        if not isinstance(data, dict):
-            return None
-        req = RoundCreate.model_validate(data)
-    except (ApiError, ValueError):  # UnicodeDecodeError and pydantic's are ValueErrors
+        req = RoundCreate.model_validate_json(body)  # strict fields: as json.loads + validate
+    except (ApiError, ValueError):  # pydantic's ValidationError is a ValueError
         return None
     if req.free_round_id is not None or req.autoplay is not None:
         return None
@@ -196,7 +193,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     events_json = round_view.json_text(list(result.events))
     win_credits = int(result.win)
     uncapped = win_credits * entry.denomination
-    cap = ctx.settings.cash_cap(entry.currency)
+    cap = entry.cash_cap  # the settings' cap for the entry's currency, kept with the entry
     win = uncapped if cap is None else min(uncapped, cap)
     values = {
         **_ROUND_COLUMNS,  # every column (one added later is None, as on a new Round)
