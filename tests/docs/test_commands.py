@@ -179,6 +179,7 @@ def find_commands() -> Found:
 SKIPPED: dict[str, str] = {
     "make serve": "installs the package and serves until stopped; `slotlab serve` runs here",
     "make test": "the whole suite, this test included",
+    "make test-slow": "the suite's slow tests, this file's slow ones included",
     "pip install 'slotlab[ray]'": "installs the project; the test runs in the installed project",
     ".venv/bin/pytest tests/browser -m browser": "the browser tests, which the suite runs itself",
 }
