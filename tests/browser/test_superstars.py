@@ -319,10 +319,14 @@ def test_final_game(page: Any, srv: Server) -> None:
     open_game(page, GID)
     force(srv, has("final_game_started"), tries=2_000_000)
     n = rounds_played(page)
-    # press every pacing button as soon as it shows, to watch the whole show live
-    page.evaluate("() => setInterval(() => document.querySelector('.pace-btn')?.click(), 60)")
+    # press every pacing button as soon as it shows, to watch the whole show live, up to the
+    # Final Game's board (pressed on, the show moved past its first message before the test
+    # read it on a busy machine)
+    page.evaluate("() => setInterval(() => document.querySelector('[data-board=final]') || "
+                  "document.querySelector('.pace-btn')?.click(), 60)")
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=board][data-board=final]", timeout=300_000)
+    message = page.inner_text("[data-testid=message]")
     rec = last_round(page)
     events = rec["events"]
     fg = next(e for e in events if e["type"] == "final_game_started")
@@ -335,7 +339,7 @@ def test_final_game(page: Any, srv: Server) -> None:
     for i, v in enumerate(fg["board"]):
         label = page.get_attribute(f"[data-testid=board-square-{i}]", "data-label")
         assert label == ("DICE" if v is None else prize_money(page, v))
-    assert f"{fg['dice']} dice" in page.inner_text("[data-testid=message]")
+    assert f"{fg['dice']} dice" in message
     page.wait_for_timeout(400)
     shot(page, "superstars-final-game", docs=True)
     stall(page)

@@ -280,7 +280,10 @@ SERVERS = [re.compile(r"\bslotlab serve\b"),
            re.compile(r"-m slotlab\.operator\.reference_wallet\b")]
 # Over about 10 s each: benchmarks, a Ray head, a Superstars PAR sheet (its Bonus Game simulated).
 SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b"),
-        re.compile(r"\bslotlab par (superstars|super-12-stars)\b")]
+        re.compile(r"\bslotlab par (superstars|super-12-stars)\b"),
+        # a billion rounds and more (shortened, still minutes): tests/simulate and the games'
+        # simulation tests run the same paths short
+        re.compile(r"--spins (1000000000|[12]e9)\b")]
 NEEDS_PG = re.compile(r"--pg ")
 
 
