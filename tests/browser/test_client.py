@@ -141,7 +141,7 @@ def test_register_login_lobby_and_play(page: Any, server: Any) -> None:
         assert name in lobby_text
     assert "RTP" in lobby_text and "Max win" in lobby_text
     assert page.inner_text("[data-testid=balance]") == money(100_000)
-    page.wait_for_function("document.querySelectorAll('.thumb svg').length >= 9")
+    page.wait_for_function("() => document.querySelectorAll('.thumb svg').length >= 9")
     shot(page, "lobby", docs=True)
 
     # log out and back in

@@ -56,7 +56,7 @@ def _fmt(page: Any, minor: Any, currency: str, decimals: int, locale: str) -> st
 def test_cop_and_jpy_balances_are_formatted_in_their_currency(page: Any, browser: Any,
                                                                markets: Server) -> None:
     _log_in(page, markets, "COP")
-    page.wait_for_function(f"document.querySelector('[data-testid=balance]').dataset.minor"
+    page.wait_for_function(f"() => document.querySelector('[data-testid=balance]').dataset.minor"
                            f" === '{COP_BALANCE}'")
     assert _plain(page.inner_text("[data-testid=balance]")) == "COP 350,000,000.12"
     open_game(page, "classic-3x3")
@@ -73,7 +73,7 @@ def test_cop_and_jpy_balances_are_formatted_in_their_currency(page: Any, browser
         other.fill("[data-testid=password]", PASSWORD)
         other.click("[data-testid=register-submit]")
         other.wait_for_selector("[data-testid=lobby]")
-        other.wait_for_function(f"document.querySelector('[data-testid=balance]').dataset.minor"
+        other.wait_for_function(f"() => document.querySelector('[data-testid=balance]').dataset.minor"
                                 f" === '{JPY_BALANCE}'")
         # Grouped, and no decimals: JPY has none.
         assert _plain(other.inner_text("[data-testid=balance]")) == "¥12,345,678"

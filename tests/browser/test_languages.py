@@ -170,7 +170,7 @@ def test_every_visible_text_comes_from_the_catalogue(qps_page: Any, server: Serv
     page.wait_for_selector("[data-testid=lobby]")
     exempt = exempt_names(page, server, name)
     page.wait_for_function(  # every thumbnail drawn (from each game's description)
-        f"document.querySelectorAll('.thumb[data-reels]').length === {len(server.games)}")
+        f"() => document.querySelectorAll('.thumb[data-reels]').length === {len(server.games)}")
     page.wait_for_load_state("networkidle")
     check(page, exempt, "lobby")
     assert page.inner_text("h1.lobby-title") == "⟦Choose a game⟧"  # the pseudo-locale's own
