@@ -73,8 +73,8 @@ def test_cop_and_jpy_balances_are_formatted_in_their_currency(page: Any, browser
         other.fill("[data-testid=password]", PASSWORD)
         other.click("[data-testid=register-submit]")
         other.wait_for_selector("[data-testid=lobby]")
-        other.wait_for_function(f"() => document.querySelector('[data-testid=balance]').dataset.minor"
-                                f" === '{JPY_BALANCE}'")
+        other.wait_for_function("() => document.querySelector('[data-testid=balance]')"
+                                f".dataset.minor === '{JPY_BALANCE}'")
         # Grouped, and no decimals: JPY has none.
         assert _plain(other.inner_text("[data-testid=balance]")) == "¥12,345,678"
     finally:
