@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SLOTLAB_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 export SLOTLAB_TEST_DATABASE_URL
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 
 .PHONY: install install-test serve test test-slow lint bench
 
@@ -28,17 +29,21 @@ install-test: $(BIN)/python
 serve: install
 	$(BIN)/slotlab serve
 
-# Tests run in parallel (one worker per core, a file's tests together so that its servers and
-# browser start once); the 25 slowest are listed so that each change keeps its cost in view.
+# Tests run in parallel, a file's tests together so that its servers and browser start once; two
+# workers per core, as the tests wait on browsers, servers and subprocesses more than they
+# compute. The 25 slowest are listed so that each change keeps its cost in view.
 # The long statistical and end-to-end runs are marked slow: each has a short version in
-# `make test`, and `make test-slow` runs them whole.
+# `make test`, and `make test-slow` runs them whole. The games' kernels are compiled first, in
+# parallel, into numba's cache (`slotlab compile`): each worker would otherwise compile them again.
 test: install-test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy --strict src/slotlab
-	$(BIN)/pytest -n auto --dist loadfile --durations=25 -m "not slow"
+	$(BIN)/slotlab compile
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 -m "not slow"
 
 test-slow: install-test
-	$(BIN)/pytest -n auto --dist loadfile --durations=25 -m slow
+	$(BIN)/slotlab compile
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=25 -m slow
 
 bench: install-test
 	SLOTLAB_BENCH_PG=postgresql://postgres@127.0.0.1:5432/test $(BIN)/python benchmarks/run_all.py

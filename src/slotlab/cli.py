@@ -1,4 +1,5 @@
-"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, serve."""
+"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, integrity, compile,
+serve."""
 
 from __future__ import annotations
 
@@ -485,6 +486,24 @@ def integrity(
     from slotlab.integrity import certified_list
 
     _print_json(certified_list(_load(g) for g in (game or game_ids())))
+
+
+@app.command("compile")
+def compile_kernels(
+    game: Annotated[list[str] | None, typer.Argument(
+        help="Games or model files (default: every game the platform knows).")] = None,
+    jobs: Annotated[int | None, typer.Option(
+        min=1, help="Processes at once (default: one per core).")] = None,
+) -> None:
+    """Compile the games' kernels into numba's on-disk cache, a process per game family, so that
+    a server start, a simulation or a test run loads them instead of compiling each on its own."""
+    from slotlab.kernel_cache import compile_games
+
+    refs = game or game_ids()
+    for ref in refs:
+        _load(ref)  # an unknown game is a usage error before anything starts
+    for family, seconds in compile_games(refs, jobs):
+        console.print(f"{', '.join(family)}: {seconds:.1f} s")
 
 
 @app.command()

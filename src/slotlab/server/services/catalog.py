@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from slotlab.games import find_game, game_ids, offered_ids
+from slotlab.kernel_cache import play_once
 from slotlab.model_archive import archived
 from slotlab.rounds import Game
 from slotlab.server.currencies import CurrencyTerms, not_offered
@@ -89,19 +90,6 @@ def _progressives(game: Game) -> tuple[Progressive, ...]:
             raise ValueError(f"{game.id}: progressive rate {p['rate']} outside [0, 1)")
         out.append(Progressive(str(p["tier"]), int(p["reset"]), rate))
     return tuple(sorted(out, key=lambda p: p.tier))
-
-
-def _warm_up(game: Game, bet: int, tries: int = 3) -> None:
-    """Compile the game's kernels now, not on a player's round. Retried: numba's on-disk cache
-    can be caught half-written by another process compiling the same kernels."""
-    for attempt in range(tries):
-        try:
-            game.play(bet, [bytes(32)], [])
-            return
-        except Exception:
-            if attempt == tries - 1:
-                raise
-            log.warning("warm-up of %s failed; retrying", game.id, exc_info=True)
 
 
 Resolver = Callable[[str], Game]
@@ -297,7 +285,7 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None,
             entry = GameEntry(gid, game, settings.variants.get(gid, gid), 1, bets,
                               _progressives(game), rtp, int(game.max_win_x()),
                               dict(game.describe()), game_max_credits=bets[-1])
-            _warm_up(game, bets[0])
+            play_once(game, bets[0])  # compiled now, not on a player's round
         except Exception:
             log.exception("game %s failed its warm-up; left out", gid)
             continue
