@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         finally:
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
-            sweeper.stop()
+            await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
             if ctx.operator is not None:
                 ctx.operator.close()
             ctx.password_pool.shutdown(wait=False, cancel_futures=True)

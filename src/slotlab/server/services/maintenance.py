@@ -117,6 +117,9 @@ def integrity_tick(ctx: Services) -> dict[str, Any]:
     return {}
 
 
+STOP_WAIT_S = 60.0  # a sweep is seconds; an operator's wallet that hangs is cut off here
+
+
 class Sweeper(threading.Thread):
     def __init__(self, ctx: Services) -> None:
         super().__init__(name="slotlab-sweeper", daemon=True)
@@ -127,5 +130,11 @@ class Sweeper(threading.Thread):
         while not self.stopping.wait(self.ctx.settings.maintenance_interval_s):
             tick(self.ctx)
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = STOP_WAIT_S) -> None:
+        """Stop ticking, and wait for a sweep under way: closing the database under it (or
+        dropping its schema) would cut it off mid-transaction, or wait on it forever."""
         self.stopping.set()
+        self.join(timeout_s)
+        if self.is_alive():
+            log.warning("the maintenance sweep was still running %.0f s after the stop",
+                        timeout_s)
