@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
@@ -252,6 +252,13 @@ class Database:
             self.read_engine.dispose()
 
 
+def schema_lock(function: str) -> str:
+    """SQL calling PostgreSQL's advisory-lock ``function`` on the key named ``:lock`` in this
+    schema. Advisory locks are the whole database's; the schema in the key keeps a deployment in
+    another schema of it (staging beside production, the suite's parallel workers) apart."""
+    return f"SELECT {function}(hashtextextended(:lock || ':' || current_schema(), 0))"
+
+
 def migrate(engine: Engine, revision: str = "heads") -> None:
     """Bring the schema to ``revision`` (every head: migrations written side by side apply in
     any order) with the migrations shipped in this package."""
@@ -261,10 +268,7 @@ def migrate(engine: Engine, revision: str = "heads") -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            # Serialise concurrent start-ups on one schema (advisory locks are the database's:
-            # a deployment in another schema of it migrates on its own).
-            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtextextended("
-                                 "'slotlab-migrate:' || current_schema(), 0))")
+        if conn.dialect.name == "postgresql":  # concurrent start-ups migrate one at a time
+            conn.execute(text(schema_lock("pg_advisory_xact_lock")), {"lock": "slotlab-migrate"})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)

@@ -21,7 +21,6 @@ A job that raises is due again at the next tick (its next due time is not moved)
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import platform
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from typing import Any, Literal
 from sqlalchemy import or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from slotlab.store.engine import Database
+from slotlab.store.engine import Database, schema_lock
 from slotlab.store.models import PeriodicJob, utcnow
 
 LockKind = Literal["advisory", "lease"]
@@ -42,14 +41,6 @@ LEASE_S = 300.0  # a lease outlives any run of the jobs slotlab has (seconds)
 def holder_name() -> str:
     """Who runs a job: host and process id."""
     return f"{platform.node() or 'localhost'}:{os.getpid()}"
-
-
-def lock_key(name: str, schema: str) -> int:
-    """The job's advisory lock key: a signed 64-bit number from its name and the schema the
-    deployment's tables are in (advisory locks are the whole database's: slotlab in another
-    schema of it has jobs of its own)."""
-    return int.from_bytes(hashlib.sha256(f"slotlab-job:{schema}:{name}".encode()).digest()[:8],
-                          "big", signed=True)
 
 
 def lock_kind(db: Database, preferred: str = "auto") -> LockKind:
@@ -106,13 +97,14 @@ def _finish(name: str, run: Claim, interval_s: float) -> Any:
                     holder=run.holder, last_run_at=now, result=run.result))
 
 
+_TRY_LOCK = text(schema_lock("pg_try_advisory_xact_lock"))  # never waits: a busy job is skipped
+
+
 @contextlib.contextmanager
 def _advisory(db: Database, name: str, interval_s: float, holder: str
               ) -> Iterator[Claim | None]:
     with db.engine.connect() as conn, conn.begin():
-        schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-        got = conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"),
-                           {"k": lock_key(name, schema)}).scalar()
+        got = conn.execute(_TRY_LOCK, {"lock": f"slotlab-job:{name}"}).scalar()
         row = None
         if got:
             row = conn.execute(select(PeriodicJob.next_due_at, PeriodicJob.result)
