@@ -4,11 +4,7 @@ network (the file opens offline)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,30 +14,9 @@ from slotlab.games import find_game
 from slotlab.simulate.par import write_par
 from slotlab.simulate.par.html import SECTIONS
 
-CHROMIUM = os.environ.get("SLOTLAB_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    # Playwright's sync API refuses to start where an event loop is marked running. No loop runs
-    # while a plain test runs, but one left marked by an earlier test of this process would
-    # stop it: clear the stale mark.
-    with contextlib.suppress(RuntimeError):
-        asyncio.get_running_loop()
-        asyncio.events._set_running_loop(None)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu",
-                                    "--disable-background-networking",
-                                    "--disable-component-update", "--no-first-run"])
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("game_id", ["super-12-stars", "crystal-star-deluxe"])
