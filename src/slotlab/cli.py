@@ -495,15 +495,16 @@ def compile_kernels(
     jobs: Annotated[int | None, typer.Option(
         min=1, help="Processes at once (default: one per core).")] = None,
 ) -> None:
-    """Compile the games' kernels into numba's on-disk cache, a process per game family, so that
-    a server start, a simulation or a test run loads them instead of compiling each on its own."""
+    """Compile the games' kernels into numba's on-disk cache, in parallel (a process per game
+    family and part: round, simulation, exact RTP), so that a server start, a simulation or a
+    test run loads them instead of each compiling them."""
     from slotlab.kernel_cache import compile_games
 
     refs = game or game_ids()
     for ref in refs:
         _load(ref)  # an unknown game is a usage error before anything starts
-    for family, seconds in compile_games(refs, jobs):
-        console.print(f"{', '.join(family)}: {seconds:.1f} s")
+    for family, part, seconds in compile_games(refs, jobs):
+        console.print(f"{', '.join(family)} ({part}): {seconds:.1f} s")
 
 
 @app.command()

@@ -1,14 +1,15 @@
 """Compile the games' kernels into numba's on-disk cache before they are needed.
 
-numba compiles a kernel on its first call and keeps it beside the source (``__pycache__``, or
-``NUMBA_CACHE_DIR``), keyed on the source file's modification time: a new checkout compiles every
-kernel again, a minute or more per game. Done here once, one process per game family in
-parallel, every later process (a server start, a simulation's workers, each test worker) loads
-them instead of compiling them again, each on its own.
+numba compiles a kernel on its first call and keeps the machine code on disk (slotlab's folder
+under ``~/.cache/slotlab/numba``, or ``NUMBA_CACHE_DIR``), valid while the source file keeps its
+modification time: a new checkout, or a new machine, compiles every kernel again, a minute or
+more for the largest games. Done here once, in parallel, every later process (a server start, a
+simulation's workers, each test worker) loads them instead of compiling them on its own.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing
 import os
@@ -35,53 +36,66 @@ def retried(call: Callable[[], Any], what: str, tries: int = 3) -> None:
             log.warning("%s failed; retrying", what, exc_info=True)
 
 
-def play_once(game: Game, bet: int) -> None:
-    """Compile the kernels of a round (the server's path) with one round on a fixed seed."""
-    retried(lambda: game.play(bet, [bytes(32)], []), f"warm-up of {game.id}")
+def _round(game: Game) -> None:
+    game.play(game.bets()[0], [bytes(32)], [])  # a fixed seed at the smallest bet
 
 
-def compile_game(game: Game) -> None:
-    """Compile every kernel of ``game``: a round, a simulation chunk and the exact RTP."""
+def play_once(game: Game) -> None:
+    """Compile the kernels of a round (the server's path) with one round."""
+    retried(functools.partial(_round, game), f"warm-up of {game.id}")
+
+
+def _simulate(game: Game) -> None:
     from slotlab.rng import chunk_stream
 
-    bet = game.bets()[0]
-    play_once(game, bet)
-    simulate_chunk = getattr(game, "simulate_chunk", None)
-    if simulate_chunk is not None:
-        retried(lambda: simulate_chunk(bet, 16, chunk_stream(0, 0)), f"simulation of {game.id}")
-    exact = getattr(game, "exact", None)
-    if exact is not None:
-        retried(lambda: exact(bet), f"exact RTP of {game.id}")
+    game.simulate_chunk(game.bets()[0], 16, chunk_stream(0, 0))  # type: ignore[attr-defined]
 
 
-def _compile_family(ids: Sequence[str]) -> float:
+def _exact(game: Game) -> None:
+    game.exact(game.bets()[0])  # type: ignore[attr-defined]
+
+
+# Each compiles its own top-level kernels, so the parts of one game compile in parallel too.
+PARTS: dict[str, tuple[str | None, Callable[[Game], None]]] = {
+    "round": (None, _round),
+    "simulation": ("simulate_chunk", _simulate),
+    "exact": ("exact", _exact),
+}
+
+
+def _compile(ids: Sequence[str], part: str) -> float:
     from slotlab.games import find_game
 
     start = time.perf_counter()
-    for gid in ids:
-        compile_game(find_game(gid))
+    for gid in ids:  # the first compiles, the others of its family load
+        retried(functools.partial(PARTS[part][1], find_game(gid)), f"compiling {gid}'s {part}")
     return time.perf_counter() - start
 
 
 def families(ids: Sequence[str]) -> list[list[str]]:
     """``ids`` grouped by game class: a family shares its kernels, so one process compiles them
-    and its other games load them. Largest families first."""
+    and its other games load them."""
     from slotlab.games import find_game
 
     groups: dict[type, list[str]] = {}
     for gid in ids:
         groups.setdefault(type(find_game(gid)), []).append(gid)
-    return sorted(groups.values(), key=len, reverse=True)
+    return list(groups.values())
 
 
 def compile_games(ids: Sequence[str], jobs: int | None = None
-                  ) -> Iterator[tuple[list[str], float]]:
-    """Compile the kernels of the games ``ids``, a process per family, ``jobs`` at once (default:
-    one per core); yields each family and its seconds as it finishes."""
-    groups = families(ids)
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(groups)))
+                  ) -> Iterator[tuple[list[str], str, float]]:
+    """Compile the kernels of the games ``ids``: each part (round, simulation, exact RTP) of each
+    family in a process of its own, ``jobs`` at once (default: one per core). Yields each
+    family, part and its seconds as it finishes."""
+    from slotlab.games import find_game
+
+    tasks = [(group, part) for group in families(ids) for part, (needs, _) in PARTS.items()
+             if needs is None or hasattr(find_game(group[0]), needs)]
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     # Spawned, not forked: each child starts with no numba state of the parent's.
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running = {pool.submit(_compile_family, group): group for group in groups}
+        running = {pool.submit(_compile, group, part): (group, part) for group, part in tasks}
         for done in as_completed(running):
-            yield running[done], done.result()
+            group, part = running[done]
+            yield group, part, done.result()

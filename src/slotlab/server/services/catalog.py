@@ -285,7 +285,7 @@ def load_catalog(settings: Settings, games: Mapping[str, Game] | None = None,
             entry = GameEntry(gid, game, settings.variants.get(gid, gid), 1, bets,
                               _progressives(game), rtp, int(game.max_win_x()),
                               dict(game.describe()), game_max_credits=bets[-1])
-            play_once(game, bets[0])  # compiled now, not on a player's round
+            play_once(game)  # compiled now, not on a player's round
         except Exception:
             log.exception("game %s failed its warm-up; left out", gid)
             continue
