@@ -30,7 +30,7 @@ ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 
 GAME, BET, SEED = "fruit-5x3", 30, 9
-CHUNK = 1 << 20
+CHUNK = 1 << 21  # 0.25 s of a core each: a node is lost inside a chunk, not between two
 CHUNKS = 16
 DEADLINE_S = 240
 # How the run went, not what it computed.
@@ -90,10 +90,14 @@ def test_a_lost_worker_node_costs_only_its_chunk_and_the_result_is_the_local_one
     local = simulate(game, "", BET, CHUNKS * CHUNK, seed=SEED, chunk_spins=CHUNK).to_json()
     lost_node = sorted(cluster.worker_nodes, key=lambda node: node.unique_id)[0]
     removed_at: list[int] = []
+    # Half a chunk after a chunk ended, both nodes are well inside their next one, whichever
+    # node ended it: long enough for its next task to start, on a busy machine too (a fixed
+    # 50 ms once found the node between two tasks), too short for that task to end.
+    pause_s = max(0.05, local["seconds"] / CHUNKS / 2)
 
     def lose_a_node(state: RunProgress) -> None:
         if state.chunks_done >= 4 and not removed_at:
-            time.sleep(0.05)  # both nodes are inside their next chunk (each takes 0.1 s or more)
+            time.sleep(pause_s)
             cluster.remove_node(lost_node, allow_graceful=False)
             removed_at.append(state.chunks_done)
 
