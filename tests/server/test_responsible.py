@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import update
 
@@ -66,6 +68,22 @@ def test_a_loss_limit_refuses_the_bet_that_would_pass_it(server, losing):
     c2.put("/api/limits/loss/day", json={"amount": 1000})
     c2.put("/api/limits/loss/month", json={"amount": 7})
     assert _spin(c2).status_code == 201 and _spin(c2).status_code == 409
+
+
+def test_bets_sent_at_once_cannot_pass_a_loss_limit_together(server, losing):
+    """The losses are counted with the wallet locked, in the bet's own transaction: counted
+    before it, each of several bets sent at once passed on the losses before the others."""
+    c, _ = server.player()
+    assert c.put("/api/limits/loss/day", json={"amount": 7}).status_code == 200  # one bet of 5
+
+    def spin(_: int) -> int:
+        with httpx.Client(base_url=server.url, headers=c.headers, timeout=60) as other:
+            return int(_spin(other).status_code)
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(spin, range(8)))
+    assert codes.count(201) == 1, codes
+    assert _limit(c, "loss", "day")["used"] == 5
 
 
 def test_lowering_applies_at_once_and_raising_after_a_cooling_off_day(server, losing):

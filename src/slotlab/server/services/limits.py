@@ -132,10 +132,10 @@ def _passed(s: Session, player_id: int, kind: str, amount: int) -> tuple[str, in
     return None
 
 
-def check_bet(ctx: Services, player_id: int, bet: int) -> None:
-    """409 ``loss_limit_reached`` when this bet would take a period's losses past its limit."""
-    with ctx.db.read() as s:
-        passed = _passed(s, player_id, "loss", bet)
+def check_bet(s: Session, player_id: int, bet: int) -> None:
+    """409 ``loss_limit_reached`` when this bet would take a period's losses past its limit (in
+    the debiting transaction, the wallet locked, so two bets cannot both pass)."""
+    passed = _passed(s, player_id, "loss", bet)
     if passed is not None:
         period, limit, used = passed
         raise conflict("loss_limit_reached",

@@ -33,7 +33,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -78,6 +78,7 @@ from slotlab.store.models import (
     AdminAction,
     IdempotencyKey,
     Player,
+    PlayerLimit,
     Round,
     Wallet,
     utcnow,
@@ -240,6 +241,7 @@ def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str
 
 _INSERT_ROUND = insert(cast(Table, Round.__table__))
 _W, _R, _K = Wallet.__table__, Round.__table__, IdempotencyKey.__table__
+_L = PlayerLimit.__table__
 _LOCK_FOR_ROUND = (
     select(
         _W.c.id, _W.c.balance, _W.c.currency,
@@ -248,6 +250,8 @@ _LOCK_FOR_ROUND = (
         select(_K.c.request_hash).where(_K.c.owner == bindparam("owner"),
                                         _K.c.key == bindparam("key"))
         .scalar_subquery().label("key_hash"),
+        exists().where(_L.c.player_id == _W.c.player_id, _L.c.kind == "loss")
+        .label("loss_limited"),
     )
     .where(_W.c.player_id == bindparam("pid"))
     .with_for_update(of=_W)
@@ -301,8 +305,6 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     autoplay_rules.check_round(profile, autoplay)  # None: a round the player started
     autoplay_runs.check_round(ctx, auth, game_id, autoplay, _owner(auth), key, req_hash)
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
-    if free_round_id is None:
-        limits.check_bet(ctx, auth.player_id, bet)
     owner = _owner(auth)
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator
@@ -321,6 +323,8 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                    ctx.profile(auth.jurisdiction).min_cycle_ms)
     debit: WalletResult | None = None
     if operator and free_round_id is None:
+        with ctx.db.read() as s:  # checked again with the round; a refused bet is not debited
+            limits.check_bet(s, auth.player_id, bet)
         # The operator's debit, outside any write transaction; rolled back below if the round
         # is then not created.
         early, debit = _operator_debit(ctx, auth, owner, key, req_hash, rid, bet, interval)
@@ -375,6 +379,8 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
                     _check_pace(interval, last, now)
                     s.execute(update(Player).where(Player.id == auth.player_id)
                               .values(last_round_at=now))
+                if row.loss_limited and free_round_id is None:
+                    limits.check_bet(s, auth.player_id, bet)
                 if operator and free_round_id is None:
                     pass  # debited at the operator before this transaction
                 elif free_round_id is None:
