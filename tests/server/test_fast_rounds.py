@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -390,7 +391,8 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
     plan = asyncio.run(generic_plan())
     for table in ("rounds", "idempotency_keys", "wallets", "player_limits"):
         assert f"Seq Scan on {table}" not in plan, plan
-    assert "Index Only Scan using idempotency_keys_pkey" in plan, plan
+    # The key is looked up on its primary key (an index-only scan on PostgreSQL 15).
+    assert re.search(r"Index (Only )?Scan using idempotency_keys_pkey", plan), plan
 
 
 def test_sessions_are_read_on_the_paths_own_connection_and_an_ended_one_is_refused(
