@@ -373,6 +373,26 @@ def bench_postgres(args: argparse.Namespace, loadgen: Path | None) -> dict[str, 
         admin.dispose()
 
 
+def fsync_ms(folder: Path, times: int = 200) -> dict[str, float]:
+    """The disk's sync latency where the SQLite file lives (4 KiB written, then fsync): a
+    durable commit waits for one, so SQLite's rounds/s follow it from one machine to another."""
+    probe = folder / "fsync-probe"
+    fd = os.open(probe, os.O_WRONLY | os.O_CREAT, 0o600)
+    took = []
+    try:
+        for _ in range(times):
+            os.write(fd, b"\0" * 4096)
+            start = time.perf_counter()
+            os.fsync(fd)
+            took.append((time.perf_counter() - start) * 1000)
+    finally:
+        os.close(fd)
+        probe.unlink()
+    took.sort()
+    return {"p50": round(took[times // 2], 3), "p90": round(took[times * 9 // 10], 3),
+            "max": round(took[-1], 3)}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10, help="per level")
@@ -406,6 +426,9 @@ def main(argv: list[str] | None = None) -> None:
              if load_at_start[0] > 0.5 else ""), flush=True)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
+        sync = fsync_ms(Path(tmp))
+        print(f"fsync of 4 KiB here: p50 {sync['p50']:.2f} ms, p90 {sync['p90']:.2f} ms",
+              flush=True)
         loadgen = build_loadgen(Path(tmp)) if args.client == "c" else None
         if not args.no_sqlite:
             results.append(bench("sqlite", f"sqlite:///{tmp}/bench.db", args, loadgen))
@@ -417,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
         "client": "benchmarks/c/loadgen.c" if args.client == "c" else "asyncio (python)",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_average_at_start": load_at_start,
-                    "load_average_at_end": load_at_end},
+                    "load_average_at_end": load_at_end, "fsync_ms": sync},
         "command": " ".join(["python", sys.argv[0], *(sys.argv[1:] if argv is None else argv)]),
         "results": results,
     }

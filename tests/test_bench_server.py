@@ -48,6 +48,8 @@ def test_benchmark_writes_every_field_with_rounds_played(tmp_path: Path) -> None
     data = json.loads(out.read_text())
     assert data["client"] == "benchmarks/c/loadgen.c"
     assert len(data["machine"]["load_average_at_start"]) == 3
+    sync = data["machine"]["fsync_ms"]  # the disk's, which durable commits wait for
+    assert 0 < sync["p50"] <= sync["p90"] <= sync["max"]
     (result,) = data["results"]
     assert result["backend"] == "sqlite" and result["game"] == "crystal-star-deluxe"
     (level,) = result["levels"]
