@@ -72,15 +72,19 @@ def _compile(ids: Sequence[str], part: str) -> float:
     return time.perf_counter() - start
 
 
-def families(ids: Sequence[str]) -> list[list[str]]:
-    """``ids`` grouped by game class: a family shares its kernels, so one process compiles them
-    and its other games load them."""
+def _by_class(ids: Sequence[str]) -> dict[type, list[str]]:
     from slotlab.games import find_game
 
     groups: dict[type, list[str]] = {}
     for gid in ids:
         groups.setdefault(type(find_game(gid)), []).append(gid)
-    return list(groups.values())
+    return groups
+
+
+def families(ids: Sequence[str]) -> list[list[str]]:
+    """``ids`` grouped by game class: a family shares its kernels, so one process compiles them
+    and its other games load them."""
+    return list(_by_class(ids).values())
 
 
 def compile_games(ids: Sequence[str], jobs: int | None = None
@@ -88,10 +92,8 @@ def compile_games(ids: Sequence[str], jobs: int | None = None
     """Compile the kernels of the games ``ids``: each part (round, simulation, exact RTP) of each
     family in a process of its own, ``jobs`` at once (default: one per core). Yields each
     family, part and its seconds as it finishes."""
-    from slotlab.games import find_game
-
-    tasks = [(group, part) for group in families(ids) for part, (needs, _) in PARTS.items()
-             if needs is None or hasattr(find_game(group[0]), needs)]
+    tasks = [(group, part) for cls, group in _by_class(ids).items()
+             for part, (needs, _) in PARTS.items() if needs is None or hasattr(cls, needs)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     # Spawned, not forked: each child starts with no numba state of the parent's.
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -26,7 +26,8 @@ from slotlab.server.services.context import Services
 from slotlab.store.models import CANCELLED, LedgerEntry, PlayerLimit, Round, Wallet, utcnow
 
 PERIODS = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=30)}
-KINDS = ("loss", "deposit")
+LOSS, DEPOSIT = "loss", "deposit"
+KINDS = (LOSS, DEPOSIT)
 COOLING_OFF = timedelta(days=1)
 
 
@@ -71,7 +72,7 @@ def deposits(s: Session, player_id: int, since: datetime) -> int:
 
 def _used(s: Session, player_id: int, kind: str, period: str, now: datetime) -> int:
     since = now - PERIODS[period]
-    return losses(s, player_id, since) if kind == "loss" else deposits(s, player_id, since)
+    return losses(s, player_id, since) if kind == LOSS else deposits(s, player_id, since)
 
 
 def view(ctx: Services, player_id: int) -> dict[str, Any]:
@@ -135,7 +136,7 @@ def _passed(s: Session, player_id: int, kind: str, amount: int) -> tuple[str, in
 def check_bet(s: Session, player_id: int, bet: int) -> None:
     """409 ``loss_limit_reached`` when this bet would take a period's losses past its limit (in
     the debiting transaction, the wallet locked, so two bets cannot both pass)."""
-    passed = _passed(s, player_id, "loss", bet)
+    passed = _passed(s, player_id, LOSS, bet)
     if passed is not None:
         period, limit, used = passed
         raise conflict("loss_limit_reached",

@@ -250,7 +250,7 @@ _LOCK_FOR_ROUND = (
         select(_K.c.request_hash).where(_K.c.owner == bindparam("owner"),
                                         _K.c.key == bindparam("key"))
         .scalar_subquery().label("key_hash"),
-        exists().where(_L.c.player_id == _W.c.player_id, _L.c.kind == "loss")
+        exists().where(_L.c.player_id == _W.c.player_id, _L.c.kind == limits.LOSS)
         .label("loss_limited"),
     )
     .where(_W.c.player_id == bindparam("pid"))
