@@ -97,6 +97,8 @@ def collect(page: Any) -> None:
 
 
 def reels_window(page: Any, testid: str = "reels") -> list[list[str]]:
+    # Drawn first: a reel set that changes (free spins back to the base game) is redrawn.
+    page.wait_for_selector(f"[data-testid={testid}] .cell[data-symbol]")
     cells = page.eval_on_selector_all(
         f"[data-testid={testid}] .cell[data-symbol]",
         "els => els.map(e => [+e.dataset.reel, +e.dataset.row, e.dataset.symbol])",
