@@ -158,11 +158,17 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     force(srv, has("tv_drawn", lambda e: e["multiplier"] > 1))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    page.wait_for_selector("[data-testid=tv-multiplier][data-state=stopped]", timeout=60_000)
+    # Both labels read at the moment the multiplier stops: the show moves on to the free spins
+    # by itself, and on a busy machine it had before the test read them one by one.
+    shown = page.wait_for_function(
+        """() => { const m = document.querySelector('[data-testid=tv-multiplier]');
+                   const s = document.querySelector('[data-testid=tv-spins]');
+                   return m && s && m.dataset.state === 'stopped'
+                          && [s.dataset.label, m.dataset.label]; }""",
+        timeout=60_000).json_value()
     rec = latest(page)
     tv = next(x for x in rec["events"] if x["type"] == "tv_drawn")
-    assert page.get_attribute("[data-testid=tv-spins]", "data-label") == str(tv["spins"])
-    assert page.get_attribute("[data-testid=tv-multiplier]", "data-label") == f"×{tv['multiplier']}"
+    assert shown == [str(tv["spins"]), f"×{tv['multiplier']}"]
     shot(page, "super-12-stars-tv")
     # the free-spin counter and the multiplier stay on screen through the free spins
     page.wait_for_selector("[data-testid=counter-free]:has-text('1 of')", timeout=60_000)
