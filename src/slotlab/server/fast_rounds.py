@@ -26,7 +26,6 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import uuid
@@ -178,7 +177,9 @@ class FastRoundPath:
                  dict(self.stats))
 
 
-_ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key != "seq")
+# Every column but ``seq`` and ``events`` (whose JSON text the write carries).
+_ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns
+                               if c.key not in ("seq", "events"))
 
 
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
@@ -203,10 +204,10 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
         "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
-        "auto_seeds": [], "events": json.loads(events_json),  # as to_jsonable gives
-        "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
+        "auto_seeds": [], "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
         "free_round_id": None, "created_at": now, "updated_at": now, "completed_at": now}
-    r = cast(Round, SimpleNamespace(**values))  # round_public reads attributes only
+    # round_public reads attributes only; the answer's events are added as JSON text below.
+    r = cast(Round, SimpleNamespace(**values, events=None))
     lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
     if win:
         lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
@@ -217,8 +218,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
-    head = round_view.json_object_with(round_view.json_text(
-        {k: v for k, v in body.items() if k not in ("balance", "events")}), events=events_json)
+    del body["balance"], body["events"]
+    head = round_view.json_object_with(round_view.json_text(body), events=events_json)
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
@@ -229,8 +230,9 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> bytes:
     """The 201 body: the stored answer with its balance, and what the player's profile adds
     to each answer (``round_view.with_profile``), from the JSON text built once."""
-    full = round_view.with_profile(ctx, who, {**write.response, "balance": balance})
-    added = {k: round_view.json_text(v) for k, v in full.items() if k not in write.response}
+    body = {**write.response, "balance": balance}
+    full = round_view.with_profile(ctx, who, body)
+    added = {k: round_view.json_text(v) for k, v in full.items() if k not in body}
     return round_view.json_object_with(write.response_json, balance=str(balance),
                                        **added).encode()
 

@@ -49,12 +49,13 @@ class RoundWrite:
     key: str
     request_hash: str
     at: datetime
-    round_values: dict[str, Any]  # every column of ``rounds`` but ``seq``
+    round_values: dict[str, Any]  # every column of ``rounds`` but ``seq`` and ``events``
     ledger: tuple[LedgerLine, ...]
     contributions: tuple[tuple[int, int], ...]  # (pool id, micro-units), in tier order
-    response: dict[str, Any]  # the 201 body, stored with the key once ``balance`` is known
-    # The same, as JSON text without ``balance``, and the round's events as JSON text: encoded
-    # once per round, for the stored answer, the events column and the answer sent.
+    # The 201 body but its ``balance`` (known once written) and its ``events``; the same as JSON
+    # text with the events; the events as JSON text. Encoded once per round, for the stored
+    # answer, the events column and the answer sent.
+    response: dict[str, Any]
     response_json: str
     events_json: str
 

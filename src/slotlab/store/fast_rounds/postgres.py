@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import asyncpg
 from sqlalchemy import JSON
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import make_url
 
 from slotlab.store.fast_rounds.batch import RoundWrite
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
-_PG = postgresql.dialect()  # type: ignore[no-untyped-call]
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
@@ -44,33 +43,35 @@ _DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
          "(SELECT 1 FROM players p WHERE p.id = r.pid AND p.demo))"
          if "demo" in Player.__table__.c else "")
 
-# The batch comes as one array per field (asyncpg sends them in binary; no JSON to parse but
-# the JSON columns' own values): the rounds' checks, their ledger lines, their pool
-# contributions, and their rows, one array per column of ``rounds``.
+# The batch comes as ONE parameter, a JSON array with an object per round: its checks, its
+# ledger lines, its pool contributions and its ``rounds`` row (every column by name, read by
+# json_populate_record). The database parses it in C; asyncpg would encode an array per field
+# element by element (about a hundred values a round, each type-checked in Python).
 _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("win", "bigint"), ("rid", "text"), ("owner", "text"), ("key", "text"),
-      ("req_hash", "text"), ("ts", "timestamptz"), ("head", "text")]
-_LINES = [("n", "int"), ("i", "int"), ("kind", "text"), ("amount", "bigint"),
-          ("back", "bigint"), ("ref", "text")]
-_CONTRIB = [("n", "int"), ("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
-_ROW = [(c.key, c.type.compile(dialect=_PG)) for c in _COLUMNS]
+      ("req_hash", "text"), ("ts", "timestamptz"), ("head", "json"), ("lines", "json"),
+      ("contrib", "json"), ("row", "json")]
+_LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
+          ("ref", "text")]
+_CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
+# A JSON column's None is stored as JSON null, as the general path stores it (a JSON null
+# read by json_populate_record is an SQL NULL).
+_ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.{c.key}"
+        for c in _COLUMNS]
 
 
-def _unnest(fields: list[tuple[str, str]], first: int, alias: str) -> str:
-    arrays = ", ".join(f"${first + i}::{t}[]" for i, (_, t) in enumerate(fields))
-    return f"unnest({arrays}) AS {alias}({', '.join(f for f, _ in fields)})"
+def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
+    return (f"json_to_recordset({source}) AS {alias}"
+            f"({', '.join(f'{f} {t}' for f, t in fields)})")
 
 
-_P_LINES = 1 + len(_R)
-_P_CONTRIB = _P_LINES + len(_LINES)
-_P_ROW = _P_CONTRIB + len(_CONTRIB)
-PARAMETERS = _P_ROW + len(_ROW) - 1
+PARAMETERS = 1
 
 BATCH_SQL = f"""/* slotlab fast round batch */
 WITH r AS MATERIALIZED (
-  SELECT * FROM {_unnest(_R, 1, "r")}
+  SELECT * FROM {_recordset("$1::json", _R, "r")}
 ), cin AS MATERIALIZED (
-  SELECT * FROM {_unnest(_CONTRIB, _P_CONTRIB, "e")}
+  SELECT r.n, e.* FROM r CROSS JOIN LATERAL {_recordset("r.contrib", _CONTRIB, "e")}
 ), snap AS MATERIALIZED (
   SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
 ), lk AS MATERIALIZED (
@@ -92,18 +93,18 @@ WITH r AS MATERIALIZED (
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
-  FROM ok JOIN {_unnest(_LINES, _P_LINES, "e")} ON e.n = ok.n
+  FROM ok CROSS JOIN LATERAL {_recordset("ok.lines", _LINES, "e")}
   ORDER BY ok.n, e.i RETURNING 1
 ), ri AS (
-  INSERT INTO rounds ({", ".join(c for c, _ in _ROW)})
-  SELECT {", ".join(f"x.{c}" for c, _ in _ROW)}
-  FROM ok JOIN {_unnest(_ROW, _P_ROW, "x")} ON x.id = ok.rid
+  INSERT INTO rounds ({", ".join(c.key for c in _COLUMNS)})
+  SELECT {", ".join(_ROW)}
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.row) AS x
   ORDER BY ok.n RETURNING 1
 ), ki AS (
   INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
                                 created_at)
   SELECT ok.owner, ok.key, ok.req_hash, ok.rid, 201,
-         (left(ok.head, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
+         (left(ok.head::text, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
   FROM ok ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
   SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
@@ -126,30 +127,38 @@ SELECT n, balance FROM ok
 """
 
 
-def _row_value(w: RoundWrite, column: str) -> Any:
-    """A ``rounds`` value as its array sends it: JSON columns as JSON text (a None as JSON
-    null, as the general path stores it), the events as encoded once."""
-    if column == "events":
-        return w.events_json
-    v = w.round_values[column]
-    return json.dumps(v, separators=(",", ":")) if column in _JSON_COLUMNS else v
+def _iso(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
-def parameters(batch: Sequence[RoundWrite]) -> list[list[Any]]:
-    """The statement's arrays, in the order of its parameters."""
-    rounds = [[n, w.player_id, w.currency, w.bet, w.win, w.round_id, w.owner, w.key,
-               w.request_hash, w.at, w.response_json] for n, w in enumerate(batch)]
-    lines = [[n, i, e.kind, e.amount, e.back, e.ref]
-             for n, w in enumerate(batch) for i, e in enumerate(w.ledger)]
-    contrib = [[n, i, pool, micro]
-               for n, w in enumerate(batch) for i, (pool, micro) in enumerate(w.contributions)]
-    rows = [[_row_value(w, c) for c, _ in _ROW] for w in batch]
-    return [*_columns(rounds, len(_R)), *_columns(lines, len(_LINES)),
-            *_columns(contrib, len(_CONTRIB)), *_columns(rows, len(_ROW))]
+def _compact(value: Any) -> str:
+    return json.dumps(value, default=_iso, separators=(",", ":"))
 
 
-def _columns(records: list[list[Any]], width: int) -> list[list[Any]]:
-    return [list(col) for col in zip(*records, strict=True)] if records else [[]] * width
+def _with(obj: str, **members: str) -> str:
+    """The JSON object text ``obj`` with more members, each value already JSON text."""
+    return obj[:-1] + "".join(f',"{k}":{v}' for k, v in members.items()) + "}"
+
+
+def round_json(n: int, w: RoundWrite) -> str:
+    """Round ``n`` of a batch as the statement reads it: the answer's head and the events go in
+    as the JSON text already encoded for the answer, never encoded again."""
+    record = _compact({
+        "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
+        "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash, "ts": w.at,
+        "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
+                  for i, e in enumerate(w.ledger)],
+        "contrib": [{"i": i, "pool": pool, "micro": micro}
+                    for i, (pool, micro) in enumerate(w.contributions)]})
+    row = _with(_compact(w.round_values), events=w.events_json)
+    return _with(record, head=w.response_json, row=row)
+
+
+def parameters(batch: Sequence[RoundWrite]) -> list[str]:
+    """The statement's one parameter."""
+    return ["[" + ",".join(round_json(n, w) for n, w in enumerate(batch)) + "]"]
 
 
 # Every table the statement reads is read by key. A prepared statement keeps the generic plan

@@ -14,6 +14,7 @@ stored text (times, JSON, booleans) is the same whichever path wrote a row.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -68,8 +69,9 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
-def _round_row(w: RoundWrite) -> list[Any]:
-    return [proc(w.round_values[key]) for key, proc in _ROUND_PROCESSORS]
+def _round_row(w: RoundWrite, events: Any) -> list[Any]:
+    values = {**w.round_values, "events": events}
+    return [proc(values[key]) for key, proc in _ROUND_PROCESSORS]
 
 
 class SqliteRoundWriter:
@@ -116,9 +118,12 @@ class SqliteRoundWriter:
         con.executemany(_INSERT_LEDGER, [
             (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
             for e in w.ledger])
-        con.execute(_INSERT_ROUND, _round_row(w))
-        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201,
-                                  _KEY_RESPONSE({**w.response, "balance": after}), at))
+        # Parsed again so that the stored text is SQLAlchemy's encoding, as the general
+        # path's (SQLite keeps JSON as the text it is given).
+        events = json.loads(w.events_json)
+        con.execute(_INSERT_ROUND, _round_row(w, events))
+        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201, _KEY_RESPONSE(
+            {**w.response, "events": events, "balance": after}), at))
         return int(after)
 
     def _pools(self, con: sqlite3.Connection, written: list[RoundWrite]) -> None:
