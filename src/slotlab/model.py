@@ -70,7 +70,7 @@ def strip_window(strips: np.ndarray, lengths: np.ndarray, symbol_ids: Sequence[s
     out = []
     for r in range(strips.shape[0]):
         i = int(stops[r]) % int(lengths[r])
-        out.append([symbol_ids[int(strips[r, i + k])] for k in range(rows)])
+        out.append([symbol_ids[c] for c in strips[r, i:i + rows].tolist()])
     return out
 
 

@@ -51,12 +51,13 @@ class CrystalStarDeluxe:
         self.model_hash = model.hash
         self._exact: ReportCache[int] = ReportCache()
         self._ev_rows = 3 * (1 + model.n_lines)
-
+        self._contribution_texts: dict[int, dict[str, str]] = {}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> CrystalStarDeluxe:
         """The game on a model given as its parsed JSON (a stored model version)."""
         return cls(load_model(data))
+
     def __repr__(self) -> str:
         return f"CrystalStarDeluxe(v{self.model.version}, {self.model_hash[:12]})"
 
@@ -83,11 +84,11 @@ class CrystalStarDeluxe:
         stream = chacha_stream(seeds[0])
         stops = np.empty(3, np.int64)
         k.draw_stops(stream, self.model.lengths, stops)
-        return self.play_stops(bet, stops)
+        return self._round(bet, stops)  # drawn in range: no need to check them again
 
     def play_stops(self, bet: int, stops: Sequence[int] | np.ndarray) -> RoundResult:
         """The round that top-row reel ``stops`` produce (forced outcomes, tests, PAR checks)."""
-        line_bet = self.line_bet(bet)
+        check_bet(self, bet)
         m = self.model
         try:
             arr = np.array([operator.index(s) for s in stops], np.int64)
@@ -95,6 +96,11 @@ class CrystalStarDeluxe:
             raise ValueError(f"stops must be integers, got {list(stops)}") from exc
         if arr.shape != (3,) or any(not 0 <= arr[r] < m.lengths[r] for r in range(3)):
             raise ValueError(f"stops must be 3 ints in range(strip length), got {list(stops)}")
+        return self._round(bet, arr)
+
+    def _round(self, bet: int, arr: np.ndarray) -> RoundResult:
+        line_bet = self.line_bet(bet)
+        m = self.model
         tot = np.zeros(k.T_SIZE, np.int64)
         ev = np.zeros((self._ev_rows, k.EV_COLS), np.int64)
         n = k.play_stops(
@@ -104,12 +110,8 @@ class CrystalStarDeluxe:
         )
         events: list[Event] = []
         if line_bet == m.max_line_bet:
-            events.append({
-                "type": "progressive_contributed",
-                "contributions": {
-                    t: fraction_text(p.rate * bet) for t, p in m.progressives.items()
-                },
-            })
+            events.append({"type": "progressive_contributed",
+                           "contributions": dict(self._contributions(bet))})
         jackpots: list[str] = []
         for row in ev[:n].tolist():
             events.append(self._event(row, jackpots))
@@ -119,6 +121,14 @@ class CrystalStarDeluxe:
             game_id=self.id, model_hash=self.model_hash, bet=bet, events=tuple(events), win=win,
             jackpots=tuple(jackpots),
         )
+
+    def _contributions(self, bet: int) -> dict[str, str]:
+        """Each pool's share of a bet, as exact text (one per bet on the ladder, kept)."""
+        texts = self._contribution_texts.get(bet)
+        if texts is None:
+            texts = {t: fraction_text(p.rate * bet) for t, p in self.model.progressives.items()}
+            self._contribution_texts[bet] = texts
+        return texts
 
     def _event(self, row: list[int], jackpots: list[str]) -> Event:
         kind, stage = row[0], row[1]
