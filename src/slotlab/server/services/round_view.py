@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import func, select
 
 from slotlab.server.services import ledger, profiles
@@ -31,14 +32,15 @@ def to_jsonable(x: Any) -> Any:
 
 
 def json_text(x: Any) -> str:
-    """``x`` as compact JSON text (tuples as lists, numpy scalars as numbers)."""
-    return json.dumps(x, default=_json_default, separators=(",", ":"))
+    """``x`` as compact JSON text (tuples as lists, numpy scalars as numbers, keys as text;
+    orjson: a round's events and answer are encoded on the money path)."""
+    return orjson.dumps(x, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def json_object_with(obj: str, **raw: str) -> str:
     """The JSON object text ``obj`` with more members, each value already JSON text (so that
-    a large value encoded once is not encoded again)."""
-    extra = ",".join(f"{json.dumps(k)}:{v}" for k, v in raw.items())
+    a large value encoded once is not encoded again). The names are identifiers."""
+    extra = ",".join(f'"{k}":{v}' for k, v in raw.items())
     if not extra:
         return obj
     return f"{obj[:-1]}{',' if obj.strip() != '{}' else ''}{extra}}}"
