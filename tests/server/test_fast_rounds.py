@@ -145,6 +145,21 @@ def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_fast_round_is_stored_at_the_time_and_with_the_events_it_answered(
+        make_server: Any) -> None:
+    """The batch's JSON carries the round's times and events: read back, they are the 201
+    answer's to the microsecond (and the time zone), and its events unchanged."""
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    answer = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert answer.status_code == 201 and served(srv)["served"] == 1, served(srv)
+    stored = c.get(f"/api/rounds/{answer.json()['round_id']}")
+    assert stored.status_code == 200, stored.text
+    assert datetime.fromisoformat(answer.json()["created_at"]).utcoffset() is not None
+    for field in ("created_at", "completed_at", "events", "bet", "win", "model_hash"):
+        assert stored.json()[field] == answer.json()[field], field
+
+
 def test_a_retried_key_is_answered_once_and_moves_money_once(make_server: Any) -> None:
     srv = make_server(games=games())
     c, _ = srv.player()
