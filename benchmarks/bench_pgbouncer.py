@@ -15,32 +15,22 @@ Writes benchmarks/results/server_pgbouncer.json.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import platform
 import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+import bench_server as bench  # sibling scripts: a script's own folder is first on sys.path
+import pgbouncer as pgb
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "server_pgbouncer.json"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(argv: list[str] | None = None) -> int:
-    bench = _load("bench_server")
-    pgb = _load("pgbouncer")
     given = list(sys.argv[1:] if argv is None else argv)
     argv = list(given)
     pool_size = 20

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import os
 import statistics
@@ -27,23 +26,12 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+import bench_server as bench  # sibling scripts: a script's own folder is first on sys.path
+import pgbouncer as pgb
+
 HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load("bench_server")
-pgb = _load("pgbouncer")
 
 
 @contextlib.contextmanager
