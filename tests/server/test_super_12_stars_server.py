@@ -298,3 +298,17 @@ def test_help_shows_rtp_and_the_operator(make_server, game):
     assert info["variant"] == GAME and info["model_hash"] == game.model_hash
     assert info["operator"]["contact"] == "support@casino.example"
     assert info["operator"]["name"] == "Casino Example Ltd"
+
+
+def test_the_max_win_is_said_to_be_an_upper_bound(make_server, game):
+    """Uncapped, the game's max win is a rigorous bound that simulated rounds stay far below:
+    the game list and the game's own page say so, the help says 'no round pays more than'."""
+    srv = make_server(games={GAME: game})
+    c, _ = srv.player()
+    listed = {g["id"]: g for g in c.get("/api/games").json()}[GAME]
+    info = c.get(f"/api/games/{GAME}").json()
+    assert game.model.cap_x is None
+    assert listed["max_win_bound"] is True and info["max_win_bound"] is True
+    assert listed["max_win"] == info["max_win_x"] == game.max_win_x()
+    assert f"No round pays more than {game.max_win_x():,} times the total bet" in " ".join(
+        info["rules"])

@@ -200,6 +200,7 @@ class GameSummaryPublic(BaseModel):
     decimals: int  # the currency's minor-unit digits
     rtp: float | None
     max_win: int
+    max_win_bound: bool = False  # max_win is an upper bound that no round may reach
     max_win_cash: int | None
     model_hash: str
     variant: str

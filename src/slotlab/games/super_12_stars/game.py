@@ -397,8 +397,8 @@ class Super12Stars:
         if m.cap_x is not None:
             out.append(f"The most a round pays is {m.cap_x:,} times the total bet.")
         else:
-            out.append(f"The most a round pays is {self.max_win_x():,} times the total bet "
-                       "(rounded up).")
+            out.append(f"No round pays more than {self.max_win_x():,} times the total bet "
+                       "(an upper bound, rounded up).")
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -421,6 +421,8 @@ class Super12Stars:
             "rows": N_ROWS,
             "symbols": symbols,
             "lines": [list(x) for x in spec.lines],
+            # Uncapped, the max win is a rigorous upper bound that no round may reach: said so.
+            "max_win_bound": m.cap_x is None,
             "bets": self.bets(),
             "pay_divisor": PAY_DIVISOR,
             "paytable": paytable,

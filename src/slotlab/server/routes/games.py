@@ -93,7 +93,9 @@ def list_games(ctx: ServicesDep, creds: Bearer, currency: CurrencyQuery = None
                ) -> list[dict[str, Any]]:
     """The offered games, their bets in one currency (422 ``currency_not_offered``)."""
     code = _viewer_currency(ctx, creds, currency)
-    return [{**_offer(ctx, e), "max_win": e.max_win_x, "progressives": bool(e.progressives)}
+    return [{**_offer(ctx, e), "max_win": e.max_win_x,
+             "max_win_bound": bool(e.description.get("max_win_bound", False)),
+             "progressives": bool(e.progressives)}
             for e in ctx.catalog.in_currency(code)]
 
 

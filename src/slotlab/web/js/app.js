@@ -264,7 +264,7 @@ class App {
         h("h2", {}, g.name),
         h("dl.facts", {}, [
           h("dt", {}, t("lobby.rtp")), h("dd", {}, percent(g.rtp)),
-          h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win ? t("lobby.times", { x: num(Number(g.max_win)) }) : "—"),
+          h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win ? t(g.max_win_bound ? "lobby.up_to_times" : "lobby.times", { x: num(Number(g.max_win)) }) : "—"),
           h("dt", {}, t("lobby.bets")), h("dd", {}, g.bets?.length ? t("lobby.bet_range", { low: this.money(g.bets[0]), high: this.money(g.bets[g.bets.length - 1]) }) : "—"),
         ]),
         g.progressives ? h("p.lobby-jp", { "data-testid": `lobby-jackpots-${g.id}` }, t("lobby.progressives")) : null,
