@@ -125,8 +125,8 @@ class Settings(BaseSettings):
     # off: every round takes the general path. Its PostgreSQL connections (asyncpg) are the
     # batches it keeps in flight; a batch holds at most fast_rounds_max_batch rounds. One:
     # batches wait for each other's commit and so grow; measured on 2 cores at 32 clients,
-    # PostgreSQL spent 0.37 ms of CPU per round against 0.53 with two (and two processes did
-    # 943-1066 rounds/s against 712-835).
+    # PostgreSQL spent 0.16 ms of CPU per round against 0.23 with two, and one process did
+    # 3,265-3,708 rounds/s against 2,710-2,752 (benchmarks/bench_server.py, turn by turn).
     fast_rounds: bool = True
     fast_rounds_connections: int = Field(1, ge=1, le=16)
     fast_rounds_max_batch: int = Field(64, ge=1, le=1000)
