@@ -41,6 +41,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotlab import CODE_VERSION
+from slotlab.json_text import json_object_with, json_text
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server.errors import ApiError
@@ -191,7 +192,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     ORM object: this path has no session, and instrumented attributes cost more than the game."""
     now = utcnow()
     rid = uuid.uuid4().hex
-    events_json = round_view.json_text(list(result.events))
+    events_json = json_text(list(result.events))
     win_credits = int(result.win)
     uncapped = win_credits * entry.denomination
     cap = entry.cash_cap  # the settings' cap for the entry's currency, kept with the entry
@@ -219,7 +220,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
                           if tier in pools)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
-    head = round_view.json_object_with(round_view.json_text(body), events=events_json)
+    head = json_object_with(json_text(body), events=events_json)
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
@@ -232,8 +233,8 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> by
     to each answer (``round_view.with_profile``), from the JSON text built once."""
     body = {**write.response, "balance": balance}
     full = round_view.with_profile(ctx, who, body)
-    added = {k: round_view.json_text(v) for k, v in full.items() if k not in body}
-    return round_view.json_object_with(write.response_json, balance=str(balance),
+    added = {k: json_text(v) for k, v in full.items() if k not in body}
+    return json_object_with(write.response_json, balance=str(balance),
                                        **added).encode()
 
 

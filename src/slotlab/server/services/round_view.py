@@ -7,9 +7,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-import orjson
 from sqlalchemy import func, select
 
+from slotlab.json_text import plain
 from slotlab.server.services import ledger, profiles
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
@@ -18,32 +18,9 @@ from slotlab.store.models import CANCELLED, COMPLETED, LedgerEntry, Round, Walle
 ROUND_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def _json_default(o: Any) -> Any:
-    if hasattr(o, "item"):  # numpy scalars
-        return o.item()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise TypeError(f"not JSON: {type(o).__name__}")
-
-
 def to_jsonable(x: Any) -> Any:
     """Plain JSON values (tuples become lists), as the database will give them back."""
-    return json.loads(json.dumps(x, default=_json_default))
-
-
-def json_text(x: Any) -> str:
-    """``x`` as compact JSON text (tuples as lists, numpy scalars as numbers, keys as text;
-    orjson: a round's events and answer are encoded on the money path)."""
-    return orjson.dumps(x, default=_json_default, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def json_object_with(obj: str, **raw: str) -> str:
-    """The JSON object text ``obj`` with more members, each value already JSON text (so that
-    a large value encoded once is not encoded again). The names are identifiers."""
-    extra = ",".join(f'"{k}":{v}' for k, v in raw.items())
-    if not extra:
-        return obj
-    return f"{obj[:-1]}{',' if obj.strip() != '{}' else ''}{extra}}}"
+    return json.loads(json.dumps(x, default=plain))
 
 
 def iso(t: datetime | None) -> str | None:

@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import asyncpg
-import orjson
 from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
+from slotlab.json_text import json_object_with, json_text
 from slotlab.store.fast_rounds.batch import RoundWrite
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
@@ -126,28 +126,18 @@ SELECT n, balance FROM ok
 """
 
 
-def _compact(value: Any) -> str:
-    """Compact JSON text; times as ISO 8601 with their offset, as ``isoformat`` gives them."""
-    return orjson.dumps(value).decode()
-
-
-def _with(obj: str, **members: str) -> str:
-    """The JSON object text ``obj`` with more members, each value already JSON text."""
-    return obj[:-1] + "".join(f',"{k}":{v}' for k, v in members.items()) + "}"
-
-
 def round_json(n: int, w: RoundWrite) -> str:
     """Round ``n`` of a batch as the statement reads it: the answer's head and the events go in
     as the JSON text already encoded for the answer, never encoded again."""
-    record = _compact({
+    record = json_text({
         "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
         "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash, "ts": w.at,
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
                     for i, (pool, micro) in enumerate(w.contributions)]})
-    row = _with(_compact(w.round_values), events=w.events_json)
-    return _with(record, head=w.response_json, row=row)
+    row = json_object_with(json_text(w.round_values), events=w.events_json)
+    return json_object_with(record, head=w.response_json, row=row)
 
 
 def parameters(batch: Sequence[RoundWrite]) -> list[str]:

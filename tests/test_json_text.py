@@ -1,14 +1,16 @@
-"""``round_view.json_text`` (orjson) writes what the standard library's compact encoder writes
-(without its ASCII escapes), whatever a game puts in its events."""
+"""``json_text`` (orjson) writes what the standard library's compact encoder writes (without
+its ASCII escapes), whatever a game puts in its events, and times as ``isoformat`` does."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
 import pytest
 
+from slotlab.json_text import json_object_with, json_text
 from slotlab.server.services import round_view
 
 VALUES: list[Any] = [
@@ -25,17 +27,26 @@ VALUES: list[Any] = [
 def test_json_text_is_the_standard_compact_encoding(value: Any) -> None:
     standard = json.dumps(round_view.to_jsonable(value), separators=(",", ":"),
                           ensure_ascii=False)
-    assert round_view.json_text(value) == standard
+    assert json_text(value) == standard
 
 
 def test_json_text_refuses_what_is_not_json() -> None:
     with pytest.raises(TypeError):
-        round_view.json_text({"x": object()})
+        json_text({"x": object()})
 
 
 def test_json_object_with_adds_members_as_given() -> None:
-    head = round_view.json_text({"round_id": "r1", "bet": 10})
-    full = round_view.json_object_with(head, events='[{"type":"x"}]', balance="90")
+    head = json_text({"round_id": "r1", "bet": 10})
+    full = json_object_with(head, events='[{"type":"x"}]', balance="90")
     assert json.loads(full) == {"round_id": "r1", "bet": 10, "events": [{"type": "x"}],
                                 "balance": 90}
-    assert round_view.json_object_with("{}", balance="1") == '{"balance":1}'
+    assert json_object_with("{}", balance="1") == '{"balance":1}'
+
+
+@pytest.mark.parametrize("at", [datetime(2026, 12, 2, 3, 9, 12, 205698, tzinfo=UTC),
+                                datetime(2026, 12, 2, 3, 9, 12, tzinfo=UTC),
+                                datetime(2026, 12, 2, 4, 9, 12, 1, tzinfo=timezone(
+                                    timedelta(hours=1)))])
+def test_times_are_written_as_isoformat_writes_them(at: datetime) -> None:
+    """The store sends the rounds' times to PostgreSQL in this text: it must be the time."""
+    assert json_text({"at": at}) == f'{{"at":"{at.isoformat()}"}}'

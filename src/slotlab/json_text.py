@@ -1,0 +1,34 @@
+"""JSON text on the money path: each value encoded once (orjson), and an object's text extended
+with members already encoded, so that a round's events are never encoded or decoded twice.
+
+Shared by the web layer (a round's answer) and the store (the batch written with it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+def plain(o: Any) -> Any:
+    """What orjson leaves to a default: numpy scalars as numbers, sets and tuples as lists."""
+    if hasattr(o, "item"):  # numpy scalars
+        return o.item()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def json_text(x: Any) -> str:
+    """``x`` as compact JSON text: the standard library's compact encoding without its ASCII
+    escapes (tuples as lists, numpy scalars as numbers, keys as text, times as ISO 8601)."""
+    return orjson.dumps(x, default=plain, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def json_object_with(obj: str, **raw: str) -> str:
+    """The JSON object text ``obj`` with more members, each value already JSON text. The
+    members' names are identifiers (no escaping)."""
+    extra = ",".join(f'"{k}":{v}' for k, v in raw.items())
+    if not extra:
+        return obj
+    return f"{obj[:-1]}{',' if obj.strip() != '{}' else ''}{extra}}}"
