@@ -234,8 +234,7 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> by
     body = {**write.response, "balance": balance}
     full = round_view.with_profile(ctx, who, body)
     added = {k: json_text(v) for k, v in full.items() if k not in body}
-    return json_object_with(write.response_json, balance=str(balance),
-                                       **added).encode()
+    return json_object_with(write.response_json, balance=str(balance), **added).encode()
 
 
 class FastRounds:
