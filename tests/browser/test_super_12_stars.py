@@ -28,6 +28,7 @@ from .test_client import (
     rounds_played,
     wait_round,
 )
+from .test_languages import close_dialog
 from .test_superstars import serve
 
 pytestmark = pytest.mark.browser
@@ -121,10 +122,14 @@ def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
     register(page, srv)
     card = page.inner_text(f"[data-testid=game-card-{GID}]")
     assert "Super 12 Stars" in card
-    assert "up to" in card  # its max win is an upper bound, not a win a round reaches
     open_game(page, GID)
     assert page.locator("[data-testid=reels] .cell[data-symbol]").count() == 15
     desc = api(page, "GET", f"/api/games/{GID}")
+    # its max win is an upper bound, not a win a round reaches: the lobby and the menu say so
+    assert f"up to {desc['max_win_x']:,}×" in card
+    page.click("[data-testid=menu]")
+    assert f"up to {desc['max_win_x']:,} × stake" in page.inner_text("[data-testid=menu-dialog]")
+    close_dialog(page, "menu-dialog")
     shot(page, "super-12-stars-rest")
     page.click("[data-testid=pays]")
     page.wait_for_selector("[data-testid=pays-dialog]")

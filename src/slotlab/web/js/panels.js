@@ -2,7 +2,7 @@
 import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
 import { gameRules } from "./gametext.js";
-import { chooseLanguage, duration, english, language, languages, percent, readEnglish, t } from "./i18n.js";
+import { chooseLanguage, duration, english, language, languages, num, percent, readEnglish, t } from "./i18n.js";
 import { payLabel, symbolText } from "./names.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
@@ -321,7 +321,7 @@ export function openMenu(game) {
     h("h3", {}, t("menu.info")),
     h("dl.info", {}, [
       h("dt", {}, t("menu.rtp")), h("dd", {}, percent(game.desc.rtp)),
-      h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t(game.desc.max_win_bound ? "menu.max_win_up_to_x" : "menu.max_win_x", { x: game.desc.max_win_x }) : "—"),
+      h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t(game.desc.max_win_bound ? "menu.max_win_up_to_x" : "menu.max_win_x", { x: num(Number(game.desc.max_win_x)) }) : "—"),
       h("dt", {}, t("menu.model")), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
       h("dt", {}, t("menu.jurisdiction")), h("dd", {}, [p.name || t("menu.jurisdiction_default"), p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(" · ")),
     ]),
