@@ -114,14 +114,16 @@ def contribute(
     s: Session, entry: GameEntry, pools: dict[str, JackpotPool], bet_minor: int, round_id: str,
     now: datetime,
 ) -> list[dict[str, Any]]:
-    out = []
+    out, rows = [], []
     for tier, amount in contributions(entry, bet_minor):
         pool = pools.get(tier)
         if pool is None:
             continue
         pool.value_micro += amount
-        _entry(s, pool, CONTRIBUTION, amount, round_id, now)
+        rows.append(_entry_row(pool, CONTRIBUTION, amount, round_id, now))
         out.append({"tier": tier, "amount_micro": amount})
+    if rows:  # one statement for the entries, and so one flush of the pools' new values
+        s.execute(_INSERT_ENTRY, rows)
     return out
 
 
@@ -135,11 +137,15 @@ def award(s: Session, pool: JackpotPool, round_id: str, now: datetime) -> int:
     return amount
 
 
+def _entry_row(pool: JackpotPool, kind: str, amount: int, round_id: str | None,
+               now: datetime) -> dict[str, Any]:
+    return {"pool_id": pool.id, "kind": kind, "amount_micro": amount,
+            "value_after_micro": pool.value_micro, "round_id": round_id, "created_at": now}
+
+
 def _entry(s: Session, pool: JackpotPool, kind: str, amount: int, round_id: str | None,
            now: datetime) -> None:
-    s.execute(_INSERT_ENTRY, {"pool_id": pool.id, "kind": kind, "amount_micro": amount,
-                              "value_after_micro": pool.value_micro, "round_id": round_id,
-                              "created_at": now})
+    s.execute(_INSERT_ENTRY, _entry_row(pool, kind, amount, round_id, now))
 
 
 def pool_values(db: Database, catalog: Catalog, currency: str | None = None
