@@ -20,6 +20,7 @@ VALUES: list[Any] = [
     {"name": "Estrella dorada ñ €", "quote": 'say "hi"\n', "none": None},
     [frozenset({7}), {"nested": [(1, 2), ()]}],
     {"big": 2**62, "negative": -(2**62), "zero": 0},
+    {"beyond_64_bits": 2**70, "nested": [-(2**80)]},  # orjson refuses: the standard library
 ]
 
 

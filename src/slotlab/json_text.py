@@ -5,6 +5,7 @@ Shared by the web layer (a round's answer) and the store (the batch written with
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -21,8 +22,12 @@ def plain(o: Any) -> Any:
 
 def json_text(x: Any) -> str:
     """``x`` as compact JSON text: the standard library's compact encoding without its ASCII
-    escapes (tuples as lists, numpy scalars as numbers, keys as text, times as ISO 8601)."""
-    return orjson.dumps(x, default=plain, option=orjson.OPT_NON_STR_KEYS).decode()
+    escapes (tuples as lists, numpy scalars as numbers, keys as text, times as ISO 8601). Also
+    the database engines' encoder of JSON columns, so that every path stores the same text."""
+    try:
+        return orjson.dumps(x, default=plain, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: the standard library's
+        return json.dumps(x, default=plain, separators=(",", ":"), ensure_ascii=False)
 
 
 def json_object_with(obj: str, **raw: str) -> str:

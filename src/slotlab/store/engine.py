@@ -25,6 +25,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
+from slotlab.json_text import json_text
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 POOLERS = ("none", "pgbouncer")
 
@@ -57,6 +59,7 @@ def _sqlite_engine(url: str, *, begin: str, busy_timeout_ms: int, synchronous: s
     Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,
+        json_serializer=json_text,
         connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
         pool_size=48,
         max_overflow=16,
@@ -99,7 +102,7 @@ def make_engine(
             synchronous=synchronous,
         )
     return create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False,
-                         connect_args=pooler_connect_args(pooler))
+                         connect_args=pooler_connect_args(pooler), json_serializer=json_text)
 
 
 MAX_BATCH = 64

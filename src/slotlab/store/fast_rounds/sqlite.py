@@ -7,14 +7,15 @@ unused, no loss limit to count); a round that passes is debited and credited and
 entries, round and key are inserted; the batch's jackpot contributions are added to the pools
 at the end. One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
-Values go through the same SQLAlchemy type processors as the general path's inserts, so the
-stored text (times, JSON, booleans) is the same whichever path wrote a row.
+Values go through the same SQLAlchemy type processors as the general path's inserts, with the
+engine's JSON encoder (:func:`slotlab.json_text.json_text`), so the stored text (times, JSON,
+booleans) is the same whichever path wrote a row; the events and the stored answer go in as
+the JSON text already encoded for the answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,17 +25,17 @@ from sqlalchemy import ColumnElement
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
+from slotlab.json_text import json_object_with, json_text
 from slotlab.store.fast_rounds.batch import RoundWrite
 from slotlab.store.fast_rounds.postgres import LOSS_LIMIT
 from slotlab.store.models import (
     LIVE_STATUSES,
-    IdempotencyKey,
     LedgerEntry,
     Player,
     Round,
 )
 
-_DIALECT = sqlite_dialect.pysqlite.dialect()
+_DIALECT = sqlite_dialect.pysqlite.dialect(json_serializer=json_text)  # as the engine's
 Processor = Callable[[Any], Any]
 
 
@@ -44,11 +45,12 @@ def _processor(col: ColumnElement[Any]) -> Processor:
 
 
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
-_ROUND_PROCESSORS = [(c.key, _processor(c)) for c in _ROUND_COLUMNS]
+# The events go in as the JSON text the answer carries (the engine's encoder: the same text).
+_ROUND_PROCESSORS = [(c.key, _processor(c) if c.key != "events" else None)
+                     for c in _ROUND_COLUMNS]
 _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)}) "
                  f"VALUES ({', '.join('?' for _ in _ROUND_COLUMNS)})")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
-_KEY_RESPONSE = _processor(IdempotencyKey.__table__.c.response)
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
          if "demo" in Player.__table__.c else "0")
@@ -69,9 +71,10 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
-def _round_row(w: RoundWrite, events: Any) -> list[Any]:
-    values = {**w.round_values, "events": events}
-    return [proc(values[key]) for key, proc in _ROUND_PROCESSORS]
+def _round_row(w: RoundWrite) -> list[Any]:
+    values = w.round_values
+    return [w.events_json if proc is None else proc(values[key])
+            for key, proc in _ROUND_PROCESSORS]
 
 
 class SqliteRoundWriter:
@@ -118,12 +121,9 @@ class SqliteRoundWriter:
         con.executemany(_INSERT_LEDGER, [
             (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
             for e in w.ledger])
-        # Parsed again so that the stored text is SQLAlchemy's encoding, as the general
-        # path's (SQLite keeps JSON as the text it is given).
-        events = json.loads(w.events_json)
-        con.execute(_INSERT_ROUND, _round_row(w, events))
-        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201, _KEY_RESPONSE(
-            {**w.response, "events": events, "balance": after}), at))
+        con.execute(_INSERT_ROUND, _round_row(w))
+        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201,
+                                  json_object_with(w.response_json, balance=str(after)), at))
         return int(after)
 
     def _pools(self, con: sqlite3.Connection, written: list[RoundWrite]) -> None:
