@@ -194,6 +194,18 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
         assert shown[p["cell"]] == p["value"]  # the triggering symbols became these prizes
     assert page.inner_text("[data-testid=counter-spins]").endswith(str(started["spins"]))
     assert page.locator("[data-testid^=board-square-]").count() == 24
+    # the feature squares named after a character (or the wheel) carry its drawing by their name
+    board = api(page, "GET", "/api/games/superstars")["board"]
+    for i, name in enumerate(board):
+        square = f"[data-testid=board-square-{i}]"
+        art = page.locator(f"{square} .sq-art").count()
+        shapes = page.locator(f"{square} .sq-art svg.glyph > *").count()  # drawn, not empty
+        if name in ("FINN", "STARBURST", "WHEEL", "GONZO", "MISSBANKS", "SPACEWARS"):
+            assert art == 1 and shapes > 0, (i, name)
+        else:
+            assert art == 0, (i, name)
+        assert page.get_attribute(square, "data-label") == page.inner_text(
+            f"{square} .sq-label")
     shot(page, "superstars-bonus-start", docs=True)
     assert page.inner_text("[data-testid=spin]").strip() == "STALL"
 

@@ -19,7 +19,8 @@ export function squareCell(i) {
 }
 
 export class Board {
-  /** squares: [{label, kind, value?}] x 24. */
+  /** squares: [{label, kind, value?, sub?, art?}] x 24; art: SVG markup drawn above the label
+   * (decoration only: the label says what the square is). */
   constructor(squares, { testid = "board" } = {}) {
     this.testid = testid;
     this.position = 0;
@@ -49,7 +50,7 @@ export class Board {
     squares.forEach((s, i) => this.setSquare(i, s));
   }
 
-  setSquare(i, { label = "", kind = "blank", value, sub = "" } = {}) {
+  setSquare(i, { label = "", kind = "blank", value, sub = "", art = "" } = {}) {
     const el = this.squareEls[i];
     if (!el) return;
     el.className = `sq ${kind}`;
@@ -57,7 +58,10 @@ export class Board {
     el.dataset.label = String(label);
     if (value !== undefined && value !== null) el.dataset.value = String(value);
     else delete el.dataset.value;
-    el.replaceChildren(...[h("span.sq-label", {}, label), sub ? h("span.sq-sub", { "data-testid": `${this.testid}-value-${i}` }, sub) : null].filter(Boolean));
+    const drawing = art ? h("span.sq-art", { "aria-hidden": "true" }) : null;
+    if (drawing) drawing.innerHTML = art;
+    el.classList.toggle("drawn", Boolean(drawing));
+    el.replaceChildren(...[drawing, h("span.sq-label", {}, label), sub ? h("span.sq-sub", { "data-testid": `${this.testid}-value-${i}` }, sub) : null].filter(Boolean));
     el.title = sub ? `${label} ${sub}` : String(label);
   }
 

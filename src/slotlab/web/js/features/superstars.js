@@ -4,6 +4,7 @@
 // token moving square by square, each feature step by step, the Wheel Game and the Final Game.
 // "Throw Dice" and the wheel's "Spin" only pace the show (auto spin and a quick stop skip them).
 // Prizes are multiples of the total bet; they are shown in money.
+import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 import { Feature } from "./base.js";
 import { Board } from "./board.js";
@@ -17,6 +18,9 @@ const ROWS = 5;
 // (superstars.square.<id>, superstars.feature.<id>, superstars.segment.<id>)
 const SQUARES = ["START", "FINN", "STARBURST", "WHEEL", "GONZO", "MISSBANKS", "EXTRASPINS", "SPACEWARS"];
 const SEGMENTS = ["DICE1", "DICE2", "RANDOM", "REPLAY", "PLUS1", "UPGRADE"];
+// the drawing on a feature square: the character it is named after, or the wheel (by the
+// English names symbols.js draws)
+const SQUARE_ART = { FINN: "finn", STARBURST: "starburst", WHEEL: "wheel", GONZO: "gonzo", MISSBANKS: "miss banks", SPACEWARS: "space wars" };
 const SEGMENT_COLOURS = { DICE1: "#1e88e5", DICE2: "#3949ab", RANDOM: "#8e24aa", REPLAY: "#00897b", PLUS1: "#f9a825", UPGRADE: "#e65100" };
 const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 
@@ -67,6 +71,7 @@ export class Superstars extends Feature {
         kind: blank ? "blank" : n === "START" ? "start" : `feature ${n.toLowerCase()}`,
         value: blank && upgrade ? upgrade : undefined,
         sub: blank && upgrade ? this.money(upgrade) : n === "START" ? "♥" : "",
+        art: SQUARE_ART[n] ? glyph({ id: n,  name: SQUARE_ART[n] }, this.squareName(n)) : "",
       };
     });
   }
