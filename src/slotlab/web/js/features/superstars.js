@@ -71,7 +71,7 @@ export class Superstars extends Feature {
         kind: blank ? "blank" : n === "START" ? "start" : `feature ${n.toLowerCase()}`,
         value: blank && upgrade ? upgrade : undefined,
         sub: blank && upgrade ? this.money(upgrade) : n === "START" ? "♥" : "",
-        art: SQUARE_ART[n] ? glyph({ id: n,  name: SQUARE_ART[n] }, this.squareName(n)) : "",
+        art: SQUARE_ART[n] ? glyph({ id: n, name: SQUARE_ART[n] }, this.squareName(n)) : "",
       };
     });
   }
