@@ -1,7 +1,8 @@
 """JSON text on the money path: each value encoded once (orjson), and an object's text extended
 with members already encoded, so that a round's events are never encoded or decoded twice.
 
-Shared by the web layer (a round's answer) and the store (the batch written with it)."""
+Shared by the web layer (a round's answer), the store's fast round writers (the batch written
+with it) and the database engines (every JSON column), so that every path stores the same text."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def json_text(x: Any) -> str:
     the database engines' encoder of JSON columns, so that every path stores the same text."""
     try:
         return orjson.dumps(x, default=plain, option=orjson.OPT_NON_STR_KEYS).decode()
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits: the standard library's
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits (what is not JSON fails again)
         return json.dumps(x, default=plain, separators=(",", ":"), ensure_ascii=False)
 
 
