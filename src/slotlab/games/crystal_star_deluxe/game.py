@@ -99,8 +99,9 @@ class CrystalStarDeluxe:
         return self._round(bet, arr)
 
     def _round(self, bet: int, arr: np.ndarray) -> RoundResult:
-        line_bet = self.line_bet(bet)
+        """The round on checked stops; its callers have checked the bet too."""
         m = self.model
+        line_bet = bet // m.n_lines
         tot = np.zeros(k.T_SIZE, np.int64)
         ev = np.zeros((self._ev_rows, k.EV_COLS), np.int64)
         n = k.play_stops(
