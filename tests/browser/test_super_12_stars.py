@@ -23,6 +23,7 @@ from .test_client import (
     minor,
     money,
     open_game,
+    quick_stop,
     reels_window,
     register,
     rounds_played,
@@ -192,8 +193,9 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     assert re.search(rf"\b\d+ of {free['spins']}$", counters[0].strip()), counters
     assert counters[1].strip().endswith(f"×{tv['multiplier']}"), counters
     shot(page, "super-12-stars-free-spins", docs=True)
-    page.click("[data-testid=spin]")  # quick stop: the rest without animation
+    quick_stop(page)  # the rest without animation
     wait_round(page, n, timeout=120_000)
+    assert rounds_played(page) == n + 1
     assert reels_window(page) == last_window(rec["events"])
     assert minor(page, "win") == rec["win"]
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
@@ -381,7 +383,7 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
     n = rounds_played(phone)
     phone.click("[data-testid=choice-green]")
     phone.wait_for_timeout(500)
-    phone.click("[data-testid=spin]")  # quick stop
+    quick_stop(phone)
     wait_round(phone, n, timeout=120_000)
     force(srv, has("lucky_stars_ended"))
     n = rounds_played(phone)
