@@ -389,6 +389,6 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
     n = rounds_played(phone)
     phone.click("[data-testid=spin]")
     phone.wait_for_selector("[data-testid=lucky-grid]:not([hidden])", timeout=60_000)
-    phone.click("[data-testid=spin]")
+    quick_stop(phone)
     wait_round(phone, n, timeout=120_000)
     shot(phone, "phone-super-12-stars-lucky-stars")
