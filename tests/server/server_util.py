@@ -137,8 +137,6 @@ def server_settings(db: Database, **overrides: Any) -> Settings:
     return Settings(**values)
 
 
-
-
 def key() -> dict[str, str]:
     return {"Idempotency-Key": uuid.uuid4().hex}
 

@@ -223,7 +223,6 @@ def test_a_player_under_a_stricter_profile_cannot_play_below_its_minimum(serve, 
     assert c.get("/api/wallet").json()["balance"] == 100_000
 
 
-
 # ---------------------------------------------------------------------------------------------
 # The shipped Superstars variants
 

@@ -140,7 +140,6 @@ def resolve(default_code: str, default_decimals: int, denominations: dict[str, i
     return out
 
 
-
 def not_offered(currency: str, offered: list[str]) -> ApiError:
     return ApiError(422, "currency_not_offered",
                     f"currency {currency!r} is not offered here; offered: {offered}")

@@ -104,6 +104,7 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False,
                 access_log=settings.access_log, timeout_graceful_shutdown=5)
 
+
 if __name__ == "__main__":  # python -m slotlab.server.main [host] [port] [db] [workers]
     import sys
 

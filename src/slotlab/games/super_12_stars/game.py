@@ -71,11 +71,11 @@ class Super12Stars:
         self._packed = k.pack(model)
         self._exact: ReportCache[int] = ReportCache()
 
-
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Super12Stars:
         """The game on a model given as its parsed JSON (a stored model version)."""
         return cls(load_model(data))
+
     def __repr__(self) -> str:
         return f"Super12Stars(v{self.model.version}, {self.model_hash[:12]})"
 

@@ -50,11 +50,11 @@ class Superstars:
         self._ev_rows = 256
         self._exact: ReportCache[tuple[int, int, int]] = ReportCache()
 
-
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Superstars:
         """The game on a model given as its parsed JSON (a stored model version)."""
         return cls(load_model(data))
+
     def __repr__(self) -> str:
         return f"Superstars({self.id}, {self.model_hash[:12]})"
 

@@ -20,6 +20,8 @@ router = APIRouter(prefix="/api", tags=["responsible gambling"])
 def _money(ctx: Services, player: Auth) -> dict[str, Any]:
     """The currency the player's limits and net position are in (their wallet's)."""
     return money_of(ctx, player.currency or ctx.settings.currency)
+
+
 _ERRORS: dict[int | str, dict[str, Any]] = {s: {"model": ErrorPublic} for s in (401, 422)}
 
 

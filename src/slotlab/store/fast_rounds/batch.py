@@ -153,6 +153,7 @@ class GroupWriter:
             except Exception as e:
                 outcomes.append(e)
         return outcomes
+
     async def drain(self) -> None:
         """Wait for the batches in flight (shutdown)."""
         while self._tasks:
