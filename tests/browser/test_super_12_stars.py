@@ -150,12 +150,18 @@ def test_wheel_spins_to_its_segment(page: Any, srv: Server) -> None:
     force(srv, has("wheel_spun"))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    page.wait_for_selector("[data-testid=wheel][data-state=stopped]", timeout=60_000)
+    # read in the poll that sees it stopped: the wheel is shown for only 1.2 s more
+    segment, result = page.wait_for_function(
+        """() => { const w = document.querySelector('[data-testid=wheel]');
+                   const r = document.querySelector('[data-testid=wheel-result]');
+                   return w && r && w.dataset.state === 'stopped' && r.innerText
+                          && [w.dataset.segment, r.innerText]; }""",
+        timeout=60_000).json_value()
+    shot(page, "super-12-stars-wheel", docs=True)
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "wheel_spun")
-    assert page.get_attribute("[data-testid=wheel]", "data-segment") == str(e["segment"])
-    assert credits(page, e["win"]) in page.inner_text("[data-testid=wheel-result]")
-    shot(page, "super-12-stars-wheel", docs=True)
+    assert segment == str(e["segment"])
+    assert credits(page, e["win"]) in result
     wait_round(page, n, timeout=60_000)
     assert minor(page, "win") == rec["win"]
 
@@ -232,11 +238,15 @@ def test_super10_reel_spins_to_its_outcome(page: Any, srv: Server) -> None:
     force(srv, has("super10_spun", lambda e: e["outcome"] == "direct"))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    page.wait_for_selector("[data-testid=super10-reel][data-state=stopped]", timeout=60_000)
+    # read in the poll that sees it stopped: the reel is shown for only 1.3 s more
+    label = page.wait_for_function(
+        """() => { const d = document.querySelector('[data-testid=super10-reel]');
+                   return d && d.dataset.state === 'stopped' && d.dataset.label; }""",
+        timeout=60_000).json_value()
+    shot(page, "super-12-stars-super10")
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "super10_spun")
-    assert page.get_attribute("[data-testid=super10-reel]", "data-label") == credits(page, e["win"])
-    shot(page, "super-12-stars-super10")
+    assert label == credits(page, e["win"])
     wait_round(page, n, timeout=60_000)
     assert minor(page, "win") == rec["win"]
 

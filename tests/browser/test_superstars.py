@@ -245,10 +245,12 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
     page.wait_for_selector("[data-testid=pace-wheel]")
     shot(page, "superstars-wheel-game")
     page.click("[data-testid=pace-wheel]")
-    page.wait_for_selector("[data-testid=bonus-wheel][data-state=stopped]", timeout=30_000)
-    assert page.get_attribute("[data-testid=bonus-wheel]", "data-segment") == str(
-        wheel["segment_index"]
-    )
+    # read in the poll that sees it stopped: the show then moves on by itself
+    segment = page.wait_for_function(
+        """() => { const w = document.querySelector('[data-testid=bonus-wheel]');
+                   return w && w.dataset.state === 'stopped' && w.dataset.segment; }""",
+        timeout=30_000).json_value()
+    assert segment == str(wheel["segment_index"])
     shot(page, "superstars-wheel-result", docs=True)
 
     # Stall: the rest at once, and the game returns to the round that triggered the bonus
