@@ -413,13 +413,17 @@ def test_free_spins_feature(page: Any, server: Any) -> None:
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=free-spins]:has-text('FREE SPIN')", timeout=30_000)
     page.wait_for_selector("[data-testid=free-spins]:has-text(' of ')", timeout=30_000)
-    # catch a free spin at rest (reels landed), for a readable screenshot
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=reels]').dataset.state === 'idle'",
+    # catch a free spin at rest (reels landed), for a readable screenshot; the counter is read
+    # in the same poll, as the free spins go on by themselves
+    counter = page.wait_for_function(
+        """() => { const r = document.querySelector('[data-testid=reels]');
+                   const f = document.querySelector('[data-testid=free-spins]');
+                   return r.dataset.state === 'idle' && / of /.test(f.innerText)
+                          && f.innerText; }""",
         timeout=30_000,
-    )
+    ).json_value()
     shot(page, "fruit-5x3-free-spins", docs=True)
-    assert re.search(r"FREE SPIN \d+ of \d+", page.inner_text("[data-testid=free-spins]"))
+    assert re.search(r"FREE SPIN \d+ of \d+", counter), counter
     # quick stop skips the rest of the presentation
     quick_stop(page)
     wait_round(page, n, timeout=120_000)
