@@ -23,8 +23,7 @@ def plain(o: Any) -> Any:
 
 def json_text(x: Any) -> str:
     """``x`` as compact JSON text: the standard library's compact encoding without its ASCII
-    escapes (tuples as lists, numpy scalars as numbers, keys as text, times as ISO 8601). Also
-    the database engines' encoder of JSON columns, so that every path stores the same text."""
+    escapes (tuples as lists, numpy scalars as numbers, keys as text, times as ISO 8601)."""
     try:
         return orjson.dumps(x, default=plain, option=orjson.OPT_NON_STR_KEYS).decode()
     except orjson.JSONEncodeError:  # an integer beyond 64 bits (what is not JSON fails again)

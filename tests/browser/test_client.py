@@ -81,15 +81,13 @@ def wait_round(page: Any, n: int, timeout: float = 60_000) -> None:
     )
 
 
-def quick_stop(page: Any) -> bool:
-    """Press SPIN to quick-stop the round's show, if it is still going; say whether it was.
+def quick_stop(page: Any) -> None:
+    """Press SPIN to quick-stop the round's show, if it is still going.
 
     The check and the press are one step in the page: on a busy machine the show had ended
     before a separate press arrived, which then started a new round."""
-    return bool(page.evaluate(
-        """() => { if (!window.slotlab.view.busy) return false;
-                   document.querySelector('[data-testid=spin]').click();
-                   return true; }"""))
+    page.evaluate("""() => { if (window.slotlab.view.busy)
+                               document.querySelector('[data-testid=spin]').click(); }""")
 
 
 def open_gamble(page: Any) -> None:
@@ -411,8 +409,6 @@ def test_free_spins_feature(page: Any, server: Any) -> None:
     )
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    page.wait_for_selector("[data-testid=free-spins]:has-text('FREE SPIN')", timeout=30_000)
-    page.wait_for_selector("[data-testid=free-spins]:has-text(' of ')", timeout=30_000)
     # catch a free spin at rest (reels landed), for a readable screenshot; the counter is read
     # in the same poll, as the free spins go on by themselves
     counter = page.wait_for_function(
@@ -420,7 +416,7 @@ def test_free_spins_feature(page: Any, server: Any) -> None:
                    const f = document.querySelector('[data-testid=free-spins]');
                    return r.dataset.state === 'idle' && / of /.test(f.innerText)
                           && f.innerText; }""",
-        timeout=30_000,
+        timeout=60_000,
     ).json_value()
     shot(page, "fruit-5x3-free-spins", docs=True)
     assert re.search(r"FREE SPIN \d+ of \d+", counter), counter
