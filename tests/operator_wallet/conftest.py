@@ -19,7 +19,7 @@ import uvicorn
 from sqlalchemy import create_engine, text
 
 from slotlab.operator.reference_wallet import create_app
-from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
+from slotlab.operator.signing import Keyring, check_response, sign_request
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.store import normalize_url
 from slotlab.store.operator_wallet import OperatorWalletStore
@@ -37,11 +37,12 @@ def free_port() -> int:
 class WalletServer:
     """The reference wallet on a real port; ``post`` sends signed requests to it."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None,
+                 secret: str | Keyring = SECRET) -> None:
         self.db_path = db_path
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app = create_app(db_path, SECRET, faults_enabled=True)
+        self.app = create_app(db_path, secret, faults_enabled=True)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
@@ -63,11 +64,14 @@ class WalletServer:
         self.app.state.wallet.close()
 
     def post(self, path: str, payload: dict[str, Any] | None = None, *,
-             secret: str = SECRET, raw: bytes | None = None) -> httpx.Response:
+             secret: str = SECRET, raw: bytes | None = None, now: float | None = None,
+             nonce: str | None = None) -> httpx.Response:
+        """A signed request (``now``, ``nonce``: sign it as of then, with that nonce)."""
         body = raw if raw is not None else json.dumps(payload).encode()
-        r = self.http.post(path, content=body, headers={SIGNATURE_HEADER: sign(secret, body)})
-        # Every answer is signed by the operator.
-        assert verify(SECRET, r.content, r.headers.get(SIGNATURE_HEADER)), r.text
+        signed = sign_request(Keyring(secret), "POST", path, body, now=now, nonce=nonce)
+        r = self.http.post(path, content=body, headers=signed.headers)
+        # Every answer is signed by the operator, over this very request.
+        check_response(Keyring(SECRET), signed.digest, r.status_code, r.content, r.headers)
         return r
 
     def player(self, balance: int = START_BALANCE, currency: str = "EUR") -> str:
@@ -152,9 +156,9 @@ def make_adapter(wallet_server: WalletServer, make_store: Callable[[], OperatorW
     made: list[OperatorWallet] = []
 
     def make(url: str | None = None, store: OperatorWalletStore | None = None,
-             **kw: Any) -> OperatorWallet:
+             secret: str | Keyring = SECRET, **kw: Any) -> OperatorWallet:
         opts: dict[str, Any] = {"timeout": 1.0, "max_attempts": 3, "backoff": 0.05, **kw}
-        w = OperatorWallet(url or wallet_server.url, SECRET, store=store or make_store(), **opts)
+        w = OperatorWallet(url or wallet_server.url, secret, store=store or make_store(), **opts)
         made.append(w)
         return w
 

@@ -96,7 +96,7 @@ def test_wrong_secret(wallet_server: WalletServer,
         bad.verify_responses = False
         with pytest.raises(OperatorError) as e:
             bad.balance(pid)
-        assert (e.value.status, e.value.code) == (401, "invalid_signature")
+        assert (e.value.status, e.value.code) == (401, "unknown_key")  # not a secret it knows
     finally:
         bad.close()
     assert wallet_server.balance(pid) == START_BALANCE

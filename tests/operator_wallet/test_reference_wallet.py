@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from slotlab.operator.signing import Keyring, sign_request
 from slotlab.server.operator_wallet import OperatorError, OperatorWallet
 from tests.operator_wallet.conftest import SECRET, START_BALANCE, WalletServer, free_port, new_round
 
@@ -48,12 +49,13 @@ def test_bad_signature_is_refused_and_moves_nothing(wallet_server: WalletServer)
     pid = wallet_server.player()
     rid = new_round()
     r = wallet_server.post("/wallet/debit", _debit(rid, pid, 100), secret="wrong-secret-123456")
-    assert (r.status_code, r.json()["error"]["code"]) == (401, "invalid_signature")
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "unknown_key")
     # Signed body altered after signing.
     body = json.dumps(_debit(rid, pid, 100)).encode()
+    signed = sign_request(Keyring(SECRET), "POST", "/wallet/debit", body)
     r = wallet_server.http.post("/wallet/debit", content=body.replace(b"100", b"1"),
-                                headers={"X-Signature": "sha256=" + "0" * 64})
-    assert r.status_code == 401
+                                headers=signed.headers)
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "invalid_signature")
     r = wallet_server.http.post("/wallet/debit", content=body)  # no header at all
     assert r.status_code == 401
     assert wallet_server.balance(pid) == START_BALANCE

@@ -5,7 +5,10 @@ what docs/operator-wallet.md shows operators as an example. Money is integer min
 one SQLite file (stdlib ``sqlite3``, WAL, ``synchronous=FULL``); every money call runs in one
 ``BEGIN IMMEDIATE`` transaction under a lock, so the checks and the movement are atomic.
 
-Endpoints (all ``POST``, JSON bodies, every request signed, every response signed):
+Endpoints (all ``POST``, JSON bodies; every request and every answer signed over the whole
+exchange by :mod:`slotlab.operator.signing`: method, path, timestamp, nonce and body, and an
+answer over the request it answers; a request outside the tolerance or repeating a nonce is
+refused):
 
 - ``/wallet/authenticate`` {token} -> {player_id, balance, currency}
 - ``/wallet/balance`` {player_id} -> {player_id, balance, currency}
@@ -43,7 +46,15 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
+from slotlab.operator.signing import (
+    DEFAULT_TOLERANCE_S,
+    KEY_ID_HEADER,
+    Keyring,
+    SignatureError,
+    check_request,
+    received_digest,
+    sign_response,
+)
 
 _T = TypeVar("_T")
 
@@ -73,6 +84,11 @@ CREATE TABLE IF NOT EXISTS transactions (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ix_transactions_round ON transactions (round_id);
+CREATE TABLE IF NOT EXISTS nonces (
+    nonce TEXT PRIMARY KEY,
+    signed_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ix_nonces_signed_at ON nonces (signed_at);
 CREATE TABLE IF NOT EXISTS voided_debits (
     transaction_id TEXT PRIMARY KEY,
     rollback_transaction_id TEXT NOT NULL,
@@ -145,10 +161,6 @@ class WalletError(Exception):
 
     def body(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message}, **self.extra}
-
-
-def _bad_signature() -> WalletError:
-    return WalletError(401, "invalid_signature", "missing or invalid X-Signature")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,6 +323,18 @@ class ReferenceWallet:
                  "applied": bool(r["applied"]), "rolled_back": bool(r["rolled_back"]),
                  "status_code": r["status_code"], "created_at": r["created_at"]} for r in rows]
 
+    def use_nonce(self, nonce: str, signed_at: int, tolerance_s: float) -> bool:
+        """Whether this is the nonce's first use. Nonces are kept (on disk: a restart does not
+        forget them) until their message is outside the tolerance, when its timestamp alone
+        refuses it."""
+        horizon = int(datetime.now(UTC).timestamp() - tolerance_s) - 1
+
+        def do(c: sqlite3.Connection) -> bool:
+            c.execute("DELETE FROM nonces WHERE signed_at < ?", (horizon,))
+            return c.execute("INSERT OR IGNORE INTO nonces VALUES (?, ?)",
+                             (nonce, signed_at)).rowcount == 1
+        return self._tx(do)
+
     # -- wallet calls ------------------------------------------------------------------------
 
     def authenticate(self, req: AuthenticateReq) -> Answer:
@@ -469,13 +493,18 @@ class ReferenceWallet:
 # HTTP
 
 
-def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False,
-               players: Iterable[tuple[str, str | None, int, str]] = ()) -> FastAPI:
-    """The reference wallet app. ``players``: (player_id, token, balance, currency) to create.
+def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bool = False,
+               players: Iterable[tuple[str, str | None, int, str]] = (),
+               tolerance_s: float = DEFAULT_TOLERANCE_S) -> FastAPI:
+    """The reference wallet app. ``secret``: the shared secret, or a :class:`Keyring` (the
+    current secret and the ones still accepted during a rotation). ``players``: (player_id,
+    token, balance, currency) to create. ``tolerance_s``: how far a request's timestamp may be
+    from this clock.
 
     ``app.state.wallet`` is the :class:`ReferenceWallet`, ``app.state.faults`` its
     :class:`Faults` (armed in-process, or over HTTP at ``/_faults`` when ``faults_enabled``).
     """
+    keyring = secret if isinstance(secret, Keyring) else Keyring(secret)
     wallet = ReferenceWallet(db_path)
     for pid, token, balance, currency in players:
         wallet.set_player(pid, balance=balance, currency=currency, token=token)
@@ -485,18 +514,29 @@ def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False
     app.state.wallet = wallet
     app.state.faults = faults
 
-    def reply(status: int, body: bytes) -> Response:
-        return Response(body, status_code=status, media_type="application/json",
-                        headers={SIGNATURE_HEADER: sign(secret, body)})
+    def reply(request: Request, raw: bytes, a: Answer) -> Response:
+        """The answer, signed over the request as it arrived (with the key it was signed with,
+        where that is one of ours)."""
+        digest = received_digest(request.method, request.url.path, raw, request.headers)
+        kid = request.headers.get(KEY_ID_HEADER)
+        return Response(a.body, status_code=a.status, media_type="application/json",
+                        headers=sign_response(keyring, digest, a.status, a.body, kid=kid))
 
-    def error(e: WalletError) -> Response:
-        a = _answer(e.status, e.body())
-        return reply(a.status, a.body)
+    def error(e: WalletError) -> Answer:
+        return _answer(e.status, e.body())
 
-    async def read(request: Request, model: type[_Req]) -> Any:
-        raw = await request.body()
-        if not verify(secret, raw, request.headers.get(SIGNATURE_HEADER)):
-            raise _bad_signature()
+    def check(request: Request, raw: bytes) -> None:
+        """Refuse a request that is not signed for this path, is outside the tolerance, or
+        repeats a nonce."""
+        try:
+            checked = check_request(keyring, request.method, request.url.path, raw,
+                                    request.headers, tolerance_s=tolerance_s)
+        except SignatureError as e:
+            raise WalletError(401, e.code, e.message) from None
+        if not wallet.use_nonce(checked.nonce, checked.timestamp, tolerance_s):
+            raise WalletError(401, "replayed_request", "this nonce was already used")
+
+    def parse(raw: bytes, model: type[_Req]) -> Any:
         try:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
@@ -512,24 +552,28 @@ def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False
         method = getattr(wallet, name)
 
         async def handle(request: Request) -> Response:
+            raw = await request.body()
             try:
-                req = await read(request, model)
+                check(request, raw)
+                req = parse(raw, model)
             except WalletError as e:
-                return error(e)
+                return reply(request, raw, error(e))
             fail, delay, drop, hold = faults.take(name)
             if fail:
-                return error(WalletError(500, "internal_error", "injected failure"))
+                return reply(request, raw, error(WalletError(500, "internal_error",
+                                                             "injected failure")))
             if delay:
                 await asyncio.sleep(delay)
             try:
                 answer = method(req)
             except WalletError as e:
-                answer = _answer(e.status, e.body())
+                answer = error(e)
             if drop == "500":
-                return error(WalletError(500, "internal_error", "injected: applied, answer lost"))
+                return reply(request, raw, error(WalletError(
+                    500, "internal_error", "injected: applied, answer lost")))
             if drop == "hold":
                 await asyncio.sleep(hold)
-            return reply(answer.status, answer.body)
+            return reply(request, raw, answer)
 
         app.post(f"/wallet/{name}")(handle)
 
@@ -539,15 +583,17 @@ def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False
     endpoint("credit", CreditReq)
     endpoint("rollback", RollbackReq)
 
-    def admin(path: str, model: type[_Req], answer: Any) -> None:
+    def admin(path: str, model: type[_Req], answer: Callable[[Any], Any]) -> None:
         """A signed admin call: ``answer(request) -> body`` (no fault injection here)."""
 
         async def handle(request: Request) -> Response:
+            raw = await request.body()
             try:
-                a = _answer(200, answer(await read(request, model)))
+                check(request, raw)
+                a = _answer(200, answer(parse(raw, model)))
             except WalletError as e:
-                return error(e)
-            return reply(a.status, a.body)
+                a = error(e)
+            return reply(request, raw, a)
 
         app.post(f"/admin/{path}")(handle)
 
@@ -558,36 +604,42 @@ def create_app(db_path: str | Path, secret: str, *, faults_enabled: bool = False
         "transactions": wallet.transactions(req.round_id, req.player_id)})
 
     if faults_enabled:
+        def arm(req: FaultReq) -> dict[str, Any]:
+            try:
+                faults.set(req.endpoint, fail=req.fail, delay_s=req.delay_s,
+                           delay_calls=req.delay_calls, drop=req.drop, drop_as=req.drop_as,
+                           hold_s=req.hold_s)
+            except ValueError as e:
+                raise WalletError(422, "invalid_request", str(e)) from None
+            return {"ok": True}
+
         @app.post("/_faults")
         async def set_faults(request: Request) -> Response:
+            raw = await request.body()
             try:
-                req = await read(request, FaultReq)
-                try:
-                    faults.set(req.endpoint, fail=req.fail, delay_s=req.delay_s,
-                               delay_calls=req.delay_calls, drop=req.drop, drop_as=req.drop_as,
-                               hold_s=req.hold_s)
-                except ValueError as e:
-                    raise WalletError(422, "invalid_request", str(e)) from None
+                check(request, raw)
+                a = _answer(200, arm(parse(raw, FaultReq)))
             except WalletError as e:
-                return error(e)
-            a = _answer(200, {"ok": True})
-            return reply(a.status, a.body)
+                a = error(e)
+            return reply(request, raw, a)
 
         @app.delete("/_faults")
         async def clear_faults(request: Request) -> Response:
-            if not verify(secret, await request.body(), request.headers.get(SIGNATURE_HEADER)):
-                return error(_bad_signature())
+            raw = await request.body()
+            try:
+                check(request, raw)
+            except WalletError as e:
+                return reply(request, raw, error(e))
             faults.clear()
-            a = _answer(200, {"ok": True})
-            return reply(a.status, a.body)
+            return reply(request, raw, _answer(200, {"ok": True}))
 
     @app.exception_handler(404)
-    async def _not_found(_: Request, __: Exception) -> Response:
-        return error(WalletError(404, "not_found", "no such endpoint"))
+    async def _not_found(request: Request, __: Exception) -> Response:
+        return reply(request, b"", error(WalletError(404, "not_found", "no such endpoint")))
 
     @app.exception_handler(405)
-    async def _not_allowed(_: Request, __: Exception) -> Response:
-        return error(WalletError(405, "method_not_allowed", "use POST"))
+    async def _not_allowed(request: Request, __: Exception) -> Response:
+        return reply(request, b"", error(WalletError(405, "method_not_allowed", "use POST")))
 
     return app
 
@@ -600,13 +652,15 @@ def _parse_player(text: str) -> tuple[str, str | None, int, str]:
 
 
 def run(host: str, port: int, db_path: str | Path, secret: str, *, faults_enabled: bool = False,
-        players: Sequence[tuple[str, str | None, int, str]] = ()) -> None:
+        players: Sequence[tuple[str, str | None, int, str]] = (),
+        previous_secrets: Sequence[str] = (), tolerance_s: float = DEFAULT_TOLERANCE_S) -> None:
     """Serve the reference wallet with uvicorn until interrupted."""
     import uvicorn
 
-    if len(secret) < 16:
-        raise ValueError("the shared secret must be at least 16 characters")
-    app = create_app(db_path, secret, faults_enabled=faults_enabled, players=players)
+    if any(len(s) < 16 for s in (secret, *previous_secrets)):
+        raise ValueError("a shared secret must be at least 16 characters")
+    app = create_app(db_path, Keyring(secret, *previous_secrets), faults_enabled=faults_enabled,
+                     players=players, tolerance_s=tolerance_s)
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
 
 
@@ -620,13 +674,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--db", default="reference-wallet.db", help="SQLite file")
     p.add_argument("--secret", default=os.environ.get("SLOTLAB_OPERATOR_SECRET"),
                    help="shared HMAC secret (default: $SLOTLAB_OPERATOR_SECRET)")
+    p.add_argument("--previous-secret", action="append", default=[], metavar="SECRET",
+                   help="a secret still accepted while the shared secret is being replaced "
+                   "(repeatable)")
+    p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE_S, metavar="SECONDS",
+                   help="how far a request's timestamp may be from this clock")
     p.add_argument("--player", action="append", type=_parse_player, default=[],
                    metavar="ID:TOKEN:BALANCE[:CURRENCY]", help="create or reset a player")
     p.add_argument("--faults", action="store_true", help="enable fault injection at /_faults")
     a = p.parse_args(argv)
     if not a.secret:
         p.error("--secret or SLOTLAB_OPERATOR_SECRET is required")
-    run(a.host, a.port, a.db, a.secret, faults_enabled=a.faults, players=a.player)
+    run(a.host, a.port, a.db, a.secret, faults_enabled=a.faults, players=a.player,
+        previous_secrets=a.previous_secret, tolerance_s=a.tolerance)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
+from slotlab.operator.signing import Keyring
 from slotlab.rounds import Game
 from slotlab.server import fast_rounds
 from slotlab.server.api_docs import document_errors
@@ -61,8 +62,11 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
 def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
     """The seamless-wallet adapter of ``wallet_mode=operator``, logging to the server's DB."""
     assert settings.operator_wallet_url and settings.operator_wallet_secret
-    return OperatorWallet(settings.operator_wallet_url,
-                          settings.operator_wallet_secret.get_secret_value(),
+    previous = settings.operator_wallet_previous_secret
+    keyring = Keyring(settings.operator_wallet_secret.get_secret_value(),
+                      *([previous.get_secret_value()] if previous is not None else []))
+    return OperatorWallet(settings.operator_wallet_url, keyring,
+                          tolerance_s=settings.operator_wallet_tolerance_s,
                           timeout=settings.operator_wallet_timeout_s,
                           max_attempts=settings.operator_wallet_attempts,
                           backoff=settings.operator_wallet_backoff_s,

@@ -2,13 +2,16 @@
 
 The game server calls :class:`OperatorWallet` instead of posting bets and wins to its own ledger
 (docs/operator-wallet.md has the protocol). Every request carries a transaction id and the round
-id and is signed with HMAC-SHA256 (:mod:`slotlab.operator.signing`); responses are checked the
-same way. Transaction ids are deterministic per round and purpose (``<round>:debit``,
+id and is signed with HMAC-SHA256 over its method, path, timestamp, nonce and body
+(:mod:`slotlab.operator.signing`); an answer must be signed over the request it answers, within
+the clock tolerance, and a confirmation must repeat the movement it confirms (transaction, round,
+player, amount). Transaction ids are deterministic per round and purpose (``<round>:debit``,
 ``<round>:credit:<n>``, ``<round>:debit:rollback``), so every retry, by this process or by a
 restarted one, collapses at the operator into one movement.
 
 Outcomes of one call: a 2xx is confirmed; a 4xx is a definitive refusal (nothing moved); a
-timeout, a connection error, a 5xx or a badly signed answer leaves the outcome UNKNOWN. Then:
+timeout, a connection error, a 5xx, or an answer badly signed, signed for another request or
+confirming another movement leaves the outcome UNKNOWN. Then:
 
 - a debit whose outcome is unknown is rolled back at once (the rollback is retried until the
   operator confirms it); the round does not go ahead;
@@ -36,7 +39,13 @@ from typing import Any
 
 import httpx
 
-from slotlab.operator.signing import SIGNATURE_HEADER, sign, verify
+from slotlab.operator.signing import (
+    DEFAULT_TOLERANCE_S,
+    Keyring,
+    SignatureError,
+    check_response,
+    sign_request,
+)
 from slotlab.store.models import utcnow
 from slotlab.store.operator_wallet import (
     CREDIT,
@@ -107,6 +116,19 @@ class _Outcome:
         return b if isinstance(b, int) else None
 
 
+# What a confirmed money answer must repeat of its request: the movement it confirms.
+_ECHOED = ("transaction_id", "round_id", "player_id", "amount", "currency",
+           "reference_transaction_id")
+
+
+def _differs(request: dict[str, Any], answer: dict[str, Any]) -> str | None:
+    """The first field a confirmation names differently from its request (None: it confirms
+    this very movement). Only fields the request carries are compared (a balance query's answer
+    repeats its player)."""
+    return next((name for name in _ECHOED
+                 if name in request and answer.get(name) != request[name]), None)
+
+
 def _result(op: OperatorWalletOp | None, *, transaction_id: str, kind: str, round_id: str,
             status: str, outcome: _Outcome | None = None) -> WalletResult:
     body = outcome.body if outcome is not None else (op.response if op is not None else None)
@@ -131,15 +153,20 @@ class OperatorWallet:
     is persisted and an unconfirmed credit cannot be resumed: use one in production).
     """
 
-    def __init__(self, base_url: str, secret: str, timeout: float = 5.0, max_attempts: int = 3,
-                 backoff: float = 0.5, *, store: OperatorWalletStore | None = None,
-                 max_backoff: float = 3600.0, retry_window: timedelta = timedelta(hours=24),
+    def __init__(self, base_url: str, secret: str | Keyring, timeout: float = 5.0,
+                 max_attempts: int = 3, backoff: float = 0.5, *,
+                 store: OperatorWalletStore | None = None, max_backoff: float = 3600.0,
+                 retry_window: timedelta = timedelta(hours=24),
                  unpaid_retry: timedelta = timedelta(hours=24),
-                 stale_after: timedelta | None = None, verify_responses: bool = True) -> None:
+                 stale_after: timedelta | None = None, verify_responses: bool = True,
+                 tolerance_s: float = DEFAULT_TOLERANCE_S) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.base_url = base_url.rstrip("/")
-        self.secret = secret
+        # The secret requests are signed with, and (during a rotation) the ones still accepted
+        # on answers.
+        self.keyring = secret if isinstance(secret, Keyring) else Keyring(secret)
+        self.tolerance_s = tolerance_s
         self.timeout = timeout
         self.max_attempts = max_attempts
         self.backoff = backoff
@@ -164,19 +191,23 @@ class OperatorWallet:
     # -- HTTP --------------------------------------------------------------------------------
 
     def _call(self, endpoint: str, payload: dict[str, Any]) -> _Outcome:
+        path = f"/wallet/{endpoint}"
         body = json.dumps(payload, separators=(",", ":")).encode()
-        headers = {SIGNATURE_HEADER: sign(self.secret, body),
-                   "Content-Type": "application/json"}
+        signed = sign_request(self.keyring, "POST", path, body)  # a new nonce on every try
         try:
-            r = self._http.post(f"/wallet/{endpoint}", content=body, headers=headers)
+            r = self._http.post(path, content=body,
+                                headers={**signed.headers, "Content-Type": "application/json"})
         except httpx.TimeoutException as e:
             return _Outcome("unknown", None, None, "timeout", f"{endpoint}: {type(e).__name__}")
         except httpx.TransportError as e:
             return _Outcome("unknown", None, None, "connection_error", f"{endpoint}: {e!r}")
-        if self.verify_responses and not verify(self.secret, r.content,
-                                                r.headers.get(SIGNATURE_HEADER)):
-            return _Outcome("unknown", r.status_code, None, "bad_response_signature",
-                            f"{endpoint}: the answer is not signed with our secret")
+        if self.verify_responses:
+            try:  # an answer to another request, or from anyone but the operator, is no answer
+                check_response(self.keyring, signed.digest, r.status_code, r.content, r.headers,
+                               tolerance_s=self.tolerance_s)
+            except SignatureError as e:
+                return _Outcome("unknown", r.status_code, None, "bad_response_signature",
+                                f"{endpoint}: {e.message}")
         try:
             data = r.json()
         except ValueError:
@@ -189,6 +220,10 @@ class OperatorWallet:
         code = str(err.get("code", f"http_{r.status_code}"))
         message = str(err.get("message", ""))
         if 200 <= r.status_code < 300:
+            differs = _differs(payload, data)
+            if differs:
+                return _Outcome("unknown", r.status_code, None, "response_mismatch",
+                                f"{endpoint}: the answer's {differs} is not the request's")
             return _Outcome("ok", r.status_code, data, "ok", "")
         if r.status_code >= 500 or r.status_code < 400:
             return _Outcome("unknown", r.status_code, data, code or f"http_{r.status_code}",

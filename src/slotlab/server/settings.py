@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     wallet_mode: Literal["internal", "operator"] = "internal"
     operator_wallet_url: str | None = None
     operator_wallet_secret: SecretStr | None = None  # HMAC-SHA256 key shared with the operator
+    # During a change of secret: the one being replaced, still accepted on the operator's answers
+    # (docs/operator-wallet.md, "Key rotation").
+    operator_wallet_previous_secret: SecretStr | None = None
+    # How far a signed answer's timestamp may be from this server's clock.
+    operator_wallet_tolerance_s: float = Field(300.0, gt=0, le=3600)
     operator_wallet_timeout_s: float = Field(5.0, gt=0)  # per HTTP call
     operator_wallet_attempts: int = Field(3, ge=1)  # inline tries of a credit or rollback
     operator_wallet_backoff_s: float = Field(0.5, ge=0)  # first delay between tries (doubled)
