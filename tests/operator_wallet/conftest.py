@@ -34,6 +34,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def signed_post(http: httpx.Client, path: str, payload: dict[str, Any] | None = None, *,
+                secret: str = SECRET, raw: bytes | None = None, now: float | None = None,
+                nonce: str | None = None) -> httpx.Response:
+    """A signed request to a reference wallet (``now``, ``nonce``: sign it as of then, with that
+    nonce); its answer is checked to be signed by the operator over this very request."""
+    body = raw if raw is not None else json.dumps(payload).encode()
+    signed = sign_request(Keyring(secret), "POST", path, body, now=now, nonce=nonce)
+    r = http.post(path, content=body, headers=signed.headers)
+    check_response(Keyring(SECRET), signed.digest, r.status_code, r.content, r.headers)
+    return r
+
+
 class WalletServer:
     """The reference wallet on a real port; ``post`` sends signed requests to it."""
 
@@ -66,13 +78,8 @@ class WalletServer:
     def post(self, path: str, payload: dict[str, Any] | None = None, *,
              secret: str = SECRET, raw: bytes | None = None, now: float | None = None,
              nonce: str | None = None) -> httpx.Response:
-        """A signed request (``now``, ``nonce``: sign it as of then, with that nonce)."""
-        body = raw if raw is not None else json.dumps(payload).encode()
-        signed = sign_request(Keyring(secret), "POST", path, body, now=now, nonce=nonce)
-        r = self.http.post(path, content=body, headers=signed.headers)
-        # Every answer is signed by the operator, over this very request.
-        check_response(Keyring(SECRET), signed.digest, r.status_code, r.content, r.headers)
-        return r
+        return signed_post(self.http, path, payload, secret=secret, raw=raw, now=now,
+                           nonce=nonce)
 
     def player(self, balance: int = START_BALANCE, currency: str = "EUR") -> str:
         pid = f"p-{uuid.uuid4().hex[:10]}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,8 @@ def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
                       *([previous.get_secret_value()] if previous is not None else []))
     return OperatorWallet(settings.operator_wallet_url, keyring,
                           tolerance_s=settings.operator_wallet_tolerance_s,
+                          stale_after=None if settings.operator_wallet_stale_after_s is None
+                          else timedelta(seconds=settings.operator_wallet_stale_after_s),
                           timeout=settings.operator_wallet_timeout_s,
                           max_attempts=settings.operator_wallet_attempts,
                           backoff=settings.operator_wallet_backoff_s,

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     operator_wallet_previous_secret: SecretStr | None = None
     # How far a signed answer's timestamp may be from this server's clock.
     operator_wallet_tolerance_s: float = Field(300.0, gt=0, le=3600)
+    # A debit still unanswered this long after it was recorded was cut off by a crash and is
+    # rolled back by the sweep (None: max(60 s, 4 x the timeout)).
+    operator_wallet_stale_after_s: float | None = Field(None, gt=0)
     operator_wallet_timeout_s: float = Field(5.0, gt=0)  # per HTTP call
     operator_wallet_attempts: int = Field(3, ge=1)  # inline tries of a credit or rollback
     operator_wallet_backoff_s: float = Field(0.5, ge=0)  # first delay between tries (doubled)

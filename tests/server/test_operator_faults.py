@@ -1,0 +1,272 @@
+"""Exactly once in operator-wallet mode under faults: concurrent play while the operator answers
+slowly (the game server times out), answers 500, applies a movement and loses its answer, is
+killed with SIGKILL and restarted, and while the game server itself is killed and restarted.
+
+Both are real processes: ``python -m slotlab.operator.reference_wallet`` and
+``serve_subprocess.py``. Afterwards, once the sweep has finished what was left: every debit the
+operator kept has exactly one round at slotlab and every round its one debit; every settled
+round was credited exactly once with its win (a refunded one with its bet); no debit was rolled
+back after its round was credited; and each player's balance at the operator is what slotlab's
+rounds make it, to the cent.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ..operator_wallet.conftest import SECRET, signed_post
+from .server_util import ADMIN_TOKEN, FAST_HASH, Database, free_port
+
+HERE = Path(__file__).parent
+START = 100_000
+PASSWORD = "a long pass phrase " + uuid.uuid4().hex[:8]
+
+
+def _wait(url: str, proc: subprocess.Popen[bytes], path: str, ok: Callable[[int], bool]) -> None:
+    deadline = time.monotonic() + 120  # start-up (kernels from the disk cache), polled
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "it died")
+        try:
+            if ok(httpx.post(f"{url}{path}", timeout=1).status_code if path.startswith("/wallet")
+                  else httpx.get(f"{url}{path}", timeout=1).status_code):
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"{url} did not start")
+
+
+class Operator:
+    """The reference wallet as its own process, restartable on its port and file."""
+
+    def __init__(self, db: Path) -> None:
+        self.db, self.port = db, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "slotlab.operator.reference_wallet", "--port", str(self.port),
+             "--db", str(self.db), "--faults"],
+            env={**os.environ, "SLOTLAB_OPERATOR_SECRET": SECRET},
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _wait(self.url, self.proc, "/wallet/balance", lambda status: status == 401)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        r = signed_post(self.http, path, payload)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+
+class GameServer:
+    """slotlab in operator-wallet mode as its own process, restartable."""
+
+    def __init__(self, db_url: str, operator_url: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
+            "SLOTLAB_WALLET_MODE": "operator", "SLOTLAB_OPERATOR_WALLET_URL": operator_url,
+            "SLOTLAB_OPERATOR_WALLET_SECRET": SECRET, "SLOTLAB_OPERATOR_WALLET_TIMEOUT_S": "1",
+            "SLOTLAB_OPERATOR_WALLET_ATTEMPTS": "2", "SLOTLAB_OPERATOR_WALLET_BACKOFF_S": "0",
+            "SLOTLAB_OPERATOR_WALLET_STALE_AFTER_S": "2", "SLOTLAB_OPEN_ROUND_GRACE_S": "1",
+            "SLOTLAB_PLAY_MONEY_BALANCE": "0",
+            "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
+            "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"])}
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"),
+                                      str(self.port)], env=self.env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _wait(self.url, self.proc, "/api/health", lambda status: status == 200)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+    def admin(self, method: str, path: str) -> dict[str, Any]:
+        r = httpx.request(method, f"{self.url}{path}", timeout=60,
+                          headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+
+def _register(game: GameServer, operator: Operator, n: int) -> list[tuple[str, str]]:
+    players = []
+    with httpx.Client(base_url=game.url, timeout=30) as c:
+        for i in range(n):
+            name = f"f{i}{uuid.uuid4().hex[:8]}"
+            assert c.post("/api/players", json={"username": name, "password": PASSWORD}
+                          ).status_code == 201
+            token = c.post("/api/sessions", json={"username": name, "password": PASSWORD}
+                           ).json()["token"]
+            operator.post("/admin/players", {"player_id": name, "balance": START,
+                                              "currency": "EUR"})
+            players.append((name, token))
+    return players
+
+
+def _play(url: str, token: str, stop: threading.Event, outcomes: Counter[str]) -> None:
+    """Rounds until told to stop: instant ones and pick ones with their choice; each request
+    retried with its own key while the server is unreachable (a retry moves money once)."""
+    def send(c: httpx.Client, path: str, body: dict[str, Any]) -> httpx.Response | None:
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        for _ in range(40):
+            try:
+                return c.post(path, json=body, headers=headers)
+            except httpx.TransportError:
+                outcomes["unreachable"] += 1
+                time.sleep(0.25)
+        return None
+
+    with httpx.Client(base_url=url, timeout=15,
+                      headers={"Authorization": f"Bearer {token}"}) as c:
+        i = 0
+        while not stop.is_set():
+            i += 1
+            game = "pick-test" if i % 3 == 0 else "instant-test"
+            r = send(c, f"/api/games/{game}/rounds", {"bet": 1 + i % 5})
+            if r is None:
+                continue
+            outcomes[str(r.status_code)] += 1
+            live = (r.json() if r.status_code == 201
+                    else r.json().get("round") if r.status_code == 409 else None)
+            if live and live.get("status") == "awaiting_choice":
+                send(c, f"/api/rounds/{live['round_id']}/choices",
+                     {"choice": "left", "step": live["step"]})
+        # Leave nothing waiting for a choice.
+        for _ in range(5):
+            r = send(c, "/api/games/instant-test/rounds", {"bet": 1})
+            live = r.json().get("round") if r is not None and r.status_code == 409 else None
+            if not live or live.get("status") != "awaiting_choice":
+                break
+            send(c, f"/api/rounds/{live['round_id']}/choices",
+                 {"choice": "right", "step": live["step"]})
+
+
+def _settled(game: GameServer) -> None:
+    """Sweep until no round is live (crediting ones paid, open ones played) - bounded."""
+    deadline = time.monotonic() + 90
+    while True:
+        game.admin("POST", "/api/admin/maintenance")
+        live = game.admin("GET", "/api/admin/rounds/open")["rounds"]
+        if not live:
+            return
+        assert time.monotonic() < deadline, f"still live after the sweeps: {live}"
+        time.sleep(0.5)
+
+
+def _rounds(game: GameServer, token: str) -> list[dict[str, Any]]:
+    r = httpx.get(f"{game.url}/api/history", params={"limit": 1000}, timeout=30,
+                  headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200, r.text
+    return list(r.json()["rounds"])
+
+
+def _check_player(game: GameServer, operator: Operator, name: str, token: str) -> int:
+    rounds = {r["round_id"]: r for r in _rounds(game, token)}
+    moves = operator.post("/admin/transactions", {"player_id": name})["transactions"]
+    applied: dict[str, Counter[str]] = {}
+    for t in moves:
+        if t["applied"]:
+            applied.setdefault(t["round_id"], Counter())[t["kind"]] += 1
+    kept_debits = {t["round_id"]: t["amount"] for t in moves
+                   if t["kind"] == "debit" and t["applied"] and not t["rolled_back"]}
+    credits = {t["round_id"]: t["amount"] for t in moves
+               if t["kind"] == "credit" and t["applied"]}
+    # Each debit the operator kept has its round, and each round its debit.
+    assert set(kept_debits) == set(rounds), (set(kept_debits) ^ set(rounds))
+    for rid, r in rounds.items():
+        assert r["status"] in ("completed", "cancelled"), r
+        assert kept_debits[rid] == r["bet"]
+        assert applied[rid]["debit"] == 1 and applied[rid]["credit"] == 1, (rid, applied[rid])
+        refund = r["status"] == "cancelled"
+        assert credits[rid] == (r["bet"] if refund else r["win"] + r["jackpot_win"]), r
+    # No rollback took money back from a round that was credited.
+    for t in moves:
+        if t["kind"] == "rollback" and t["applied"] and t["amount"]:
+            assert t["round_id"] not in credits, t
+    expected = START + sum(credits[rid] - kept_debits[rid] for rid in rounds)
+    assert operator.post("/admin/player", {"player_id": name})["balance"] == expected
+    return len(rounds)
+
+
+@pytest.mark.parametrize("seconds", [pytest.param(14, id="short"),
+                                     pytest.param(90, id="long", marks=pytest.mark.slow)])
+def test_exactly_once_through_operator_faults_and_kills(database: Database, tmp_path: Path,
+                                                        seconds: int) -> None:
+    operator = Operator(tmp_path / "operator.db")
+    operator.start()
+    game = GameServer(database.url, operator.url)
+    game.start()
+    try:
+        players = _register(game, operator, 6)
+        stop = threading.Event()
+        outcomes: Counter[str] = Counter()
+        threads = [threading.Thread(target=_play, args=(game.url, token, stop, outcomes))
+                   for _, token in players]
+        for t in threads:
+            t.start()
+        step = seconds / 7
+        time.sleep(step)
+        faults = [("debit", {"delay_s": 1.5, "delay_calls": 3}),  # the game server times out
+                  ("credit", {"fail": 4}),  # 500, nothing applied
+                  ("debit", {"drop": 2, "drop_as": "500"}),  # applied, the answer lost
+                  ("credit", {"drop": 2, "drop_as": "hold", "hold_s": 1.5}),  # applied, late
+                  ("rollback", {"fail": 2})]
+        for endpoint, fault in faults:
+            operator.post("/_faults", {"endpoint": endpoint, **fault})
+            time.sleep(step / len(faults))
+        operator.kill()  # in the middle of play
+        time.sleep(step / 2)
+        operator.start()
+        time.sleep(step)
+        game.kill()
+        game.start()  # its start-up recovery, then the players' retries
+        time.sleep(step)
+        operator.kill()
+        game.kill()
+        operator.start()
+        game.start()
+        time.sleep(step)
+        stop.set()
+        for t in threads:
+            t.join(timeout=180)
+            assert not t.is_alive()
+        _settled(game)
+        played = sum(_check_player(game, operator, name, token) for name, token in players)
+        assert played >= 3 * len(players), (played, outcomes)
+        assert outcomes["201"] and outcomes["503"], outcomes  # play went on, and faults bit
+        assert game.admin("GET", "/api/admin/audit")["ok"]
+    finally:
+        game.stop()
+        if operator.proc is not None and operator.proc.poll() is None:
+            operator.kill()
