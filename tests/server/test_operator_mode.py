@@ -198,3 +198,36 @@ def test_credit_never_sent_is_sent_by_the_sweep(operator_server, wallet_server, 
     assert rec["status"] == "completed"
     assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
     assert wallet_server.balance(username) == START - 5 + rec["win"]
+
+
+def test_the_audit_ties_each_round_to_what_the_operator_confirmed(operator_server, wallet_server):
+    """A round with no confirmed debit, a second credit, or a rolled-back debit is named."""
+    from sqlalchemy import create_engine, delete, update
+
+    from slotlab.store import normalize_url
+    from slotlab.store.operator_wallet import DONE, ROLLED_BACK, OperatorWalletOp
+
+    srv = operator_server()
+    c, _ = _player(srv, wallet_server)
+    rids = [c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()
+                   ).json()["round_id"] for _ in range(3)]
+    audit = srv.admin().get("/api/admin/audit").json()
+    assert audit["ok"] and audit["bad_rounds"] == []
+    engine = create_engine(normalize_url(srv.settings.database_url))
+    op = OperatorWalletOp
+    with engine.begin() as db:
+        # Played with no debit at the operator (what a replayed answer once did).
+        db.execute(delete(op).where(op.transaction_id == f"{rids[0]}:debit"))
+        # The debit rolled back although the round was credited.
+        db.execute(update(op).where(op.transaction_id == f"{rids[1]}:debit")
+                   .values(status=ROLLED_BACK))
+        db.execute(update(op).where(op.transaction_id == f"{rids[2]}:credit:0")
+                   .values(amount=op.amount + 100, status=DONE))
+    engine.dispose()
+    audit = srv.admin().get("/api/admin/audit").json()
+    assert not audit["ok"]
+    named = {b["round_id"]: b["problems"] for b in audit["bad_rounds"]}
+    assert set(named) == set(rids)
+    assert named[rids[0]] == ["operator debits: 0 of 0, expected 1 of 5"]
+    assert named[rids[1]] == ["operator debits: 0 of 0, expected 1 of 5"]
+    assert named[rids[2]][0].startswith("operator credits: 1 of ")

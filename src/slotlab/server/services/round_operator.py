@@ -28,12 +28,12 @@ from slotlab.store.models import (
 from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, OperatorWalletOp
 
 log = logging.getLogger("slotlab.server")
-_REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
+REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
 _OPERATOR_SWEEP = threading.Lock()  # resume_pending must not run concurrently with itself
 
 
 def _credit_amount(r: Round) -> int:
-    if r.outcome in _REFUND_OUTCOMES:
+    if r.outcome in REFUND_OUTCOMES:
         return 0 if r.free_round_id is not None else r.bet
     return r.win + r.jackpot_win
 
@@ -78,7 +78,7 @@ def finish_credit(ctx: Services, rid: str, balance: int | None) -> dict[str, Any
             return None
         if r.status == CREDITING:
             now = utcnow()
-            r.status = CANCELLED if r.outcome in _REFUND_OUTCOMES else COMPLETED
+            r.status = CANCELLED if r.outcome in REFUND_OUTCOMES else COMPLETED
             r.completed_at = now
             r.updated_at = now
             body = round_public(ctx, r, balance)

@@ -21,6 +21,7 @@ from slotlab.server.services import ledger
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record
+from slotlab.server.services.round_operator import REFUND_OUTCOMES
 from slotlab.server.services.round_view import to_jsonable
 from slotlab.store.models import (
     AWAITING_CHOICE,
@@ -31,7 +32,7 @@ from slotlab.store.models import (
     LedgerEntry,
     Round,
 )
-from slotlab.store.operator_wallet import OperatorWalletOp
+from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, ROLLBACK, OperatorWalletOp
 
 log = logging.getLogger("slotlab.server")
 
@@ -113,11 +114,14 @@ def audit_rounds(ctx: Services, s: Session) -> dict[str, Any]:
                     *[c for k in _KINDS for c in _kind(k)])
              .where(L.round_id.is_not(None)).group_by(L.round_id).subquery())
     operator = exists().where(OperatorWalletOp.round_id == Round.id).label("operator")
+    at_operator = _operator_moves()
     rows = s.execute(
         select(Round.id, Round.status, Round.bet, Round.win, Round.uncapped_win,
                Round.win_credits, Round.denomination, Round.jackpot_win, Round.jackpots,
-               Round.free_round_id, operator, moved)
+               Round.free_round_id, Round.outcome, operator, moved,
+               *[c for c in at_operator.c if c.key != "round_id"])
         .outerjoin(moved, moved.c.round_id == Round.id)
+        .outerjoin(at_operator, at_operator.c.round_id == Round.id)
         .order_by(Round.seq)).mappings()
     bad, count = [], 0
     for row in rows:
@@ -130,6 +134,44 @@ def audit_rounds(ctx: Services, s: Session) -> dict[str, Any]:
     bad.extend({"round_id": rid, "problems": ["ledger entries name no round"]}
                for rid in orphans)
     return {"rounds": count, "bad_rounds": bad}
+
+
+def _operator_moves() -> Any:
+    """Per round, what the operator confirmed (operations log): debits, credits, rollbacks."""
+    op = OperatorWalletOp
+
+    def confirmed(kind: str) -> list[Any]:
+        done = (op.kind == kind) & (op.status == DONE)
+        return [func.count(case((done, 1))).label(f"op_{kind}_n"),
+                func.coalesce(func.sum(case((done, op.amount), else_=0)), 0)
+                .label(f"op_{kind}_sum")]
+
+    return (select(op.round_id, *confirmed(DEBIT), *confirmed(CREDIT), *confirmed(ROLLBACK))
+            .group_by(op.round_id).subquery())
+
+
+def _operator_problems(row: Any) -> list[str]:
+    """An operator-wallet round against the movements the operator confirmed: its bet debited
+    once (none for a free round) and never rolled back, and once settled its one credit: the win
+    and jackpots, or the bet given back for a refunded round."""
+    problems = []
+    free, bet, status = row["free_round_id"] is not None, row["bet"], row["status"]
+    debits = (int(row["op_debit_n"] or 0), int(row["op_debit_sum"] or 0))
+    if debits != ((0, 0) if free else (1, bet)):
+        problems.append(f"operator debits: {debits[0]} of {debits[1]}, expected "
+                        f"{0 if free else 1} of {0 if free else bet}")
+    if row["op_rollback_n"]:
+        problems.append("the operator confirmed a rollback of the round's debit")
+    credits = (int(row["op_credit_n"] or 0), int(row["op_credit_sum"] or 0))
+    if status in (COMPLETED, CANCELLED):
+        refund = row["outcome"] in REFUND_OUTCOMES
+        amount = (0 if free else bet) if refund else row["win"] + row["jackpot_win"]
+        if credits != (1, amount):
+            problems.append(f"operator credits: {credits[0]} of {credits[1]}, expected 1 of "
+                            f"{amount}")
+    elif credits[0]:
+        problems.append(f"a {status} round was credited at the operator")
+    return problems
 
 
 def _round_problems(ctx: Services, row: Any) -> list[str]:
@@ -152,7 +194,7 @@ def _round_problems(ctx: Services, row: Any) -> list[str]:
     if row["operator"] or (ctx.operator is not None and free is not None and not entries):
         if entries:
             problems.append("an operator-wallet round has ledger entries")
-        return problems
+        return problems + _operator_problems(row)
     paid = status == COMPLETED
     want = {
         ledger.BET: (0, 0) if free is not None else (1, -bet),
