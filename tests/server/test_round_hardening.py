@@ -111,12 +111,19 @@ def test_ledger_entry_not_matching_its_round_fails_audit(make_server):
     srv = make_server()
     c, _ = srv.player()
     rid = _won_round(c)["round_id"]
-    # The ledger and wallet raised, the round left alone: replay is right, the audit is not.
+    replay = c.get(f"/api/rounds/{rid}/replay").json()
+    assert replay["identical"] and replay["payments_identical"]
+    paid = replay["payments"]
+    # The ledger and wallet raised, the round left alone: its events and win replay as
+    # recorded, but the money it paid is not what they call for, and the audit says so too.
     _sql(srv, "UPDATE ledger_entries SET amount = amount + 3 WHERE round_id = :rid"
               " AND kind = 'win'", rid=rid)
     _sql(srv, "UPDATE wallets SET balance = balance + 3 WHERE player_id ="
               " (SELECT player_id FROM rounds WHERE id = :rid)", rid=rid)
-    assert c.get(f"/api/rounds/{rid}/replay").json()["identical"]
+    replay = c.get(f"/api/rounds/{rid}/replay").json()
+    assert replay["events_identical"] and replay["win_identical"]
+    assert not replay["identical"] and not replay["payments_identical"]
+    assert replay["payments"] == [p if p[0] != "win" else ["win", p[1] + 3] for p in paid]
     audit = srv.admin().get("/api/admin/audit").json()
     assert not audit["ok"] and [b["round_id"] for b in audit["bad_rounds"]] == [rid]
     # A second win entry for the round (a double payment) is caught by the count.

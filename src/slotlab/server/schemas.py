@@ -284,6 +284,10 @@ class ReplayPublic(BaseModel):
     identical: bool
     events_identical: bool
     win_identical: bool  # win, uncapped win and jackpots won as recorded
+    # Every movement of the round's money (its ledger entries, or the operator's confirmed
+    # debit and credit) is the one its replayed outcome calls for.
+    payments_identical: bool
+    payments: list[tuple[str, int]]  # those movements, [kind, amount] sorted
     model_hash_matches: bool
     recorded_model_hash: str
     replayed_model_hash: str

@@ -66,11 +66,17 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
     same = events == rec["events"]
     money_ok = (win == rec["win"] and uncapped == rec["uncapped_win"]
                 and tiers == [j["tier"] for j in rec["jackpots"]])
+    at_operator, moved = _moved(ctx, rec)
+    paid_ok = win is not None and moved == _movements(rec, win, at_operator)
     return {
         "round_id": rec["round_id"],
-        "identical": same and money_ok and hash_ok,
+        "identical": same and money_ok and paid_ok and hash_ok,
         "events_identical": same,
         "win_identical": money_ok,
+        # Every movement of money the round made (ledger entries, or the operator's confirmed
+        # debits and credits) is the one its replayed outcome calls for.
+        "payments_identical": paid_ok,
+        "payments": moved,
         "model_hash_matches": hash_ok,  # replayed on the model the round was played on
         "recorded_model_hash": rec["model_hash"],
         "replayed_model_hash": game.model_hash,
@@ -84,6 +90,40 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         "error": error,
         "events": events,
     }
+
+
+def _movements(rec: dict[str, Any], win: int, at_operator: bool) -> list[list[Any]]:
+    """The money a finished round must have moved for a replayed win of ``win``, as sorted
+    ``[kind, amount]`` pairs: on the internal ledger its bet, its win (a free round's as such)
+    and each jackpot, or its refund; at an operator its debit and its one credit."""
+    free = rec["free_round_id"] is not None
+    bet = [] if free else [[ledger.BET, -rec["bet"]]]
+    jackpot_win = sum(int(j.get("amount") or 0) for j in rec["jackpots"])
+    if at_operator:
+        debit = [] if free else [[DEBIT, rec["bet"]]]
+        if rec["status"] == CREDITING:
+            return debit
+        refund = rec["outcome"] in REFUND_OUTCOMES
+        return sorted([*debit, [CREDIT, (0 if free else rec["bet"]) if refund
+                                else win + jackpot_win]])
+    if rec["status"] == CANCELLED:
+        return sorted([*bet, *([] if free else [[ledger.REFUND, rec["bet"]]])])
+    wins = [[ledger.FREE_ROUND_WIN if free else ledger.WIN, win]] if win else []
+    jackpots = [[ledger.JACKPOT, int(j["amount"])] for j in rec["jackpots"] if j.get("amount")]
+    return sorted([*bet, *wins, *jackpots])
+
+
+def _moved(ctx: Services, rec: dict[str, Any]) -> tuple[bool, list[list[Any]]]:
+    """Whether the round's money was the operator's, and what it moved, as :func:`_movements`
+    lists it: its ledger entries, or the operator's confirmed debits and credits."""
+    with ctx.db.read() as s:
+        ops = s.execute(select(OperatorWalletOp.kind, OperatorWalletOp.amount,
+                               OperatorWalletOp.status)
+                        .where(OperatorWalletOp.round_id == rec["round_id"])).all()
+    if not ops and (ctx.operator is None or rec["ledger"]):
+        return False, sorted([[e["kind"], e["amount"]] for e in rec["ledger"]])
+    return True, sorted([[kind, amount] for kind, amount, status in ops
+                         if status == DONE and kind in (DEBIT, CREDIT)])
 
 
 def _decided_money(ctx: Services, rec: dict[str, Any], win_credits: int, tiers: list[str]
