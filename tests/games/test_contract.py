@@ -55,7 +55,7 @@ def cli(*args: str) -> Any:
 def copied(game_id: str, folder: Path, **changes: Any) -> tuple[Path, dict[str, Any]]:
     """A copy of a shipped game's model file, as a designer would start one."""
     raw = {**find_game(game_id).model.raw, "id": f"copied-{game_id}", **changes}
-    path = folder / f"copied-{game_id}.json"
+    path = folder / f"copied-{game_id}{''.join(f'-{k}' for k in changes)}.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     return path, raw
 
