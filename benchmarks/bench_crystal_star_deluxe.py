@@ -35,8 +35,8 @@ def _cold_exact_seconds(cache_dir: str | None = None) -> float:
     """
     code = (
         "import time; t = time.perf_counter();"
-        "from slotlab.games.crystal_star_deluxe.game import load;"
-        "load().exact(45); print(time.perf_counter() - t)"
+        "from slotlab.games import find_game;"
+        "find_game('crystal-star-deluxe').exact(45); print(time.perf_counter() - t)"
     )
     env = dict(os.environ)
     if cache_dir is not None:
@@ -53,11 +53,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20_000, help="live rounds (with events)")
     args = parser.parse_args()
 
+    from slotlab.games import find_game
     from slotlab.games.crystal_star_deluxe.exact import exact_report
-    from slotlab.games.crystal_star_deluxe.game import load
     from slotlab.rng import chunk_stream, parse_seed
 
-    game = load()
+    game = find_game("crystal-star-deluxe")
     figures: dict[str, object] = {
         "game": game.id,
         "model_hash": game.model_hash,

@@ -8,12 +8,13 @@ import re
 import shutil
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from slotlab.cli import app
-from slotlab.model_files import load_game, load_model
+from slotlab.games import AnyGame, find_game
 from slotlab.tune import (
     Param,
     TuneError,
@@ -24,6 +25,11 @@ from slotlab.tune import (
 )
 
 GAMES = Path(__file__).resolve().parents[1] / "src" / "slotlab" / "games"
+
+
+def load_model(ref: str) -> tuple[str, dict[str, Any], AnyGame]:
+    game = find_game(ref)
+    return (*game.model_source(), game)
 
 
 def rtp_with(ref: str, path: str, value: int | float | str) -> Fraction:
@@ -128,7 +134,7 @@ def test_command_line_tunes_a_copy_of_a_seed_model_and_writes_it(tmp_path: Path)
     assert res.exit_code == 0, res.output
     result = json.loads(res.output)
     assert result["value"] == 2000 and result["exact"] is True
-    tuned = load_game(str(out))
+    tuned = find_game(str(out))
     assert tuned.model.raw["line_pays_x_line_bet"]["SE"][2] == 2000  # type: ignore[attr-defined]
     assert tuned.exact(30)["rtp"] == result["rtp"]  # type: ignore[attr-defined]
 
@@ -169,6 +175,6 @@ def test_a_broken_seed_model_file_names_its_family_and_problem(tmp_path: Path):
     from slotlab.model import ModelError
 
     with pytest.raises(ModelError) as err:
-        load_game(str(path))
+        find_game(str(path))
     text = str(err.value)
     assert "closest is super 12 stars" in text and "lucky_stars: Field required" in text

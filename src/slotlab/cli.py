@@ -3,22 +3,20 @@ serve."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from slotlab.counts import CountError, parse_count
-from slotlab.games import UnknownGameError, find_game, game_ids
+from slotlab.games import AnyGame, UnknownGameError, find_game, game_ids
 from slotlab.model import ModelError
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError
-from slotlab.simulate.runner import Simulatable
 
 # Plain usage errors (one line, as the command's own errors), not rich panels.
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -54,24 +52,13 @@ def count_of_at_least(least: int) -> Callable[[str | int], int]:
     return parse
 
 
-def _load(ref: str) -> Game:
+def _load(ref: str) -> AnyGame:
+    """The game with id ``ref``, or the game of any family defined by the model file ``ref``."""
     try:
         return find_game(ref)
     except (UnknownGameError, ModelError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-
-
-class _SimulatableGame(Game, Simulatable, Protocol):
-    """A game the Monte Carlo runner can simulate."""
-
-
-def _load_simulatable(ref: str) -> _SimulatableGame:
-    game = _load(ref)
-    if not isinstance(game, Simulatable):
-        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
-        raise typer.Exit(2)
-    return game
 
 
 def _bet(game: Game, bet: int | None) -> int:
@@ -189,15 +176,16 @@ def rtp(
 ) -> None:
     """Exact theoretical figures: RTP as a fraction, its split, hit frequency, PAR tables."""
     game = _load(model)
-    exact = getattr(game, "exact", None)
-    if exact is None:
+    if game.exact is None:
         console.print(f"[red]error:[/red] {game.id} has no exact calculator; use simulate")
         raise typer.Exit(2)
-    extra = {} if bonuses is None else {"bonuses": bonuses, "seed": seed}
-    if extra and "bonuses" not in inspect.signature(exact).parameters:
+    if bonuses is None:
+        report = game.exact(_bet(game, bet))
+    elif game.composed is None:
         console.print(f"[red]error:[/red] {game.id} takes no --bonuses: its RTP is exact")
         raise typer.Exit(2)
-    report = exact(_bet(game, bet), **extra)
+    else:
+        report = game.composed(_bet(game, bet), bonuses=bonuses, seed=seed)
     rtp_value = report.get("rtp")
     if isinstance(rtp_value, int | float) and rtp_value > 1:  # a model paying out more than in
         Console(stderr=True).print(f"[yellow]warning:[/yellow] the RTP of {game.id} is "
@@ -249,7 +237,7 @@ def simulate(
     from slotlab.simulate.runner import ChunkLostError, RayConnectError, RunProgress
     from slotlab.simulate.runner import simulate as run
 
-    game = _load_simulatable(model)
+    game = _load(model)
     total_bet = _bet(game, bet)
     last: list[RunProgress] = []
 
@@ -280,9 +268,8 @@ def simulate(
         Console(stderr=True, soft_wrap=True).print(f"interrupted: {kept}")  # a path copied whole
         raise typer.Exit(130) from None
     data = result.to_json()
-    exact = getattr(game, "exact", None)
-    if exact is not None:
-        data["exact_rtp"] = exact(total_bet)["rtp"]
+    if game.exact is not None:
+        data["exact_rtp"] = game.exact(total_bet)["rtp"]
     if json_out:
         _print_json(data)
         return
@@ -332,7 +319,6 @@ def tune(
     exact (a fraction solve or bisection), on common random numbers where it is simulated."""
     from fractions import Fraction
 
-    from slotlab.model_files import load_model
     from slotlab.tune import (
         TuneError,
         UnreachableTarget,
@@ -341,17 +327,13 @@ def tune(
         tune_simulated,
     )
 
-    try:
-        family, raw, game = load_model(model)
-    except (UnknownGameError, ModelError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+    game = _load(model)
+    family, raw = game.model_source()
     goal = target / 100 if target > 1.5 else target
     total_bet = None if bet is None else _bet(game, bet)
-    exact = getattr(game, "exact", None)
-    # a report that takes --bonuses simulates part of the RTP (Superstars): not exact
-    is_exact = (exact is not None and "bonuses" not in inspect.signature(exact).parameters
-                and isinstance(exact(total_bet or game.bets()[0]).get("rtp_fraction"), str))
+    # a game whose RTP is partly simulated (Superstars) is not tuned exactly
+    is_exact = (game.exact is not None and game.composed is None
+                and isinstance(game.exact(total_bet or game.bets()[0]).get("rtp_fraction"), str))
     show = None if json_out else (lambda s: console.print(
         f"  {param} = {s['value']}: rtp " + ("invalid model" if s["rtp"] is None
                                              else f"{s['rtp']:.6%}")))
@@ -364,7 +346,7 @@ def tune(
         if is_exact:
             result = tune_exact(raw, param, Fraction(str(goal)), exact_evaluator(family, total_bet),
                                 lo=bounds[0], hi=bounds[1], on_step=show)
-        elif hasattr(game, "tune_evaluator"):
+        elif game.tuner is not None:
             result = tune_simulated(game, raw, param, goal, bonuses, seed, bounds[0], bounds[1],
                                     tolerance, on_step=show)
         else:
@@ -417,24 +399,9 @@ def par(
         200_000),
 ) -> None:
     """Write a PAR sheet: par.html (self-contained, plots embedded), par.xlsx and par.json."""
-    from slotlab.model_files import load_game
     from slotlab.simulate.par import write_par
 
-    try:
-        game = load_game(model)
-    except (UnknownGameError, ModelError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    if not isinstance(game, Simulatable):
-        console.print(f"[red]error:[/red] {game.id} cannot be simulated")
-        raise typer.Exit(2)
-    if workers > 1:
-        try:
-            find_game(model)  # worker processes load the game by this reference
-        except (UnknownGameError, ModelError):
-            console.print("[yellow]note:[/yellow] worker processes cannot load this model "
-                          "file; simulating with one worker")
-            workers = 1
+    game = _load(model)
     paths = write_par(game, model, out, _bet(game, bet), spins, seed=seed, workers=workers,
                       sample_rounds=sample, bonuses=bonuses)
     for kind, path in paths.items():

@@ -16,9 +16,12 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slotlab.rounds import Game
+
+if TYPE_CHECKING:
+    from slotlab.games.contract import AnyGame
 
 log = logging.getLogger("slotlab.kernels")
 
@@ -45,21 +48,27 @@ def play_once(game: Game) -> None:
     retried(functools.partial(_round, game), f"warm-up of {game.id}")
 
 
-def _simulate(game: Game) -> None:
+def _simulate(game: AnyGame) -> None:
     from slotlab.rng import chunk_stream
 
-    game.simulate_chunk(game.bets()[0], 16, chunk_stream(0, 0))  # type: ignore[attr-defined]
+    game.simulate_chunk(game.bets()[0], 16, chunk_stream(0, 0))
 
 
-def _exact(game: Game) -> None:
-    game.exact(game.bets()[0])  # type: ignore[attr-defined]
+def _exact(game: AnyGame) -> None:
+    if game.exact is not None:
+        game.exact(game.bets()[0])
 
 
-# Each compiles its own top-level kernels, so the parts of one game compile in parallel too.
-PARTS: dict[str, tuple[str | None, Callable[[Game], None]]] = {
-    "round": (None, _round),
-    "simulation": ("simulate_chunk", _simulate),
-    "exact": ("exact", _exact),
+def _has_exact(cls: type[AnyGame]) -> bool:
+    return cls.exact is not None
+
+
+# Each compiles its own top-level kernels, so the parts of one game compile in parallel too:
+# part -> (whether a game class has it, how to compile it).
+PARTS: dict[str, tuple[Callable[[type[AnyGame]], bool], Callable[[AnyGame], None]]] = {
+    "round": (lambda cls: True, _round),
+    "simulation": (lambda cls: True, _simulate),
+    "exact": (_has_exact, _exact),
 }
 
 
@@ -72,10 +81,10 @@ def _compile(ids: Sequence[str], part: str) -> float:
     return time.perf_counter() - start
 
 
-def _by_class(ids: Sequence[str]) -> dict[type, list[str]]:
+def _by_class(ids: Sequence[str]) -> dict[type[AnyGame], list[str]]:
     from slotlab.games import find_game
 
-    groups: dict[type, list[str]] = {}
+    groups: dict[type[AnyGame], list[str]] = {}
     for gid in ids:
         groups.setdefault(type(find_game(gid)), []).append(gid)
     return groups
@@ -93,7 +102,7 @@ def compile_games(ids: Sequence[str], jobs: int | None = None
     family in a process of its own, ``jobs`` at once (default: one per core). Yields each
     family, part and its seconds as it finishes."""
     tasks = [(group, part) for cls, group in _by_class(ids).items()
-             for part, (needs, _) in PARTS.items() if needs is None or hasattr(cls, needs)]
+             for part, (has, _) in PARTS.items() if has(cls)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     # Spawned, not forked: each child starts with no numba state of the parent's.
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:

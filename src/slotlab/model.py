@@ -117,3 +117,12 @@ def read_source(source: Any, shipped: Callable[[Any], Path | None]) -> tuple[dic
     path = shipped(source) or Path(source)
     return read_json(path), str(path)
 
+
+def read_spec(schema: type[M], source: Any, shipped: Callable[[Any], Path | None]
+              ) -> tuple[M, dict[str, Any], str]:
+    """``(validated spec, raw data, where it came from)`` of a model source (see
+    :func:`read_source`); a malformed model raises one :class:`ModelError` naming every
+    problem."""
+    raw, where = read_source(source, shipped)
+    return validate(schema, raw, where), raw, where
+

@@ -13,14 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from slotlab.games import game_from_source, model_source
+from slotlab.games import AnyGame, game_from_source
 from slotlab.model import content_hash
-from slotlab.rounds import Game
 
 ARCHIVE = Path(__file__).parent / "games" / "archive"
 
 
-def archived(model_hash: str) -> Game | None:
+def archived(model_hash: str) -> AnyGame | None:
     """The game on the archived model version with this hash, or None."""
     if not model_hash.isalnum():  # a hash names a file: nothing else may reach the path
         return None
@@ -34,9 +33,9 @@ def archived(model_hash: str) -> Game | None:
     return game
 
 
-def archive(game: Game, folder: Path = ARCHIVE) -> Path:
+def archive(game: AnyGame, folder: Path = ARCHIVE) -> Path:
     """File the model version ``game`` plays on, before its model file is changed."""
-    family, data = model_source(game)
+    family, data = game.model_source()
     model_hash = content_hash(data)
     path = folder / f"{model_hash}.json"
     entry = {"family": family, "game_id": game.id, "model": data}

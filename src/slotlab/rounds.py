@@ -13,9 +13,12 @@ import copy
 import json
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from slotlab.rng import Seed
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Event = dict[str, Any]  # JSON-able; always has "type", a past-tense snake_case name
 
@@ -74,9 +77,58 @@ class RoundResult:
         }
 
 
+class ExactMath(Protocol):
+    """A game's figures at a total bet (default: its reference bet): RTP, its split, PAR
+    tables. Exact, or composed when the game also has :class:`ComposedMath`."""
+
+    def __call__(self, bet: int | None = None) -> dict[str, Any]: ...
+
+
+class ComposedMath(Protocol):
+    """The figures of a game whose RTP is partly simulated (Superstars' Bonus Game): exact where
+    the math allows, ``bonuses`` simulated features from ``seed`` where it does not."""
+
+    def __call__(self, bet: int | None = None, bonuses: int = ..., seed: int = 0
+                 ) -> dict[str, Any]: ...
+
+
+class StandardDeviation(Protocol):
+    """The exact SD of a round's return per unit bet, or None where it is not known exactly."""
+
+    def __call__(self) -> float | None: ...
+
+
+class Progressives(Protocol):
+    """The jackpot pools a game's rounds feed: ``{tier, reset, rate, ...}`` each."""
+
+    def __call__(self) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class Simulatable(Protocol):
+    """What the Monte Carlo runner plays."""
+
+    id: str
+    model_hash: str
+
+    def simulate_chunk(self, bet: int, spins: int,
+                       stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``spins`` rounds (collecting at every choice) and return their running sums."""
+        ...
+
+    def component_names(self) -> list[str]:
+        """Names of the win components the kernel accumulates, in slot order."""
+        ...
+
+
 @runtime_checkable
 class Game(Protocol):
-    """What every game offers the rest of the platform (server, CLI, simulator)."""
+    """What every game offers the rest of the platform (server, CLI, simulator).
+
+    The capabilities below the round are optional: ``None`` where a game lacks one. The games of
+    the engine's families (:class:`slotlab.games.contract.FamilyGame`) have all that a game must
+    offer; a game embedded by a test or an operator may offer only the round.
+    """
 
     id: str
     name: str
@@ -105,6 +157,18 @@ class Game(Protocol):
     def theoretical_rtp(self) -> float:
         """Theoretical RTP of the game as offered (at the reference bet)."""
         ...
+
+    @property
+    def exact(self) -> ExactMath | None: ...
+
+    @property
+    def sd(self) -> StandardDeviation | None: ...
+
+    @property
+    def progressives(self) -> Progressives | None: ...
+
+    @property
+    def simulation(self) -> Simulatable | None: ...
 
 
 def check_bet(game: Game, bet: int) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from slotlab.games import game_from_source
+from slotlab.games import AnyGame, game_from_source
 from slotlab.model import ModelError
 
 Value = int | float | str
@@ -169,7 +169,9 @@ def exact_evaluator(family: str, bet: int | None) -> Callable[[dict[str, Any]], 
 
     def rtp(raw: dict[str, Any]) -> Fraction:
         game = game_from_source(family, raw)
-        report = game.exact(bet if bet is not None else game.bets()[0])  # type: ignore[attr-defined]
+        if game.exact is None:
+            raise TuneError(f"{game.id} has no exact RTP")
+        report = game.exact(bet if bet is not None else game.bets()[0])
         return Fraction(report["rtp_fraction"])
 
     return rtp
@@ -373,15 +375,17 @@ def _bisect(param: Param, rtp: Callable[[Fraction], Fraction | None], a: Fractio
 # -- simulated search (Superstars) ---------------------------------------------------------
 
 
-def tune_simulated(game: Any, raw: dict[str, Any], path: str, target: float, bonuses: int,
+def tune_simulated(game: AnyGame, raw: dict[str, Any], path: str, target: float, bonuses: int,
                    seed: int, lo: Fraction | None, hi: Fraction | None, tolerance: float,
                    on_step: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The game's own tuner on its composed RTP, then the 99 % interval at the value found."""
     from slotlab.games.superstars.tune import tune as run_tune
 
+    if game.tuner is None:
+        raise TuneError(f"{game.id} has no tuner of its simulated RTP")
     try:
         param = Param.at(raw, path)  # the same clear errors for a bad path
-        out = run_tune(raw, path, target, game.tune_evaluator(bonuses, seed), lo=lo, hi=hi,
+        out = run_tune(raw, path, target, game.tuner(bonuses, seed), lo=lo, hi=hi,
                        tolerance=tolerance, on_step=on_step)
     except (KeyError, IndexError) as exc:
         raise TuneError(f"{path}: {exc}") from exc
@@ -393,7 +397,9 @@ def tune_simulated(game: Any, raw: dict[str, Any], path: str, target: float, bon
                                     f"in the range searched: {exc}") from exc
         raise TuneError(str(exc)) from exc
     tuned = type(game).from_data(out["model"])
-    report = tuned.exact(bonuses=bonuses, seed=seed)
+    if tuned.composed is None:
+        raise TuneError(f"{game.id} has no simulated RTP to tune")
+    report = tuned.composed(bonuses=bonuses, seed=seed)
     out.update({"exact": False, "ci99": report["ci99"], "previous": param.text(param.current),
                 "note": f"simulated: {bonuses:,} Bonus Games per evaluation on seed {seed}; "
                         "prove it with a larger run on a fresh seed"})

@@ -20,7 +20,11 @@ class PickGame:
     """Three coins from ``seeds[0]``; then (``pick=True``) the player picks left or right and a
     prize of 0-3 x bet is drawn from the seed that came with the choice. Without ``pick`` the
     prize is drawn from ``seeds[0]`` and the round completes at once. ``jackpot`` names a tier
-    that every max-bet round wins."""
+    that every max-bet round wins. It has no exact math and no simulation."""
+
+    exact = None
+    sd = None
+    simulation = None
 
     def __init__(self, game_id: str, *, pick: bool, jackpot: str | None = None,
                  prize_x: int = 3) -> None:

@@ -81,9 +81,9 @@ def _superstars_with_cap(tmp_path: Path, max_win_x: int) -> Any:
     model["id"], model["max_win_x"] = f"superstars-cap{max_win_x}", max_win_x
     path = tmp_path / "superstars-cap.json"
     path.write_text(json.dumps(model))
-    from slotlab.games.superstars.game import load
+    from slotlab.games.superstars.game import Superstars
 
-    return load(path)
+    return Superstars.from_file(path)
 
 
 def _seed(game: Any, bet: int, want: Callable[[Any], bool], tries: int = 200_000) -> bytes:

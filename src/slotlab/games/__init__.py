@@ -1,103 +1,142 @@
-"""The games the platform knows, found by id or by model-file path.
+"""The games the platform knows: every game family, registered once, and its games found by id
+or by model-file path.
 
-Built-in games are registered in ``_BUILTIN`` as ``id -> "module:factory"`` and imported on first
-use, so that loading one game never compiles another's kernels. Every model file in
-``games/lines/models/`` is a data-only line game whose id is its file name.
+A family (:class:`~slotlab.games.contract.GameFamily`) is registered in :data:`FAMILIES`; that is
+all a new family needs. Its game class is imported on first use, so that loading one game never
+compiles another's kernels. A model file says its family in a ``family`` field; a file without
+one is a line model if its ``format`` says so, else it is tried against every family's schema
+(files written before the field existed).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from slotlab.rounds import Game
+from slotlab.games.contract import AnyGame, FamilyGame, GameFamily, UnknownGameError
+from slotlab.model import ModelError, read_json
 
-LINE_MODELS = Path(__file__).parent / "lines" / "models"
+GAMES = Path(__file__).parent
+LINE_MODELS = GAMES / "lines" / "models"
 
-_BUILTIN: dict[str, str] = {
-    "crystal-star-deluxe": "slotlab.games.crystal_star_deluxe.game:load",
-    "superstars": "slotlab.games.superstars.game:load",
-    "superstars-96": "slotlab.games.superstars.game:load_96",
-    "superstars-92": "slotlab.games.superstars.game:load_92",
-    "super-12-stars": "slotlab.games.super_12_stars.game:load",
-}
+FAMILIES: dict[str, GameFamily] = {f.name: f for f in [
+    GameFamily("crystal_star_deluxe", "slotlab.games.crystal_star_deluxe.game:CrystalStarDeluxe",
+               shipped={"crystal-star-deluxe":
+                        GAMES / "crystal_star_deluxe" / "models" / "crystal-star-deluxe.v1.json"}),
+    GameFamily("superstars", "slotlab.games.superstars.game:Superstars",
+               shipped={i: GAMES / "superstars" / "models" / f"{i}.json"
+                        for i in ("superstars", "superstars-96", "superstars-92")},
+               variants={"superstars-96": "superstars", "superstars-92": "superstars"}),
+    GameFamily("super_12_stars", "slotlab.games.super_12_stars.game:Super12Stars",
+               shipped={"super-12-stars":
+                        GAMES / "super_12_stars" / "models" / "super-12-stars.v1.json"}),
+    GameFamily("lines", "slotlab.games.lines.game:LineGame", models=LINE_MODELS,
+               formats=("slotlab.lines",)),
+]}
+
+# What a family's loader raises on a model that is not one of its own.
+_BUILD_ERRORS = (ModelError, ValueError, KeyError, IndexError, TypeError, ZeroDivisionError)
 
 
-# Other RTP variants of a game: listed by `slotlab games`, loadable by id, but offered by the
-# server only as the variant an operator chooses for the game (SLOTLAB_VARIANTS).
-_VARIANT_OF: dict[str, str] = {
-    "superstars-96": "superstars",
-    "superstars-92": "superstars",
-}
+def family(name: str) -> GameFamily:
+    """The registered family ``name`` (:class:`UnknownGameError` for any other)."""
+    if name not in FAMILIES:
+        raise UnknownGameError(f"unknown game family {name!r}; known families: "
+                               f"{', '.join(FAMILIES)}")
+    return FAMILIES[name]
 
 
-class UnknownGameError(LookupError):
-    """No game has this id and no model file has this path."""
+@contextmanager
+def registered(new: GameFamily) -> Iterator[GameFamily]:
+    """``new`` registered for the time of a ``with`` block (tests and embedding)."""
+    if new.name in FAMILIES:
+        raise ValueError(f"a game family {new.name!r} is registered already")
+    FAMILIES[new.name] = new
+    find_game.cache_clear()
+    try:
+        yield new
+    finally:
+        del FAMILIES[new.name]
+        find_game.cache_clear()
 
 
 def game_ids() -> list[str]:
-    """Every known game id: built-in games first, then the shipped line models."""
-    lines = sorted(p.stem for p in LINE_MODELS.glob("*.json"))
-    return [*_BUILTIN, *(i for i in lines if i not in _BUILTIN)]
+    """Every shipped game id, family by family in the order they are registered."""
+    return [i for f in FAMILIES.values() for i in f.ids()]
 
 
 def variant_of(game_id: str) -> str | None:
     """The game whose RTP variant ``game_id`` is, or None for a game in its own right."""
-    return _VARIANT_OF.get(game_id)
+    return next((f.variants[game_id] for f in FAMILIES.values() if game_id in f.variants), None)
 
 
 def offered_ids() -> list[str]:
     """The games a lobby offers by default: every game id but the other games' variants."""
-    return [i for i in game_ids() if i not in _VARIANT_OF]
+    return [i for i in game_ids() if variant_of(i) is None]
 
 
 @cache
-def find_game(ref: str) -> Game:
-    """The game with id ``ref``, or the line game defined by the model file at path ``ref``."""
-    if ref in _BUILTIN:
-        module, factory = _BUILTIN[ref].split(":")
-        return getattr(importlib.import_module(module), factory)()  # type: ignore[no-any-return]
-    path = LINE_MODELS / f"{ref}.json"
-    if not path.exists():
-        path = Path(ref)
+def find_game(ref: str) -> AnyGame:
+    """The game with id ``ref``, or the game of any family defined by the model file ``ref``
+    (each loaded once per process)."""
+    for fam in FAMILIES.values():
+        shipped = fam.shipped_file(ref)
+        if shipped is not None:
+            return fam.from_file(shipped)
+    path = Path(ref)
     if path.is_file():
-        from slotlab.games.lines.game import LineGame
-
-        return LineGame.from_file(path)
+        return game_of_data(read_json(path), str(path))
     if path.suffix == ".json" or len(path.parts) > 1:
         raise UnknownGameError(f"model file {ref!r} does not exist")
     raise UnknownGameError(f"unknown game {ref!r}; known games: {', '.join(game_ids())}")
 
 
-# How to build a game of each family from a model's data: ``family -> "module:factory"``. The
-# family of a game is the package it comes from (``slotlab.games.<family>``).
-_FROM_DATA: dict[str, str] = {
-    "lines": "slotlab.games.lines.game:LineGame.from_data",
-    "crystal_star_deluxe": "slotlab.games.crystal_star_deluxe.game:CrystalStarDeluxe.from_data",
-    "super_12_stars": "slotlab.games.super_12_stars.game:Super12Stars.from_data",
-    "superstars": "slotlab.games.superstars.game:Superstars.from_data",
-}
+def game_of_data(data: dict[str, Any], source: str = "<dict>") -> AnyGame:
+    """The game on a model's data, of the family it declares (or, undeclared, fits)."""
+    declared = [f for f in FAMILIES.values() if f.declared_by(data)]
+    if "family" in data and not declared:
+        raise ModelError(f"{source}: family: unknown game family {data['family']!r}; known "
+                         f"families: {', '.join(FAMILIES)}")
+    if declared:
+        return _built(declared[0], data, source)
+    problems: list[tuple[int, str, str]] = []
+    for fam in FAMILIES.values():
+        try:
+            return _built(fam, data, source)
+        except _BUILD_ERRORS as exc:
+            text = str(exc)
+            problems.append((text.count("\n"), fam.name, text))
+    _, name, text = min(problems)
+    raise ModelError(f"{source}: not a valid model of any known game; closest is "
+                     f"{name.replace('_', ' ')}: {text.removeprefix(f'{source}: ')}")
 
 
-def model_source(game: Game) -> tuple[str, dict[str, Any]]:
+def _built(fam: GameFamily, data: dict[str, Any], source: str) -> AnyGame:
+    """The family's game on ``data``; a model error names the file, not the parsed dict."""
+    try:
+        return fam.from_data(data)
+    except ModelError as exc:
+        raise ModelError(str(exc).replace("<dict>", source, 1)) from exc
+
+
+def model_source(game: FamilyGame[Any]) -> tuple[str, dict[str, Any]]:
     """``(family, model data)`` of a game: what :func:`game_from_source` rebuilds it from, so
     that a model version stays playable after its file is edited (the server keeps these)."""
-    family = type(game).__module__.split(".")[2]
-    return family, game.model.raw  # type: ignore[attr-defined]
+    return game.model_source()
 
 
-def game_from_source(family: str, data: dict[str, Any]) -> Game:
-    """The game of ``family`` on the model ``data`` (as :func:`model_source` gave it)."""
-    if family not in _FROM_DATA:
-        raise UnknownGameError(f"unknown game family {family!r}")
-    module, factory = _FROM_DATA[family].split(":")
-    target: Any = importlib.import_module(module)
-    for name in factory.split("."):
-        target = getattr(target, name)
-    return target(data)  # type: ignore[no-any-return]
+def game_from_source(family_name: str, data: dict[str, Any]) -> AnyGame:
+    """The game of ``family_name`` on the model ``data`` (as :func:`model_source` gave it)."""
+    return family(family_name).from_data(data)
 
 
-def all_games() -> list[Game]:
+def all_games() -> list[AnyGame]:
     return [find_game(i) for i in game_ids()]
+
+
+__all__ = ["FAMILIES", "LINE_MODELS", "AnyGame", "FamilyGame", "GameFamily", "UnknownGameError",
+           "all_games", "family", "find_game", "game_from_source", "game_ids", "game_of_data",
+           "model_source", "offered_ids", "registered", "variant_of"]

@@ -22,12 +22,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 import slotlab
 from slotlab.rng import chunk_stream
+from slotlab.rounds import Simulatable
 from slotlab.simulate.checkpoint import Checkpoint, JobIdentity
 from slotlab.simulate.stats import (
     ACC_BANDS,
@@ -52,20 +53,6 @@ Chunk = tuple[np.ndarray, np.ndarray]
 
 # The code whose edit can change a simulation's figures (a checkpoint's ``simulation_code``).
 _SIMULATION_SOURCES = ("rng.py", "mechanics", "games", "simulate/runner.py", "simulate/stats.py")
-
-
-@runtime_checkable
-class Simulatable(Protocol):
-    id: str
-    model_hash: str
-
-    def simulate_chunk(self, bet: int, spins: int, stream: np.ndarray) -> Chunk:
-        """Play ``spins`` rounds (collecting at every choice) and return their running sums."""
-        ...
-
-    def component_names(self) -> list[str]:
-        """Names of the win components the kernel accumulates, in slot order."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -172,19 +159,18 @@ def _source_chunk(source: tuple[str, str, Any], bet: int, seed: int, index: int,
     model_hash, kind, data = source
     game = _SOURCE_GAMES.get(model_hash)
     if game is None:
-        built = find_game(data) if kind == "ref" else game_from_source(kind, data)
-        assert isinstance(built, Simulatable)
-        game = _SOURCE_GAMES[model_hash] = built
+        game = _SOURCE_GAMES[model_hash] = (find_game(data) if kind == "ref"
+                                            else game_from_source(kind, data))
     return game.simulate_chunk(bet, spins, chunk_stream(seed, index))
 
 
 def _game_source(game: Simulatable, game_ref: str) -> tuple[str, str, Any]:
-    from slotlab.games import model_source
+    """What a Ray task sends: a family game's model data, or else the reference to load."""
+    from slotlab.games.contract import FamilyGame
 
-    try:
-        family, data = model_source(game)  # type: ignore[arg-type]
-    except (AttributeError, IndexError):
+    if not isinstance(game, FamilyGame):
         return game.model_hash, "ref", game_ref
+    family, data = game.model_source()
     return game.model_hash, family, data
 
 

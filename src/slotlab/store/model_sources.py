@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from slotlab.games import game_from_source, model_source
+from slotlab.games import FamilyGame, game_from_source
 from slotlab.model import canonical_json, content_hash
 from slotlab.rounds import Game
 from slotlab.store.engine import Database
@@ -34,10 +34,10 @@ class ModelSources:
     def keep(self, game: Game) -> bool:
         """Store the model of ``game`` unless its hash is stored already; False when the game
         cannot say its model (a game embedded for tests, say)."""
-        if not type(game).__module__.startswith("slotlab.games."):
+        if not isinstance(game, FamilyGame):
             log.debug("game %s is not one of the engine's games; its model is not kept", game.id)
             return False
-        family, data = model_source(game)
+        family, data = game.model_source()
         if content_hash(data) != game.model_hash:
             raise ValueError(f"game {game.id}: its model data does not have its model hash")
         with self.db.read() as s:

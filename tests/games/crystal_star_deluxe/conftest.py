@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from slotlab.games.crystal_star_deluxe.game import CrystalStarDeluxe, load
+from slotlab.games.crystal_star_deluxe.game import CrystalStarDeluxe
 from slotlab.games.crystal_star_deluxe.model import load_model, model_path
 
 MAX_BET = 45
@@ -22,7 +22,7 @@ def v1_raw() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def game() -> CrystalStarDeluxe:
-    return load()
+    return CrystalStarDeluxe.from_file(model_path(1))
 
 
 def window_model(raw: dict[str, Any], window: list[list[str]], pad: int = 5) -> dict[str, Any]:

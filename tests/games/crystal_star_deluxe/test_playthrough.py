@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from slotlab.games.crystal_star_deluxe.game import load
+from slotlab.games import find_game
 from slotlab.rng import parse_seed
 from slotlab.rounds import replay
 
@@ -22,7 +22,7 @@ CASES = [(45, 0), (9, 2), (18, 15), (45, 85), (27, 93), (36, 97), (45, 259)]
 
 
 def _record() -> dict[str, object]:
-    game = load()
+    game = find_game("crystal-star-deluxe")
     rounds = []
     for bet, seed in CASES:
         result = game.play(bet, [parse_seed(seed)])
@@ -34,7 +34,7 @@ def _record() -> dict[str, object]:
 
 def test_golden_rounds_replay_exactly():
     golden = json.loads(GOLDEN.read_text())
-    game = load()
+    game = find_game("crystal-star-deluxe")
     assert golden["model_hash"] == game.model_hash
     for stored in golden["rounds"]:
         ok, result = replay(game, stored["bet"], [parse_seed(stored["seed"])], [],

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from slotlab.games.super_12_stars.game import Super12Stars, load
+from slotlab.games.super_12_stars.game import Super12Stars
 from slotlab.games.super_12_stars.model import load_model, model_path
 
 BET = 30  # the smallest bet: 1 credit per line, so credits = pay units (line bets)
@@ -23,7 +23,7 @@ def v1_raw() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def game() -> Super12Stars:
-    return load()
+    return Super12Stars.from_file(model_path(1))
 
 
 def strips_showing(columns: list[list[str]]) -> list[list[str]]:

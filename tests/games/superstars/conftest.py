@@ -23,13 +23,13 @@ if STAND_IN:  # the interface's stand-in, in the tests only (see stand_in_bonus.
     sys.modules["slotlab.games.superstars.bonus"] = stand_in_bonus
     package.bonus = stand_in_bonus  # type: ignore[attr-defined]
 
-from slotlab.games.superstars.game import Superstars, load  # noqa: E402
+from slotlab.games.superstars.game import Superstars  # noqa: E402
 from slotlab.games.superstars.model import load_model, model_path  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def game() -> Superstars:
-    return load()
+    return Superstars.from_file(model_path())
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.contract import FamilyGame
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
 from slotlab.rounds import (
@@ -29,7 +30,7 @@ from slotlab.rounds import (
 
 from . import kernel as k
 from .exact import exact_report, fraction_text
-from .model import DEFAULT_VERSION, TIERS, Model, load_model
+from .model import TIERS, Model, load_model
 
 _FLAT_REASONS = {
     k.FLAT_BELOW_MAX_BET: "three_stars_below_max_bet",
@@ -39,32 +40,23 @@ _FLAT_REASONS = {
 COMPONENTS = ["lines", "progressives", "flat_prizes"]
 
 
-class CrystalStarDeluxe:
+class CrystalStarDeluxe(FamilyGame[Model]):
     """The game: ``play`` for live rounds and replay, ``play_stops`` for forced outcomes."""
 
+    family = "crystal_star_deluxe"
     kind = "lines-3x3-nudge"
 
     def __init__(self, model: Model) -> None:
-        self.model = model
-        self.id = model.id
-        self.name = model.name
-        self.model_hash = model.hash
+        super().__init__(model)
         self._exact: ReportCache[int] = ReportCache()
         self._ev_rows = 3 * (1 + model.n_lines)
         self._contribution_texts: dict[int, dict[str, str]] = {}
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> CrystalStarDeluxe:
-        """The game on a model given as its parsed JSON (a stored model version)."""
-        return cls(load_model(data))
-
-    def __repr__(self) -> str:
-        return f"CrystalStarDeluxe(v{self.model.version}, {self.model_hash[:12]})"
+    def read_model(cls, source: Path | dict[str, Any]) -> Model:
+        return load_model(source)
 
     # -- bets -------------------------------------------------------------------------------
-
-    def bets(self) -> list[int]:
-        return self.model.bets()
 
     def max_bet(self) -> int:
         return self.model.bets()[-1]
@@ -311,8 +303,3 @@ class CrystalStarDeluxe:
             "hit_rate": report["hit_rate"],
             "stops_are": "top-row strip index per reel",
         }
-
-
-def load(source: int | str | Path = DEFAULT_VERSION) -> CrystalStarDeluxe:
-    """The game on a model version (default: the current one) or a model file path."""
-    return CrystalStarDeluxe(load_model(source))

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
+from slotlab.model import GameModel, ModelError, Strict, read_spec, strip_window
 
 from .kernel import BLANK, STAR
 
@@ -93,6 +93,7 @@ class ProgressiveSpec(Strict):
 class ModelSpec(Strict):
     """The schema of a Crystal Star Deluxe model file."""
 
+    family: Literal["crystal_star_deluxe"] | None = None
     id: str
     name: str
     version: int = Field(ge=1)
@@ -273,13 +274,9 @@ def model_path(version: int = DEFAULT_VERSION) -> Path:
 
 
 def load_model(source: int | str | Path | dict[str, Any] = DEFAULT_VERSION) -> Model:
-    """Load and validate a model: a version number, a file path, or an already parsed dict.
-
-    Raises :class:`slotlab.model.ModelError` naming every problem.
-    """
-    raw, where = read_source(source, lambda s: model_path(s) if isinstance(s, int) else None)
-    spec = validate(ModelSpec, raw, where)
-    return Model(spec, raw, where)
+    """A model version number, a file path or an already parsed dict, validated."""
+    return Model(*read_spec(ModelSpec, source,
+                            lambda s: model_path(s) if isinstance(s, int) else None))
 
 
 __all__ = ["BLANK", "STAR", "TIERS", "Model", "ModelError", "ModelSpec", "load_model"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.contract import FamilyGame
 from slotlab.games.lines import kernel
 from slotlab.games.lines.exact import exact_report
 from slotlab.games.lines.model import LineModel
@@ -27,35 +28,25 @@ GAMBLE_OPTIONS = ("collect", "red", "black")
 CARDS = ("red", "black")
 
 
-class LineGame:
-    """A line game defined by a model file alone (see docs/model-format.md)."""
+class LineGame(FamilyGame[LineModel]):
+    """A line game defined by a model file alone (see docs/model-format.md). Its SD is not
+    exact (lines overlap): the server takes it from simulation."""
 
+    family = "lines"
     kind = "lines"
 
     def __init__(self, model: LineModel) -> None:
-        self.model = model
-        self.id = model.spec.id
-        self.name = model.spec.name
-        self.model_hash = model.hash
+        super().__init__(model)
         self._packed = kernel.pack(model.arrays)
         self._exact: ReportCache[int] = ReportCache()
 
     @classmethod
-    def from_file(cls, path: Path | str) -> LineGame:
-        return cls(LineModel.from_file(path))
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> LineGame:
-        """The game on a model given as its parsed JSON (a stored model version)."""
-        return cls(LineModel.from_dict(data))
-
-    def __repr__(self) -> str:
-        return f"LineGame({self.id!r}, hash={self.model_hash[:12]})"
+    def read_model(cls, source: Path | dict[str, Any]) -> LineModel:
+        if isinstance(source, dict):
+            return LineModel.from_dict(source, "<dict>")
+        return LineModel.from_file(source)
 
     # -- the Game protocol -------------------------------------------------------------------
-
-    def bets(self) -> list[int]:
-        return self.model.bets()
 
     def max_win_x(self) -> int:
         return self.model.spec.max_win_x
@@ -278,10 +269,6 @@ class LineGame:
     def exact(self, bet: int | None = None) -> dict[str, Any]:
         bet = self.bets()[0] if bet is None else bet
         return self._exact.get(bet, lambda: exact_report(self.model, bet))
-
-    def sd(self) -> float | None:
-        """Not exact for line games (lines overlap); the server takes it from simulation."""
-        return None
 
     def component_names(self) -> list[str]:
         return ["base_lines", "base_scatter", "free_spins", "cap"]

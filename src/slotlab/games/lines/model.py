@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, PositiveInt, model_validator
@@ -55,6 +55,7 @@ class GambleSpec(Strict):
 
 
 class LineModelSpec(Strict):
+    family: Literal["lines"] | None = None
     format: Literal["slotlab.lines/1"]
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
@@ -167,7 +168,7 @@ class LineArrays:
 class LineModel:
     """A validated line game model with its hash and kernel arrays."""
 
-    def __init__(self, spec: LineModelSpec, raw: dict[str, object]) -> None:
+    def __init__(self, spec: LineModelSpec, raw: dict[str, Any]) -> None:
         self.spec = spec
         self.raw = raw
         self.hash = content_hash(raw)
@@ -182,7 +183,7 @@ class LineModel:
         return cls(validate(LineModelSpec, raw, str(path)), raw)
 
     @classmethod
-    def from_dict(cls, raw: dict[str, object], source: str = "<model>") -> LineModel:
+    def from_dict(cls, raw: dict[str, Any], source: str = "<model>") -> LineModel:
         return cls(validate(LineModelSpec, raw, source), raw)
 
     @property

@@ -2,6 +2,6 @@
 spins with the TV mini game, the Super 7 wild respin, the Super 10 mini game with the Frenzy
 Wheel, and Lucky Stars (see RULES.md).
 
-The game is ``slotlab.games.super_12_stars.game.load()``; this package imports nothing, so that
+The game is ``slotlab.games.find_game("super-12-stars")``; this package imports nothing, so that
 loading the model (``.model``) does not compile the kernel.
 """

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.contract import FamilyGame
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream, randbelow
 from slotlab.rounds import (
@@ -32,7 +33,6 @@ from . import kernel as k
 from .model import (
     BASE,
     CENTRE,
-    DEFAULT_VERSION,
     FREE,
     N_REELS,
     N_ROWS,
@@ -57,32 +57,23 @@ _S10_KINDS = ("direct", "frenzy", "free_spins")
 _SCATTERS = (("golden", "GS"), ("silver", "SS"))
 
 
-class Super12Stars:
+class Super12Stars(FamilyGame[Model]):
     """The game: ``play`` for live rounds and replay, ``play_forced`` / ``play_stops`` for forced
     outcomes (tests, browser tests), ``simulate_chunk`` for the simulator."""
 
+    family = "super_12_stars"
     kind = "super-12-stars"
 
     def __init__(self, model: Model) -> None:
-        self.model = model
-        self.id = model.id
-        self.name = model.name
-        self.model_hash = model.hash
+        super().__init__(model)
         self._packed = k.pack(model)
         self._exact: ReportCache[int] = ReportCache()
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Super12Stars:
-        """The game on a model given as its parsed JSON (a stored model version)."""
-        return cls(load_model(data))
-
-    def __repr__(self) -> str:
-        return f"Super12Stars(v{self.model.version}, {self.model_hash[:12]})"
+    def read_model(cls, source: Path | dict[str, Any]) -> Model:
+        return load_model(source)
 
     # -- bets -------------------------------------------------------------------------------
-
-    def bets(self) -> list[int]:
-        return self.model.bets()
 
     def line_bet(self, bet: int) -> int:
         """Credits per line of a total bet (= credits per pay unit); refuses other bets."""
@@ -456,8 +447,3 @@ class Super12Stars:
 
 def _positions(window: list[list[str]], symbol: str) -> list[list[int]]:
     return [[r, row] for r, col in enumerate(window) for row, s in enumerate(col) if s == symbol]
-
-
-def load(source: int | str | Path = DEFAULT_VERSION) -> Super12Stars:
-    """The game on a model version (default: the current one) or a model file path."""
-    return Super12Stars(load_model(source))

@@ -64,7 +64,7 @@ from pydantic import Field, model_validator
 
 from slotlab.mechanics.lines import line_masks
 from slotlab.mechanics.weighted import WeightedTable
-from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
+from slotlab.model import GameModel, ModelError, Strict, read_spec, strip_window
 
 MODELS = Path(__file__).parent / "models"
 DEFAULT_VERSION = 1
@@ -151,6 +151,7 @@ class ReelStrips(Strict):
 class ModelSpec(Strict):
     """The schema of a Super 12 Stars model file."""
 
+    family: Literal["super_12_stars"] | None = None
     id: str
     name: str
     version: int = Field(ge=1)
@@ -394,13 +395,9 @@ def model_path(version: int = DEFAULT_VERSION) -> Path:
 
 
 def load_model(source: int | str | Path | dict[str, Any] = DEFAULT_VERSION) -> Model:
-    """Load and validate a model: a version number, a file path, or an already parsed dict.
-
-    Raises :class:`slotlab.model.ModelError` naming every problem.
-    """
-    raw, where = read_source(source, lambda s: model_path(s) if isinstance(s, int) else None)
-    spec = validate(ModelSpec, raw, where)
-    return Model(spec, raw, where)
+    """A model version number, a file path or an already parsed dict, validated."""
+    return Model(*read_spec(ModelSpec, source,
+                            lambda s: model_path(s) if isinstance(s, int) else None))
 
 
 __all__ = ["Model", "ModelError", "ModelSpec", "load_model", "model_path"]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.contract import FamilyGame
 from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
 from slotlab.rounds import (
@@ -29,39 +30,30 @@ from slotlab.rounds import (
 
 from . import bonus as _bonus
 from . import kernel as k
-from .model import DEFAULT_ID, N_REELS, N_ROWS, Model, load_model
+from .model import N_REELS, N_ROWS, Model, load_model
 
 COMPONENTS = ["lines", "bonus_reels", "bonus_final_game", "cap_removed"]  # kernel C_*
 FORCED_SEED = b"\0" * 32  # the Bonus Game's stream of a forced outcome when none is given
 
 
-class Superstars:
+class Superstars(FamilyGame[Model]):
     """The game: ``play`` for live rounds and replay, ``play_stops`` for forced outcomes."""
 
+    family = "superstars"
     kind = "superstars"
 
     def __init__(self, model: Model) -> None:
-        self.model = model
-        self.id = model.id
-        self.name = model.name
-        self.model_hash = model.hash
+        super().__init__(model)
         self._m = k.pack(model)
         self._bp = _bonus.pack_bonus(model.bonus_spec)
         self._ev_rows = 256
         self._exact: ReportCache[tuple[int, int, int]] = ReportCache()
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Superstars:
-        """The game on a model given as its parsed JSON (a stored model version)."""
-        return cls(load_model(data))
-
-    def __repr__(self) -> str:
-        return f"Superstars({self.id}, {self.model_hash[:12]})"
+    def read_model(cls, source: Path | dict[str, Any]) -> Model:
+        return load_model(source)
 
     # -- bets -------------------------------------------------------------------------------
-
-    def bets(self) -> list[int]:
-        return self.model.bets()
 
     def pay_unit(self, bet: int) -> int:
         """Credits per pay unit of a total bet; raises :class:`IllegalBetError` for others."""
@@ -180,7 +172,9 @@ class Superstars:
         return self._exact.get((bet, bonuses, seed),
                                lambda: rtp_report(self, bonuses=bonuses, seed=seed))
 
-    def tune_evaluator(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]:
+    composed = exact  # the Bonus Game's part of the RTP is simulated
+
+    def tuner(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]:
         """For ``slotlab tune``: the composed RTP of a model dict of this game."""
         from .tune import superstars_evaluator
 
@@ -277,16 +271,3 @@ def rules_text(m: Model) -> list[str]:
         f"The maximum win per round is {spec.max_win_x:,} times the stake; the operator's "
         "currency cap, where lower, applies on top.",
     ]  # the return to player and the pace buttons are told beside the rules (client)
-
-
-def load(source: str | Path = DEFAULT_ID) -> Superstars:
-    """The game on a shipped model id (default: ``superstars``) or a model file path."""
-    return Superstars(load_model(source))
-
-
-def load_96() -> Superstars:
-    return load("superstars-96")
-
-
-def load_92() -> Superstars:
-    return load("superstars-92")

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from slotlab.mechanics.lines import line_masks
-from slotlab.model import GameModel, ModelError, Strict, read_source, strip_window, validate
+from slotlab.model import GameModel, ModelError, Strict, read_spec, strip_window
 
 try:  # the Bonus Game's schema, written beside this module by the bonus engineer
     from .bonus_spec import BonusSpec as _BonusSchema
@@ -81,6 +81,7 @@ class BetSpec(Strict):
 class ModelSpec(Strict):
     """The schema of a Superstars model file."""
 
+    family: Literal["superstars"] | None = None
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
     version: int = Field(ge=1)
@@ -234,9 +235,7 @@ def load_model(source: str | Path | dict[str, Any] = DEFAULT_ID) -> Model:
     def shipped(s: str | Path) -> Path | None:
         return model_path(s) if isinstance(s, str) and model_path(s).exists() else None
 
-    raw, where = read_source(source, shipped)
-    spec = validate(ModelSpec, raw, where)
-    return Model(spec, raw, where)
+    return Model(*read_spec(ModelSpec, source, shipped))
 
 
 __all__ = ["N_CELLS", "N_REELS", "N_ROWS", "Model", "ModelError", "ModelSpec", "load_model"]

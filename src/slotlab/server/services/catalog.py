@@ -80,11 +80,10 @@ class GameEntry:
 
 
 def _progressives(game: Game) -> tuple[Progressive, ...]:
-    fn = getattr(game, "progressives", None)
-    if not callable(fn):
+    if game.progressives is None:
         return ()
     out = []
-    for p in fn() or ():
+    for p in game.progressives():
         rate = Fraction(str(p["rate"]))
         if not 0 <= rate < 1:
             raise ValueError(f"{game.id}: progressive rate {p['rate']} outside [0, 1)")

@@ -59,16 +59,16 @@ def _float_or_none(x: Any) -> float | None:
 def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
     """SD of one round's return per unit bet, and where it came from (``model``/``simulation``)."""
     game = entry.game
-    fn = getattr(game, "sd", None)
-    if callable(fn):
+    if game.sd is not None:
         try:
-            sd = _float_or_none(fn())
+            sd = _float_or_none(game.sd())
         except Exception:
             log.exception("sd() of %s failed", entry.id)
             sd = None
         if sd is not None:
             return sd, "model"
-    if not callable(getattr(game, "simulate_chunk", None)):
+    simulation = game.simulation
+    if simulation is None:
         return None, None
     k = (entry.id, game.model_hash, bet_credits)
     with _sd_lock:  # one simulation per game and bet, whoever asks first
@@ -76,7 +76,7 @@ def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None
             from slotlab.simulate.runner import simulate
 
             try:
-                res = simulate(game, game.id, bet_credits, SIM_ROUNDS, seed=0)  # type: ignore[arg-type]
+                res = simulate(simulation, game.id, bet_credits, SIM_ROUNDS, seed=0)
                 _sd_cache[k] = _float_or_none(res.sd)
             except Exception:
                 log.exception("simulating %s at %s for its SD failed", entry.id, bet_credits)
@@ -86,8 +86,8 @@ def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None
 
 
 def theoretical_rtp(entry: GameEntry, bet_credits: int) -> float | None:
-    exact = getattr(entry.game, "exact", None)
-    if callable(exact):
+    exact = entry.game.exact
+    if exact is not None:
         try:
             v = _float_or_none(exact(bet_credits)["rtp"])
             if v is not None:

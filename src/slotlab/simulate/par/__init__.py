@@ -11,16 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from slotlab.games.contract import AnyGame
 from slotlab.simulate.par.figures import BONUSES, SAMPLE_ROUNDS, compute
 from slotlab.simulate.par.html import render
 from slotlab.simulate.par.plots import plots
 from slotlab.simulate.par.xlsx import write_workbook
-from slotlab.simulate.runner import Simulatable
 
 __all__ = ["BONUSES", "SAMPLE_ROUNDS", "compute", "write_par"]
 
 
-def write_par(game: Simulatable, game_ref: str, out: Path, bet: int, spins: int,
+def write_par(game: AnyGame, game_ref: str, out: Path, bet: int, spins: int,
               seed: int = 0, workers: int = 1, sample_rounds: int = SAMPLE_ROUNDS,
               bonuses: int = BONUSES, chunk_spins: int | None = None) -> dict[str, Path]:
     """Compute and write the PAR sheet of ``game`` at ``bet``; returns the files by kind."""

@@ -9,7 +9,6 @@ exactly what it draws inside its chunk, so these rounds are the run's own first 
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,10 +17,11 @@ from typing import Any
 import numpy as np
 
 import slotlab
+from slotlab.games.contract import AnyGame
 from slotlab.rng import chunk_stream
 from slotlab.simulate.par.intervals import batch_means99, wilson99
 from slotlab.simulate.par.tables import Cell, Table, from_records, model_tables, slug
-from slotlab.simulate.runner import Chunk, Simulatable, chunk_plan, simulate
+from slotlab.simulate.runner import Chunk, chunk_plan, simulate
 from slotlab.simulate.stats import (
     ACC_COMPONENTS,
     ACC_FEATURES,
@@ -51,21 +51,18 @@ class Run:
     sample: np.ndarray  # rounds x (win, feature, parts...) of the run's first chunks
 
 
-def exact_report(game: Simulatable, bet: int, bonuses: int, seed: int) -> dict[str, Any] | None:
+def exact_report(game: AnyGame, bet: int, bonuses: int, seed: int) -> dict[str, Any] | None:
     """The game's exact report at ``bet``, or None; a simulated feature gets ``bonuses``."""
-    fn = getattr(game, "exact", None)
-    if fn is None:
-        return None
-    if "bonuses" in inspect.signature(fn).parameters:
-        return fn(bet, bonuses=bonuses, seed=seed)  # type: ignore[no-any-return]
-    return fn(bet)  # type: ignore[no-any-return]
+    if game.composed is not None:
+        return game.composed(bet, bonuses=bonuses, seed=seed)
+    return None if game.exact is None else game.exact(bet)
 
 
 def default_chunk(spins: int) -> int:
     return max(1, min(1 << 20, math.ceil(spins / MAX_CHUNKS)))
 
 
-def play_sample(game: Simulatable, bet: int, seed: int, chunk: int, rounds: int,
+def play_sample(game: AnyGame, bet: int, seed: int, chunk: int, rounds: int,
                 spins: int) -> np.ndarray:
     """The run's first whole chunks covering ``rounds`` rounds, round by round."""
     names = game.component_names()
@@ -86,7 +83,7 @@ def play_sample(game: Simulatable, bet: int, seed: int, chunk: int, rounds: int,
     return np.concatenate(out) if out else np.zeros((0, 2 + len(names)), dtype=np.int64)
 
 
-def run(game: Simulatable, game_ref: str, bet: int, spins: int, seed: int, workers: int,
+def run(game: AnyGame, game_ref: str, bet: int, spins: int, seed: int, workers: int,
         sample_rounds: int, chunk_spins: int | None = None) -> Run:
     chunk = chunk_spins or default_chunk(spins)
     chunks: list[np.ndarray] = []
@@ -174,11 +171,11 @@ def is_cap(name: str) -> bool:
 # -- the tables ---------------------------------------------------------------------------
 
 
-def identity_table(game: Simulatable, run_: Run, bet: int, exact: dict[str, Any] | None,
+def identity_table(game: AnyGame, run_: Run, bet: int, exact: dict[str, Any] | None,
                    bonuses: int) -> Table:
     sim = run_.sim
     rows: list[list[Cell]] = [
-        ["game", game.id], ["name", getattr(game, "name", game.id)],
+        ["game", game.id], ["name", game.name],
         ["model hash", game.model_hash], ["code version", slotlab.CODE_VERSION],
         ["seed", sim["seed"]], ["spins", sim["spins"]], ["total bet (credits)", bet],
         ["chunk spins", run_.chunk_spins], ["chunks", len(run_.chunks)],
@@ -274,10 +271,9 @@ def win_band_table(run_: Run, exact: dict[str, Any] | None) -> Table:
                  note="99% Wilson intervals")
 
 
-def max_win_table(game: Simulatable, run_: Run, exact: dict[str, Any] | None) -> Table:
+def max_win_table(game: AnyGame, run_: Run, exact: dict[str, Any] | None) -> Table:
     sim, ex = run_.sim, exact or {}
     count = sim["max_win_count"]
-    cap = getattr(game, "max_win_x", None)
     rows: list[list[Cell]] = [
         ["simulated max win (credits)", sim["max_win"]],
         ["simulated max win (x bet)", sim["max_win_x"]],
@@ -288,7 +284,7 @@ def max_win_table(game: Simulatable, run_: Run, exact: dict[str, Any] | None) ->
         ["exact max win is", None if "max_win" not in ex else (
             "an upper bound" if ex.get("max_win_exact") is False else "exact")],
         ["exact odds of the max win", ex.get("max_win_odds")],
-        ["game cap (x bet)", cap() if callable(cap) else None],
+        ["game cap (x bet)", game.max_win_x()],
     ]
     return Table("max-win", "Max win and how often", ["figure", "value"], rows,
                  section="maxwin")
@@ -338,11 +334,11 @@ def features_table(run_: Run, bet: int, exact: dict[str, Any] | None) -> Table:
                       "marked); the exact average pay is the part's RTP over its trigger rate")
 
 
-def bet_level_table(game: Simulatable, game_ref: str, spins: int, seed: int, workers: int,
+def bet_level_table(game: AnyGame, game_ref: str, spins: int, seed: int, workers: int,
                     bonuses: int) -> tuple[Table, bool]:
     """RTP at every bet level (exact where there is one, simulated on common random numbers
     otherwise), and whether it never falls as the bet rises."""
-    bets: list[int] = game.bets()  # type: ignore[attr-defined]
+    bets = game.bets()
     n = min(spins, max(10_000, spins // 10), BET_LEVEL_SPINS)
     rows: list[list[Cell]] = []
     ok = True
@@ -429,7 +425,7 @@ def exact_tables(exact: dict[str, Any] | None) -> list[Table]:
     return tables
 
 
-def compute(game: Simulatable, game_ref: str, bet: int, spins: int, seed: int = 0,
+def compute(game: AnyGame, game_ref: str, bet: int, spins: int, seed: int = 0,
             workers: int = 1, sample_rounds: int = SAMPLE_ROUNDS, bonuses: int = BONUSES,
             chunk_spins: int | None = None) -> dict[str, Any]:
     """Every figure of the PAR sheet of ``game`` at ``bet``: tables, checks and plot data."""
@@ -441,7 +437,7 @@ def compute(game: Simulatable, game_ref: str, bet: int, spins: int, seed: int = 
               rtp_split_table(run_, bet, exact), win_band_table(run_, exact),
               max_win_table(game, run_, exact), features_table(run_, bet, exact), bets,
               feature_wins, convergence_table(run_, bet, exact), *exact_tables(exact),
-              *model_tables(game.model.raw)]  # type: ignore[attr-defined]
+              *model_tables(game.model.raw)]
     passes = [r[-1] for t in tables[1:4] for r in t.rows if isinstance(r[-1], bool)]
     return {
         "game": game.id,
