@@ -9,21 +9,31 @@ environment and works on the same database.
 
 from __future__ import annotations
 
+import errno
 import gc
 import logging
 import os
+import socket
+from typing import Any
 
+import uvicorn
 from fastapi import FastAPI
+from sqlalchemy.exc import SQLAlchemyError
 
 from slotlab.server.settings import Settings
 from slotlab.store import Database, normalize_url
+from slotlab.store.unreachable import explain
 
 # Seconds a worker may leave the supervisor's ping unanswered before it is killed and started
 # again (uvicorn's default is 5): a worker compiling kernels on a cold cache is slow to answer.
 WORKER_HEALTHCHECK_S = 60
 
 
-class WorkersError(ValueError):
+class ServeError(Exception):
+    """The server cannot start; the message says why in one line."""
+
+
+class WorkersError(ServeError, ValueError):
     """``--workers`` asked for what the database cannot serve."""
 
 
@@ -68,13 +78,55 @@ def worker_app() -> FastAPI:
     return app
 
 
+def listen_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything is loaded: a port another program holds is
+    said at once, not after minutes of compiling. It listens only once the games are loaded, so
+    until then a client is refused rather than kept waiting."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(f"port {port} on {host} is in use by another program: stop it, or "
+                             "choose another port (--port, or make serve PORT=...)") from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)  # the workers' supervisor hands it to each worker
+    return sock
+
+
+def _migrate(settings: Settings) -> None:
+    """Create or migrate the database; a database that cannot be used is one line."""
+    try:
+        db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+                      pooler=settings.db_pooler)
+        try:
+            db.migrate()
+        finally:
+            db.dispose()
+    except SQLAlchemyError as exc:
+        raise ServeError(explain(settings.database_url, exc)) from None
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, saying where it listens once it does (the games loaded)."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if not self.should_exit:
+            logging.getLogger("slotlab.server").info(
+                "listening on http://%s:%d", self.config.host, self.config.port)
+
+
 def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     """Create or migrate the database, then serve the API and the browser client with uvicorn
     in ``workers`` processes (more than one: PostgreSQL only, :func:`check_workers`).
 
-    ``db_url`` overrides ``SLOTLAB_DATABASE_URL``; ``postgresql://...`` uses psycopg 3.
+    ``db_url`` overrides ``SLOTLAB_DATABASE_URL``; ``postgresql://...`` uses psycopg 3. Raises
+    :class:`ServeError` (a busy port, a database that cannot be used) before serving.
     """
-    import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     from slotlab.server.app import create_app
 
@@ -82,27 +134,33 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     settings = Settings(**overrides)  # type: ignore[arg-type]
     check_workers(workers, settings.database_url)
     _logging()
-    db = Database(settings.database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms,
-                  pooler=settings.db_pooler)
-    db.migrate()
-    db.dispose()
-    log = logging.getLogger("slotlab.server")
-    # proxy_headers off: SLOTLAB_TRUSTED_PROXIES alone decides whose X-Forwarded-For is believed.
-    if workers > 1:
-        # The workers are new processes (spawned): they read the settings from the environment.
-        if db_url:
-            os.environ["SLOTLAB_DATABASE_URL"] = db_url
-        log.info("starting %d workers on http://%s:%d", workers, host, port)
-        uvicorn.run("slotlab.server.main:worker_app", factory=True, workers=workers,
-                    timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, host=host, port=port,
-                    log_level="warning", proxy_headers=False, access_log=settings.access_log,
-                    timeout_graceful_shutdown=5)
-        return
-    app = create_app(settings)
-    _tune_gc()
-    log.info("starting on http://%s:%d", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False,
-                access_log=settings.access_log, timeout_graceful_shutdown=5)
+    sock = listen_socket(host, port)
+    try:
+        _migrate(settings)
+        log = logging.getLogger("slotlab.server")
+        # proxy_headers off: SLOTLAB_TRUSTED_PROXIES alone decides whose X-Forwarded-For counts.
+        common: dict[str, Any] = {
+            "host": host, "port": port, "log_level": "warning", "proxy_headers": False,
+            "access_log": settings.access_log, "timeout_graceful_shutdown": 5}
+        if workers > 1:
+            # The workers are new processes (spawned): they read the settings from the
+            # environment, and each listens on the shared socket once its games are loaded.
+            if db_url:
+                os.environ["SLOTLAB_DATABASE_URL"] = db_url
+            log.info("starting %d workers for http://%s:%d (the port answers once the first "
+                     "has loaded the games)", workers, host, port)
+            config = uvicorn.Config("slotlab.server.main:worker_app", factory=True,
+                                    workers=workers,
+                                    timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, **common)
+            Multiprocess(config, sockets=[sock]).run()
+            return
+        app = create_app(settings)
+        _tune_gc()
+        _AnnouncingServer(uvicorn.Config(app, **common)).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has already stopped serving
+        pass
+    finally:
+        sock.close()
 
 
 if __name__ == "__main__":  # python -m slotlab.server.main [host] [port] [db] [workers]
