@@ -11,16 +11,17 @@ from typing import Any
 import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotlab import __version__
 from slotlab.rounds import Game
-from slotlab.server import fast_rounds
+from slotlab.server import fast_rounds, metrics
 from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
@@ -44,6 +45,7 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized",
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
+    metrics.error(status, code)
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
         app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        app.state.ready = True  # every game compiled and loaded
         try:
             yield
         finally:
@@ -120,6 +123,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        metrics.error(exc.status, exc.code)
         return JSONResponse(exc.body(), status_code=exc.status,
                             headers=getattr(exc, "headers", None))  # e.g. Retry-After
 
@@ -131,6 +135,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else code
+        metrics.error(exc.status_code, code)
         return JSONResponse({"error": {"code": code, "message": detail}},
                             status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
@@ -160,6 +165,30 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     @app.get("/api/health", tags=["meta"])
     def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__}
+
+    @app.get("/health/live", tags=["meta"])
+    def live() -> dict[str, Any]:
+        """The process serves requests (it listens only once its games are loaded)."""
+        return {"live": True}
+
+    @app.get("/health/ready", tags=["meta"], responses={503: {"description": "not ready"}})
+    def ready(request: Request) -> JSONResponse:
+        """Ready for players: every game compiled and loaded, and the database answers."""
+        ctx = getattr(request.app.state, "services", None)
+        if ctx is None or not getattr(request.app.state, "ready", False):
+            return JSONResponse({"ready": False, "reason": "starting"}, status_code=503)
+        try:
+            with ctx.db.read() as s:
+                s.execute(text("SELECT 1"))
+        except Exception as exc:  # the database is down or unreachable: not ready
+            log.warning("not ready: the database does not answer: %s", exc)
+            return JSONResponse({"ready": False, "reason": "database"}, status_code=503)
+        return JSONResponse({"ready": True, "games": len(ctx.catalog.entries)})
+
+    @app.get("/metrics", tags=["meta"], include_in_schema=False)
+    def prometheus_metrics(request: Request) -> Response:
+        body, content_type = metrics.exposition(getattr(request.app.state, "services", None))
+        return Response(body, media_type=content_type)
 
     web = Path(settings.web_dir) if settings.web_dir else WEB_DIR
     if web.is_dir():  # mounted last, so the API routes win

@@ -20,6 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 
+from slotlab.server import metrics
 from slotlab.server.settings import Settings
 from slotlab.store import Database, normalize_url
 from slotlab.store.unreachable import explain
@@ -147,6 +148,8 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
             # environment, and each listens on the shared socket once its games are loaded.
             if db_url:
                 os.environ["SLOTLAB_DATABASE_URL"] = db_url
+            folder = metrics.prepare_multiprocess(workers)
+            log.info("metrics of the %d workers are summed in %s", workers, folder)
             log.info("starting %d workers for http://%s:%d (the port answers once the first "
                      "has loaded the games)", workers, host, port)
             config = uvicorn.Config("slotlab.server.main:worker_app", factory=True,
