@@ -13,14 +13,15 @@ import errno
 import gc
 import logging
 import os
+import shutil
 import socket
+import tempfile
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 
-from slotlab.server import metrics
 from slotlab.server.settings import Settings
 from slotlab.store import Database, normalize_url
 from slotlab.store.unreachable import explain
@@ -110,6 +111,25 @@ def _migrate(settings: Settings) -> None:
         raise ServeError(explain(settings.database_url, exc)) from None
 
 
+METRICS_FOLDER_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def prepare_metrics_folder(workers: int) -> str | None:
+    """The folder prometheus_client's multiprocess mode keeps every worker's figures in, made
+    empty (an earlier run's figures would be added to this one's): ``PROMETHEUS_MULTIPROC_DIR``
+    when set, else, for several workers, a new temporary folder named in that variable for
+    them. None: one process keeping its figures in memory. Runs before the metrics module is
+    imported, as the library reads the variable then."""
+    folder = os.environ.get(METRICS_FOLDER_ENV)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+    elif workers > 1:
+        folder = tempfile.mkdtemp(prefix="slotlab-metrics-")
+        os.environ[METRICS_FOLDER_ENV] = folder
+    return folder
+
+
 class _AnnouncingServer(uvicorn.Server):
     """uvicorn's server, saying where it listens once it does (the games loaded)."""
 
@@ -129,8 +149,6 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     """
     from uvicorn.supervisors import Multiprocess
 
-    from slotlab.server.app import create_app
-
     overrides = {"database_url": db_url} if db_url else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     check_workers(workers, settings.database_url)
@@ -139,6 +157,9 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     try:
         _migrate(settings)
         log = logging.getLogger("slotlab.server")
+        folder = prepare_metrics_folder(workers)
+        if folder:
+            log.info("metrics of every worker are summed in %s", folder)
         # proxy_headers off: SLOTLAB_TRUSTED_PROXIES alone decides whose X-Forwarded-For counts.
         common: dict[str, Any] = {
             "host": host, "port": port, "log_level": "warning", "proxy_headers": False,
@@ -148,8 +169,6 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
             # environment, and each listens on the shared socket once its games are loaded.
             if db_url:
                 os.environ["SLOTLAB_DATABASE_URL"] = db_url
-            folder = metrics.prepare_multiprocess(workers)
-            log.info("metrics of the %d workers are summed in %s", workers, folder)
             log.info("starting %d workers for http://%s:%d (the port answers once the first "
                      "has loaded the games)", workers, host, port)
             config = uvicorn.Config("slotlab.server.main:worker_app", factory=True,
@@ -157,6 +176,8 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
                                     timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, **common)
             Multiprocess(config, sockets=[sock]).run()
             return
+        from slotlab.server.app import create_app  # after the metrics folder is prepared
+
         app = create_app(settings)
         _tune_gc()
         _AnnouncingServer(uvicorn.Config(app, **common)).run(sockets=[sock])

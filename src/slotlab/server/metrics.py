@@ -9,15 +9,15 @@ figures for it.
 
 With ``--workers N`` the counters and histograms of every worker are summed by the library's
 multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR`` names a folder the workers write their figures
-to (``slotlab serve`` makes and empties one when it is unset, :func:`prepare_multiprocess`), and
-whichever worker answers a scrape reads them all.
+to (``slotlab serve`` makes one when it is unset and empties it at start,
+:func:`slotlab.server.main.prepare_metrics_folder`), and whichever worker answers a scrape reads
+them all. The library reads the variable when this module is first imported: before that, in
+the process that starts the workers, it must be set.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -203,20 +203,4 @@ def exposition(ctx: Services | None, extra: Sequence[Collector] = ()) -> tuple[b
         db.register(collector)
     # The classic text format's type: every Prometheus reads it (Debian 12's 2.42 included).
     return body + generate_latest(db), CONTENT_TYPE_PLAIN_0_0_4
-
-
-def prepare_multiprocess(workers: int) -> str | None:
-    """Before the workers start: the folder they write their metrics to, emptied (figures of
-    an earlier run would be added to this one's). ``PROMETHEUS_MULTIPROC_DIR`` when set, else a
-    new temporary folder. None for one process, which keeps its figures in memory."""
-    if workers <= 1:
-        return None
-    folder = os.environ.get(MULTIPROC_ENV)
-    if folder:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder, exist_ok=True)
-    else:
-        folder = tempfile.mkdtemp(prefix="slotlab-metrics-")
-        os.environ[MULTIPROC_ENV] = folder
-    return folder
 
