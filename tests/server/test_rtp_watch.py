@@ -78,8 +78,8 @@ def test_a_game_paying_wrong_alerts_and_a_right_one_does_not(
     for lv in (right, wrong):
         assert lv["rounds"] == ROUNDS and lv["expected_rtp"] == 1.5
         low, high = lv["interval"]
-        assert high - 1.5 == pytest.approx(3.2905 * math.sqrt(1.25) / math.sqrt(ROUNDS),
-                                           rel=1e-4)
+        half = 3.2905 * math.sqrt(1.25) / math.sqrt(ROUNDS)
+        assert (1.5 - low, high - 1.5) == pytest.approx((half, half), rel=1e-4)
     assert not right["alert"] and right["interval"][0] <= right["observed_rtp"] <= \
         right["interval"][1]
     assert wrong["alert"] and wrong["observed_rtp"] > wrong["interval"][1]
