@@ -15,19 +15,23 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
-# Test dependencies, Debian's Chromium for the browser tests (Playwright drives it) and Debian's
-# PgBouncer for the connection-pooler tests (each test starts its own; the package's service
-# is not used).
+# Test dependencies, Debian's Chromium for the browser tests (Playwright drives it), Debian's
+# PgBouncer for the connection-pooler tests and Debian's Prometheus for the metrics test (each
+# test starts its own; the packages' services are not used).
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; \
 	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
+	[ -x /usr/bin/prometheus ] || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ]; then apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
-# The main job: the game server with the browser client, on SQLite (var/slotlab.db).
+# The main job: the game server with the browser client, on SQLite (var/slotlab.db);
+# `make serve PORT=8080 HOST=0.0.0.0` listens elsewhere.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve: install
-	$(BIN)/slotlab serve
+	$(BIN)/slotlab serve --host $(HOST) --port $(PORT)
 
 # Tests run in parallel, a file's tests together so that its servers and browser start once; two
 # workers per core, as the tests wait on browsers, servers and subprocesses more than they

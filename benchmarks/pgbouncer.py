@@ -68,7 +68,7 @@ CONFIG = """\
 listen_addr = {host}
 listen_port = {port}
 unix_socket_dir =
-auth_type = trust
+auth_type = {auth_type}
 auth_file = {folder}/users.txt
 pool_mode = transaction
 max_client_conn = 1000
@@ -79,17 +79,19 @@ logfile = {folder}/pgbouncer.log
 
 
 @contextlib.contextmanager
-def running(pg_url: str, pool_size: int = 20, user: str = "postgres") -> Iterator[PgBouncer]:
+def running(pg_url: str, pool_size: int = 20, user: str = "postgres",
+            password: str = "") -> Iterator[PgBouncer]:
     """PgBouncer in transaction mode in front of ``pg_url``'s server, for ``user`` (trust: the
-    server behind it authenticates). PgBouncer refuses to run as root: as root it runs as the
-    ``postgres`` system user."""
+    server behind it authenticates; with ``password``, PgBouncer asks the client for it, SCRAM).
+    PgBouncer refuses to run as root: as root it runs as the ``postgres`` system user."""
     target = make_url(pg_url)
     folder = Path(tempfile.mkdtemp(prefix="slotlab-pgbouncer-"))
     port = _free_port()
-    (folder / "users.txt").write_text(f'"{user}" ""\n')
+    (folder / "users.txt").write_text(f'"{user}" "{password}"\n')
     (folder / "pgbouncer.ini").write_text(CONFIG.format(
         pg_host=target.host or HOST, pg_port=target.port or 5432, host=HOST, port=port,
-        folder=folder, pool_size=pool_size))
+        folder=folder, pool_size=pool_size,
+        auth_type="scram-sha-256" if password else "trust"))
     as_user: dict[str, str] = {}
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")

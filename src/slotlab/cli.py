@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from slotlab.counts import CountError, parse_count
@@ -30,6 +31,12 @@ ModelArg = Annotated[str, typer.Argument(help="A game id (see `slotlab games`) o
 BetOpt = Annotated[int | None, typer.Option(
     "--bet", help="Total bet in credits, one of the game's bets (default: the smallest).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _error(message: str) -> None:
+    """``error: message`` in one line; the message is text, never markup (``'slotlab[ray]'``
+    keeps its brackets)."""
+    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
 
 
 def count(value: str | int) -> int:
@@ -57,7 +64,7 @@ def _load(ref: str) -> AnyGame:
     try:
         return find_game(ref)
     except (UnknownGameError, ModelError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        _error(str(exc))
         raise typer.Exit(2) from exc
 
 
@@ -65,7 +72,7 @@ def _bet(game: Game, bet: int | None) -> int:
     if bet is None:
         return game.bets()[0]
     if bet not in game.bets():
-        console.print(f"[red]error:[/red] bet {bet} is not allowed; allowed total bets (credits): "
+        _error(f"bet {bet} is not allowed; allowed total bets (credits): "
                       f"{game.bets()}")
         raise typer.Exit(2)
     return bet
@@ -109,13 +116,18 @@ def games(json_out: JsonOpt = False) -> None:
     if json_out:
         _print_json(rows)
         return
-    table = Table(title="slotlab games", title_justify="left")
-    table.add_column("id", no_wrap=True, min_width=max(len(r["id"]) for r in rows))  # never cut
-    for col in ("name", "grid", "lines", "rtp", "max win", "model version"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(r["id"], r["name"], r["grid"], str(r["lines"]), f"{r['rtp']:.4%}",
-                      f"{r['max_win_x']:,}x", r["model_hash"][:12])
+    # No borders and one space between columns: the table fits 80 columns, nothing cut.
+    table = Table(title="slotlab games", title_justify="left", box=None, pad_edge=False,
+                  padding=(0, 1), collapse_padding=True, header_style="bold")
+    cells = [(r["id"], r["name"], r["grid"], str(r["lines"]), f"{r['rtp']:.4%}",
+              f"{r['max_win_x']:,}x", r["model_hash"][:8]) for r in rows]
+    for i, col in enumerate(("id", "name", "grid", "lines", "rtp", "max win", "model")):
+        # id, RTP and max win never wrap or cut; a name wraps only on a narrower terminal
+        table.add_column(col, no_wrap=col != "name",
+                         min_width=max(len(c[i]) for c in cells) if col in (
+                             "id", "rtp", "max win") else None)
+    for c in cells:
+        table.add_row(*c)
     console.print(table)
 
 
@@ -140,7 +152,7 @@ def play(
         seeds = [root] + [derived_seed(root, k) for k in range(1, len(choices) + 1)]
         result = game.play(total_bet, seeds, choices)
     except (ValueError, IllegalBetError, IllegalChoiceError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        _error(str(exc))
         raise typer.Exit(2) from exc
     if json_out:
         _print_json(result.to_json())
@@ -173,16 +185,20 @@ def rtp(
              "simulate (default 1,000,000; 1M, 1e6).", parser=count_of_at_least(1000),
         metavar="N")] = None,
     seed: Annotated[int, typer.Option(help="Seed of that simulation.", min=0)] = 0,
+    fractions: Annotated[bool, typer.Option(
+        "--fractions", help="Show the exact fractions too (hundreds of digits for some "
+                            "games); --json always has them.")] = False,
 ) -> None:
-    """Exact theoretical figures: RTP as a fraction, its split, hit frequency, PAR tables."""
+    """Exact theoretical figures: RTP and its split (decimals; the exact fractions with
+    --fractions or --json), hit frequency, PAR tables."""
     game = _load(model)
     if game.exact is None:
-        console.print(f"[red]error:[/red] {game.id} has no exact calculator; use simulate")
+        _error(f"{game.id} has no exact calculator; use simulate")
         raise typer.Exit(2)
     if bonuses is None:
         report = game.exact(_bet(game, bet))
     elif game.composed is None:
-        console.print(f"[red]error:[/red] {game.id} takes no --bonuses: its RTP is exact")
+        _error(f"{game.id} takes no --bonuses: its RTP is exact")
         raise typer.Exit(2)
     else:
         report = game.composed(_bet(game, bet), bonuses=bonuses, seed=seed)
@@ -198,15 +214,25 @@ def rtp(
     summary.add_column()
     summary.add_column(overflow="fold")  # exact fractions in full, however long
     for key, value in report.items():
-        if not isinstance(value, dict | list):
+        if not isinstance(value, dict | list) and (fractions or not _is_fraction(key, value)):
             summary.add_row(key.replace("_", " "), _fmt(value))
     console.print(summary)
-    components = [{"component": k, **v} for k, v in report.get("components", {}).items()]
+    components = [{"component": k, **{f: x for f, x in v.items()
+                                      if fractions or not _is_fraction(f, x)}}
+                  for k, v in report.get("components", {}).items()]
     console.print(_table("RTP split", components, fold=True))
     for name, rows in report.get("tables", {}).items():
         console.print(_table(name, rows))
     for note in report.get("notes", []):
-        console.print(f"[dim]note: {note}[/dim]")
+        console.print(f"[dim]note: {escape(note)}[/dim]")
+    if not fractions:
+        console.print("[dim]exact fractions: --fractions or --json[/dim]")
+
+
+def _is_fraction(key: str, value: Any) -> bool:
+    """An exact fraction's text (``rtp_fraction``, a split's ``fraction``): the decimal beside
+    it says the same in a few digits."""
+    return isinstance(value, str) and "fraction" in key
 
 
 @app.command()
@@ -252,10 +278,10 @@ def simulate(
                          ray_address=ray, chunk_spins=chunk_spins, checkpoint=checkpoint,
                          on_progress=on_progress)
     except (RayConnectError, CheckpointError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)  # one line, however long
+        _error(str(exc))
         raise typer.Exit(2) from exc
     except ChunkLostError as exc:
-        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        _error(str(exc))
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         # Counted in the file once the workers are gone: a chunk that finished during the stop
@@ -340,7 +366,7 @@ def tune(
     try:
         bounds = [None if v is None else Fraction(v) for v in (lo, hi)]
     except (ValueError, ZeroDivisionError) as exc:
-        console.print(f"[red]error:[/red] --lo/--hi must be numbers: {exc}")
+        _error(f"--lo/--hi must be numbers: {exc}")
         raise typer.Exit(2) from exc
     try:
         if is_exact:
@@ -350,13 +376,13 @@ def tune(
             result = tune_simulated(game, raw, param, goal, bonuses, seed, bounds[0], bounds[1],
                                     tolerance, on_step=show)
         else:
-            console.print(f"[red]error:[/red] {game.id} has neither an exact RTP nor a tuner")
+            _error(f"{game.id} has neither an exact RTP nor a tuner")
             raise typer.Exit(2)
     except UnreachableTarget as exc:
         console.print(f"[red]cannot reach the target:[/red] {exc}; no model written")
         raise typer.Exit(1) from exc
     except TuneError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        _error(str(exc))
         raise typer.Exit(2) from exc
     tuned = result.pop("model")
     if "rtp_target" in tuned:  # a model that declares its target RTP gets the new target
@@ -424,7 +450,7 @@ def rng_dump(
 
     kinds = {"chacha20": CHACHA20, "xoshiro": XOSHIRO}
     if kind not in kinds:
-        console.print(f"[red]error:[/red] kind must be one of {sorted(kinds)}")
+        _error(f"kind must be one of {sorted(kinds)}")
         raise typer.Exit(2)
     stream = stream_from_seed(parse_seed(seed), kinds[kind])
     sink = out.open("wb") if out else sys.stdout.buffer
@@ -486,13 +512,13 @@ def serve(
                     "docs/scale.md).")] = 1,
 ) -> None:
     """Start the game server with the browser client (SQLite by default)."""
-    from slotlab.server.main import WorkersError, run
+    from slotlab.server.main import ServeError, WorkersError, run
 
     try:
         run(host=host, port=port, db_url=db, workers=workers)
-    except WorkersError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+    except ServeError as exc:  # a busy port, a database that cannot be used: one line
+        _error(str(exc))
+        raise typer.Exit(2 if isinstance(exc, WorkersError) else 1) from None
 
 
 if __name__ == "__main__":

@@ -178,6 +178,8 @@ def find_commands() -> Found:
 
 SKIPPED: dict[str, str] = {
     "make serve": "installs the package and serves until stopped; `slotlab serve` runs here",
+    "make serve PORT=8080 HOST=0.0.0.0": "the same; tests/test_first_hour.py checks the command "
+                                         "it runs (`make -n`)",
     "make test": "the whole suite, this test included",
     "make test-slow": "the suite's slow tests, this file's slow ones included",
     "pip install 'slotlab[ray]'": "installs the project; the test runs in the installed project",
@@ -234,6 +236,7 @@ BENCH_ARGS = {
     "bench_login_flood.py": "--seconds 1 --repeat 1",
     "bench_pgbouncer.py": "--seconds 1 --levels 2",
     "bench_workers.py": "--slices 1 --seconds 1 --clients 2",
+    "bench_metrics.py": "--rounds 20000",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -12,9 +13,10 @@ from typing import Any
 import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -22,17 +24,19 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from slotlab import __version__
 from slotlab.operator.signing import Keyring
 from slotlab.rounds import Game
-from slotlab.server import fast_rounds
+from slotlab.server import fast_rounds, metrics
 from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.ratelimit import LoginGate
+from slotlab.server.request_log import RequestLog
 from slotlab.server.routes import admin, autoplay, demo, games, players, responsible, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
 from slotlab.server.services.integrity import IntegrityMonitor, heal_kernel_cache
+from slotlab.server.services.rtp_watch import RtpWatch, RtpWatchCollector
 from slotlab.server.settings import Settings
 from slotlab.store import Database
 from slotlab.store.engine import CommitFailed
@@ -46,6 +50,7 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized",
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
+    metrics.error(status, code)
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
@@ -74,6 +79,16 @@ def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
                           max_attempts=settings.operator_wallet_attempts,
                           backoff=settings.operator_wallet_backoff_s,
                           store=OperatorWalletStore(db))
+
+
+async def _watch_rtp(watch: RtpWatch, interval_s: float) -> None:
+    """Check the live RTP every interval, so that an alert is logged without a scrape."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await anyio.to_thread.run_sync(watch.check)
+        except Exception:  # the database away: the next tick tries again
+            log.exception("the live RTP watch could not read the rounds")
 
 
 def create_app(settings: Settings | None = None, *, games_override: Mapping[str, Game] | None = None
@@ -105,9 +120,13 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
         app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        ctx.rtp_watch = RtpWatch(ctx)
+        watching = asyncio.create_task(_watch_rtp(ctx.rtp_watch, settings.rtp_watch_interval_s))
+        app.state.ready = True  # every game compiled and loaded
         try:
             yield
         finally:
+            watching.cancel()
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
             await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
@@ -127,6 +146,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        metrics.error(exc.status, exc.code)
         return JSONResponse(exc.body(), status_code=exc.status,
                             headers=getattr(exc, "headers", None))  # e.g. Retry-After
 
@@ -138,6 +158,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         detail = exc.detail if isinstance(exc.detail, str) else code
+        metrics.error(exc.status_code, code)
         return JSONResponse({"error": {"code": code, "message": detail}},
                             status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
@@ -163,10 +184,38 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     app.add_middleware(LoginGate, trusted_proxies=settings.trusted_proxies)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    app.add_middleware(RequestLog)  # outermost: every answer has its X-Request-ID
 
     @app.get("/api/health", tags=["meta"])
     def health() -> dict[str, Any]:
         return {"ok": True, "version": __version__}
+
+    @app.get("/health/live", tags=["meta"])
+    def live() -> dict[str, Any]:
+        """The process serves requests (it listens only once its games are loaded)."""
+        return {"live": True}
+
+    @app.get("/health/ready", tags=["meta"], responses={503: {"description": "not ready"}})
+    def ready(request: Request) -> JSONResponse:
+        """Ready for players: every game compiled and loaded, and the database answers."""
+        ctx = getattr(request.app.state, "services", None)
+        if ctx is None or not getattr(request.app.state, "ready", False):
+            return JSONResponse({"ready": False, "reason": "starting"}, status_code=503)
+        try:
+            with ctx.db.read() as s:
+                s.execute(text("SELECT 1"))
+        except Exception as exc:  # the database is down or unreachable: not ready
+            log.warning("not ready: the database does not answer: %s", exc)
+            return JSONResponse({"ready": False, "reason": "database"}, status_code=503)
+        return JSONResponse({"ready": True, "games": len(ctx.catalog.entries)})
+
+    @app.get("/metrics", tags=["meta"], include_in_schema=False)
+    def prometheus_metrics(request: Request) -> Response:
+        ctx = getattr(request.app.state, "services", None)
+        watch = [] if ctx is None or ctx.rtp_watch is None else [RtpWatchCollector(
+            ctx.rtp_watch)]
+        body, content_type = metrics.exposition(ctx, watch)
+        return Response(body, media_type=content_type)
 
     web = Path(settings.web_dir) if settings.web_dir else WEB_DIR
     if web.is_dir():  # mounted last, so the API routes win

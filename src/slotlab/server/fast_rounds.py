@@ -44,6 +44,7 @@ from slotlab import CODE_VERSION
 from slotlab.json_text import json_object_with, json_text
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
+from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.schemas import RoundCreate
 from slotlab.server.services import auth as auth_service
@@ -270,6 +271,7 @@ class FastRounds:
                      send: Send) -> general.Played | bool | None:
         """False: answered here; else what to pass on with the request (None: nothing)."""
         ctx = path.ctx
+        started = metrics.clock()
         req = _parse(game_id, scope["headers"], body)
         if req is None:
             path.stats["passed:request"] += 1
@@ -308,7 +310,10 @@ class FastRounds:
             path.stats["passed:refused"] += 1
             return played
         path.stats["served"] += 1
+        metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
+                              round_id=write.round_id, player_id=who.player_id, demo=who.demo)
         await _send(send, 201, answer_text(ctx, who, write, balance))
+        metrics.round_latency("fast", started)
         return False
 
 
@@ -375,6 +380,7 @@ async def start(ctx: Services) -> FastRoundPath | None:
         return None
     log.info("fast round path on (%s, %d batch%s in flight)", ctx.db.dialect, depth,
              "" if depth == 1 else "es")
-    return FastRoundPath(ctx, GroupWriter(backend.write, depth, st.fast_rounds_max_batch),
+    return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
+                                          st.fast_rounds_max_batch),
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None)

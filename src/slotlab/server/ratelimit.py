@@ -23,6 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.store.models import LoginLimit, UTCDateTime
 
@@ -121,6 +122,7 @@ class LoginGate:
                     # A flood's loops wait for their refusal: each one costs the server a
                     # sleeping coroutine instead of a request parsed per millisecond.
                     await asyncio.sleep(min(wait, REFUSAL_DELAY_S))
+                    metrics.rate_limited("login_gate")
                     await _too_many_response(send, wait)
                     return
         await self.app(scope, receive, send)

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as OrmSession
 from starlette.concurrency import run_in_threadpool
 
-from slotlab.server import currencies, ratelimit
+from slotlab.server import currencies, metrics, ratelimit
 from slotlab.server.errors import conflict, unauthorized
 from slotlab.server.ratelimit import Refused
 from slotlab.server.services import ledger, profiles
@@ -140,6 +140,7 @@ def _refuse(ctx: Services, address: str, over: dict[str, int]) -> None:
         return
     if f"a:{address}" in over:
         ctx.login_blocks.add(address, over[f"a:{address}"])
+    metrics.rate_limited("login")
     raise ratelimit.too_many(max(over.values()))
 
 
@@ -180,6 +181,7 @@ def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
                           .values(locked_until=locked_until)
                           .execution_options(synchronize_session=False))
     if locked_until is not None:
+        metrics.login_failed("account_locked")
         raise _locked(locked_until, now)
     return LoginAttempt(player.id, player.password_hash, tuple(k for k, _ in limits))
 
@@ -191,6 +193,7 @@ def finish_login(ctx: Services, attempt: LoginAttempt, ok: bool) -> tuple[str, d
     now = utcnow()
     pid = attempt.player_id
     if pid is None:
+        metrics.login_failed("unknown_username")
         raise unauthorized("wrong username or password", "invalid_credentials")
     if not ok:
         with ctx.db.write() as s:
@@ -199,6 +202,7 @@ def finish_login(ctx: Services, attempt: LoginAttempt, ok: bool) -> tuple[str, d
                              _not_locked(now))
                       .values(locked_until=now + timedelta(seconds=st.lockout_s))
                       .execution_options(synchronize_session=False))
+        metrics.login_failed("wrong_password")
         raise unauthorized("wrong username or password", "invalid_credentials")
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=st.session_ttl_s)

@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 from slotlab import CODE_VERSION
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
+from slotlab.server import metrics
 from slotlab.server.errors import (
     ApiError,
     conflict,
@@ -150,6 +151,7 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
     r.completed_at = None if operator else now
     r.updated_at = now
     r.outcome = outcome or "played"
+    metrics.settled_on_commit(s, r, demo.is_demo_player(s, r.player_id))
 
 
 def refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
@@ -291,6 +293,7 @@ PLAYED_SCOPE_KEY = "slotlab.played"  # where the fast path leaves a Played in th
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
                 free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
                 played: Played | None = None) -> tuple[int, dict[str, Any]]:
+    started = metrics.clock()
     entry = ctx.catalog.get(game_id, auth.currency)  # the game in the player's currency
     credits = entry.credits_of(bet)
     if credits is None:
@@ -331,8 +334,10 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
         if early is not None:
             return _stored(ctx, early, 201)
     try:
-        return _start_round_tx(ctx, auth, entry, credits, bet, key, req_hash, free_round_id,
-                               owner, seed0, result, rid, interval, operator, debit, autoplay)
+        answer = _start_round_tx(ctx, auth, entry, credits, bet, key, req_hash, free_round_id,
+                                 owner, seed0, result, rid, interval, operator, debit, autoplay)
+        metrics.round_latency("general", started)
+        return answer
     finally:
         if debit is not None and not _round_exists(ctx, rid):
             _operator_rollback(ctx, debit)

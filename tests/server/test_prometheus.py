@@ -1,0 +1,173 @@
+"""A real Prometheus (Debian's ``prometheus`` package) scrapes a real ``slotlab serve`` under
+load, with the scrape configuration and alert rules the project ships (deploy/), and a PromQL
+query over its HTTP API returns the rounds played. On PostgreSQL the server runs two workers,
+so the figure is every worker's rounds summed (the library's multiprocess mode), whichever
+worker answers a scrape."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from .server_util import ADMIN_TOKEN, PG_URL, free_port, make_database
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMETHEUS = shutil.which("prometheus")
+PROMTOOL = shutil.which("promtool")
+pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="prometheus is not installed: "
+                                "apt-get install prometheus (Debian's; make install-test)")
+ROUNDS = 120
+CLIENTS = 4
+
+
+def _wait(what: str, check: object, seconds: float = 240) -> None:
+    """Wait until ``check()`` is true (a start-up or a scrape, never a figure asserted)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.5)
+    pytest.fail(f"{what} did not happen within {seconds} s")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def slotlab_server(tmp_path: Path) -> Iterator[str]:
+    """``slotlab serve`` on a free port: two workers on PostgreSQL, one on SQLite."""
+    db = make_database("postgres" if PG_URL else "sqlite", tmp_path)
+    port = free_port()
+    workers = "2" if PG_URL else "1"
+    env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
+           "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64",
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "slotlab"), "serve", "--port",
+                             str(port), "--workers", workers, "--db", db.url], env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+        try:
+            return httpx.get(f"{url}/health/ready", timeout=5).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    try:
+        _wait("the server's start", answers)
+        yield url
+    finally:
+        _stop(proc)
+        db.cleanup()
+
+
+@pytest.fixture
+def prometheus(tmp_path: Path, slotlab_server: str) -> Iterator[str]:
+    """Prometheus on loopback with deploy/prometheus.yml, its target and interval set for the
+    test (a scrape a second), and the shipped alert rules."""
+    assert PROMETHEUS
+    config = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    config["global"]["scrape_interval"] = config["global"]["evaluation_interval"] = "1s"
+    config["scrape_configs"][0]["static_configs"][0]["targets"] = [
+        slotlab_server.removeprefix("http://")]
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    shutil.copy(ROOT / "deploy" / "slotlab-alerts.yml", folder / "slotlab-alerts.yml")
+    (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
+    port = free_port()
+    log = (folder / "prometheus.log").open("wb")
+    proc = subprocess.Popen([PROMETHEUS, f"--config.file={folder / 'prometheus.yml'}",
+                             f"--storage.tsdb.path={folder / 'data'}",
+                             f"--web.listen-address=127.0.0.1:{port}"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        assert proc.poll() is None, (folder / "prometheus.log").read_text()
+        try:
+            return httpx.get(f"{url}/-/ready", timeout=5).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    try:
+        _wait("Prometheus' start", ready, 60)
+        yield url
+    finally:
+        _stop(proc)
+
+
+def _play(url: str, rounds: int, errors: list[str]) -> None:
+    name, password = f"p{uuid.uuid4().hex[:10]}", "correct horse 1"
+    with httpx.Client(base_url=url, timeout=60) as c:
+        c.post("/api/players", json={"username": name, "password": password})
+        token = c.post("/api/sessions", json={"username": name, "password": password}
+                       ).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        for _ in range(rounds):
+            r = c.post("/api/games/classic-3x3/rounds", json={"bet": 5},
+                       headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
+            if r.status_code == 201 and r.json()["status"] == "awaiting_choice":  # a gamble
+                r = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                           json={"choice": "collect", "step": r.json()["step"]},
+                           headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
+            if r.status_code not in (200, 201) or r.json()["status"] != "completed":
+                errors.append(r.text)
+
+
+def _query(prometheus: str, promql: str) -> list[dict[str, object]]:
+    r = httpx.get(f"{prometheus}/api/v1/query", params={"query": promql}, timeout=10)
+    assert r.status_code == 200, r.text
+    return list(r.json()["data"]["result"])
+
+
+def test_prometheus_scrapes_the_rounds_played(slotlab_server: str, prometheus: str) -> None:
+    errors: list[str] = []
+    clients = [threading.Thread(target=_play, args=(slotlab_server, ROUNDS // CLIENTS, errors))
+               for _ in range(CLIENTS)]
+    for t in clients:
+        t.start()
+    for t in clients:
+        t.join()
+    assert not errors, errors[:3]
+    promql = 'sum(slotlab_rounds_total{game="classic-3x3",kind="paid"})'
+
+    def counted() -> bool:
+        result = _query(prometheus, promql)
+        return bool(result) and float(result[0]["value"][1]) == ROUNDS  # type: ignore[index]
+
+    _wait(f"{promql} == {ROUNDS}", counted, 60)
+    assert _query(prometheus, 'up{job="slotlab"}')[0]["value"][1] == "1"  # type: ignore[index]
+    bets = _query(prometheus, 'sum(slotlab_bet_minor_units_total{game="classic-3x3"})')
+    assert float(bets[0]["value"][1]) == ROUNDS * 5  # type: ignore[index]
+    rules = httpx.get(f"{prometheus}/api/v1/rules", timeout=10).json()["data"]["groups"]
+    assert {r["name"] for g in rules for r in g["rules"]} >= {
+        "SlotlabDown", "SlotlabInterruptedRounds", "SlotlabRtpOutsideInterval"}
+
+
+@pytest.mark.skipif(PROMTOOL is None, reason="promtool comes with Debian's prometheus")
+def test_the_shipped_configuration_and_rules_are_valid() -> None:
+    assert PROMTOOL
+    done = subprocess.run([PROMTOOL, "check", "config", "prometheus.yml"],
+                          cwd=ROOT / "deploy", capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
