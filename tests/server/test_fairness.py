@@ -195,3 +195,12 @@ def test_rotation_waits_for_a_round_that_waits_for_a_choice(serve_games) -> None
         raise AssertionError("no round waited for a choice")
     r = c.put("/api/fairness", json={})
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_awaiting_choice"
+
+
+def test_the_shipped_example_round_verifies_and_its_tampered_copy_does_not() -> None:
+    from slotlab.verify import load
+    example = load(Path(__file__).parents[2] / "examples" / "rounds" / "super-12-stars.json")
+    assert verify(example)[-1].startswith("win ")
+    example["round"]["events"][0]["stops"][0] += 1
+    with pytest.raises(VerifyError, match="event 1 of"):
+        verify(example)

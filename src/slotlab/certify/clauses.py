@@ -68,7 +68,9 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
         _row("R3", "generator: scaling (" + gen["scaling"] + "); chi-square of every strip",
              _yes(chi_ok)),
         _row("R4", "math: RTP at every bet level; round contract: a choice's outcome is drawn "
-                   "from a seed drawn with the choice (rounds.py, digested)",
+                   "from a seed drawn with the choice (rounds.py, digested); with provably fair "
+                   "seeds on, the committed server seed fixes it in advance, so profiles that "
+                   "forbid that (on) turn them off (docs/server.md)",
              _yes(bool(checks.get("bet_levels_do_not_fall")))),
         _row("R5", "the server's fail-closed tests (tests/server/test_fail_closed.py) are not "
                    "run by this bundle", NOT_SHOWN),
@@ -116,9 +118,14 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                        f"{checks['failures']} outside their 99% interval (about "
                        f"{checks['marks'] / 100:.1f} expected by chance)", _yes(rtp_ok)))
     mw = math.get("max_win", {})
-    rows.append(_row("R16", f"math: max win {mw}", _yes(bool(mw.get("exact max win (x bet)")
-                                                             or mw.get("simulated max win "
-                                                                       "(x bet)")))))
+    exact_max = mw.get("exact max win is") == "exact" and mw.get("exact odds of the max win")
+    rows.append(_row("R16", f"math: max win {mw.get('exact max win (x bet)')}x bet, "
+                            f"{mw.get('exact max win is')}, odds "
+                            f"{mw.get('exact odds of the max win')}; simulated max "
+                            f"{mw.get('simulated max win (x bet)')}x bet, seen "
+                            f"{mw.get('times it occurred')} times",
+                     MET if exact_max else NOT_SHOWN + " (the exact max win is only an upper "
+                                                       "bound: its odds are not derived)"))
     if srv is None:
         rows.append(_row("R17", "profiles only: gb autoplay " + str(gb.get("autoplay")),
                          NOT_SHOWN))
@@ -126,7 +133,7 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
         c = srv["min_cycle_gb"]
         rows.append(_row("R17", f"server under gb: autoplay {gb.get('autoplay')}; a round "
                                 f"right after another answered {c['round_right_after']}, the "
-                                f"next {c['gap_ms']} ms after the first",
+                                f"next {c['gap_ms'] or 0:.0f} ms after the first",
                          _yes(c["pass"] and gb.get("autoplay") is False)))
     rows.append(_row("R18", "profile gb: quick_stop, turbo, celebrate_small_wins = "
                             f"{gb.get('quick_stop')}, {gb.get('turbo')}, "
