@@ -27,7 +27,7 @@ async function showList(app, gameId, body) {
   }
   const rounds = data?.rounds || (Array.isArray(data) ? data : []);
   if (!rounds.length) {
-    body.replaceChildren(h("p", {}, t("recall.empty")));
+    body.replaceChildren(h("p", {}, t("recall.empty")), fairnessLine(app));
     return;
   }
   const name = (id) => (app.games || []).find((g) => g.id === id)?.name || id;
