@@ -83,6 +83,9 @@ def render(b: dict[str, Any]) -> str:
     parts.append('<section id="generator"><h2>Generator</h2>' + _t(["", ""], [
         ["live", g["live"]], ["simulation", g["simulation"]], ["scaling", g["scaling"]],
         ["confidence", g["confidence"]],
+        ["families", "; ".join(f"{k}: {v['failed']} of {v['tests']} fail, {v['allowed']} "
+                               f"allowed: {'pass' if v['pass'] else 'FAIL'}"
+                               for k, v in g.get("families", {}).items())],
         ["dieharder", die.get("note") or str(die.get("tests"))]])
         + _t(["draw", "source", "bins", "draws", "chi2", "df", "99% point", "result"],
              [[t["draw"], t["source"], t["bins"], t["draws"], t["chi2"], t["df"],
