@@ -1,5 +1,5 @@
-"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, integrity, compile,
-serve."""
+"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, integrity, certify,
+verify, compile, serve."""
 
 from __future__ import annotations
 
@@ -479,6 +479,88 @@ def integrity(
     from slotlab.integrity import certified_list
 
     _print_json(certified_list(_load(g) for g in (game or game_ids())))
+
+
+@app.command()
+def certify(
+    game: Annotated[str | None, typer.Argument(
+        help="A game id or model file (not with --check).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for bundle.html and bundle.json.")] = (
+        None),
+    check: Annotated[Path | None, typer.Option(
+        help="Recompute a bundle's digests against the installed code and model instead.")] = (
+        None),
+    spins: Annotated[int, typer.Option(parser=count, metavar="N",
+                                       help="Rounds to simulate (1e8, 2e9, ...).")] = (
+        100_000_000),
+    workers: Annotated[int, typer.Option(help="Local worker processes.", min=1)] = 1,
+    bonuses: Annotated[int, typer.Option(help="Games whose feature is simulated (Superstars): "
+                                              "Bonus Games per exact report.", min=1000)] = (
+        200_000),
+    tests: Annotated[str | None, typer.Option(
+        "--tests", metavar="MARKER",
+        help="Run only the rule map's tests that match this pytest marker expression "
+             "(e.g. 'not slow'), or none; the others are reported as not run.")] = None,
+    stop_rounds: Annotated[int, typer.Option(parser=count, metavar="N",
+                                             help="Live rounds whose reel stops are "
+                                                  "chi-square tested.")] = 20_000,
+    draws: Annotated[int, typer.Option(parser=count, metavar="N",
+                                       help="Draws per strip or table tested through the "
+                                            "scaling functions.")] = 100_000,
+    server: Annotated[bool, typer.Option(help="Run the server's part (a short real run on a "
+                                              "temporary SQLite file).")] = True,
+) -> None:
+    """Write a test lab's evidence bundle for a game (HTML and JSON), or --check one."""
+    from slotlab import certify as bundle
+
+    if check is not None:
+        try:
+            recorded, rows = bundle.check(check)
+        except bundle.BundleError as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from exc
+        bad = [r for r in rows if r["status"] != "same"]
+        for r in rows:
+            mark = "[green]same[/green]" if r["status"] == "same" else f"[red]{r['status']}[/red]"
+            console.print(f"{mark}  {r['kind']:<14} {r['path']}", soft_wrap=True)
+        console.print(f"{recorded['game']}: {len(rows) - len(bad)} of {len(rows)} as certified"
+                      + (f"; [red]{len(bad)} differ: what runs is not what was certified"
+                         "[/red]" if bad else ": what runs is what was certified"))
+        raise typer.Exit(1 if bad else 0)
+    if game is None or out is None:
+        console.print("[red]error:[/red] give a GAME and --out DIR (or --check DIR)")
+        raise typer.Exit(2)
+    g = _load(game)
+    paths = bundle.make(g, game, out, spins, workers=workers, bonuses=bonuses,
+                        test_marker=tests, stop_rounds=stop_rounds, draws=draws, server=server,
+                        log=lambda msg: Console(stderr=True).print(f"[dim]{msg}[/dim]"))
+    for kind, path in paths.items():
+        console.print(f"{kind}: {path}")
+
+
+@app.command()
+def verify(
+    round_file: Annotated[Path, typer.Argument(
+        metavar="ROUND.json", help="A round exported from RECALL (GET /api/fairness/rounds/ID), "
+                                   "its seed pair revealed.")],
+) -> None:
+    """Verify a provably fair round alone: the revealed server seed against its commitment,
+    every seed, every event and the win, replayed from the public model; no server needed."""
+    from slotlab.verify import VerifyError, load
+    from slotlab.verify import verify as check_round
+
+    try:
+        data = load(round_file)
+    except VerifyError as exc:
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(2) from exc
+    try:
+        for line in check_round(data):
+            console.print(f"[green]ok[/green]  {line}", soft_wrap=True)
+    except VerifyError as exc:
+        console.print(f"[red]FAILED[/red]  {exc}", soft_wrap=True)
+        raise typer.Exit(1) from exc
+    console.print(f"round {data['round'].get('round_id')} verified", soft_wrap=True)
 
 
 @app.command("compile")

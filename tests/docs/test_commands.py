@@ -183,6 +183,7 @@ SKIPPED: dict[str, str] = {
     "make test": "the whole suite, this test included",
     "make test-slow": "the suite's slow tests, this file's slow ones included",
     "pip install 'slotlab[ray]'": "installs the project; the test runs in the installed project",
+    "make install": "installs the project; the test runs in the installed project",
     ".venv/bin/pytest tests/browser -m browser": "the browser tests, which the suite runs itself",
 }
 
@@ -283,6 +284,7 @@ SERVERS = [re.compile(r"\bslotlab serve\b"),
            re.compile(r"-m slotlab\.operator\.reference_wallet\b")]
 # Over about 10 s each: benchmarks, a Ray head, a Superstars PAR sheet (its Bonus Game simulated).
 SLOW = [re.compile(r"\bbenchmarks/bench_"), re.compile(r"--ray\b"),
+        re.compile(r"\bslotlab certify super-12-stars\b"),
         re.compile(r"\bslotlab par (superstars|super-12-stars)\b"),
         # a billion rounds and more (shortened, still minutes): tests/simulate and the games'
         # simulation tests run the same paths short
@@ -292,6 +294,25 @@ NEEDS_PG = re.compile(r"--pg ")
 
 # Whole commands that the rules above do not make short enough: (the command run, why).
 OVERRIDES: dict[str, tuple[str, str]] = {
+    "slotlab certify super-12-stars --out docs/certify/super-12-stars --spins 1e8 --workers 2": (
+        "slotlab certify super-12-stars --out docs/certify/super-12-stars --spins 200000 "
+        "--workers 2 --tests none --stop-rounds 500 --draws 2000",
+        "the bundle's rule-map tests run in tests/games and its generator tests in "
+        "tests/certify; a short bundle runs the same command"),
+    "slotlab certify --check docs/certify/super-12-stars": (
+        "slotlab certify --check src/../docs/certify/super-12-stars",
+        "docs/ is not linked into the scratch folder; through the linked src/ the repository's "
+        "committed bundle is checked against the installed code"),
+    "slotlab certify fruit-5x3 --out bundle/ --spins 1e8": (
+        "slotlab certify fruit-5x3 --out bundle/ --spins 200000 --tests none --stop-rounds 500 "
+        "--draws 2000", "as above: a short bundle runs the same command"),
+    "python examples/rounds/export_round.py super-12-stars examples/rounds/super-12-stars.json": (
+        "python examples/rounds/export_round.py super-12-stars round.json",
+        "examples/ is the repository's own folder here: the new export goes to the scratch "
+        "folder"),
+    ".venv/bin/slotlab verify round.json": (
+        ".venv/bin/slotlab verify examples/rounds/super-12-stars.json",
+        "the reader's own round, exported from RECALL; the shipped example round stands in"),
     "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.0735 --hi 0.075 "
     "--bonuses 4000000 --seed 1 --out superstars-96.json --id superstars-96": (
         "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.06 --hi 0.09 "

@@ -31,7 +31,16 @@ from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.ratelimit import LoginGate
 from slotlab.server.request_log import RequestLog
-from slotlab.server.routes import admin, autoplay, demo, games, players, responsible, rounds
+from slotlab.server.routes import (
+    admin,
+    autoplay,
+    demo,
+    fairness,
+    games,
+    players,
+    responsible,
+    rounds,
+)
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
@@ -176,7 +185,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         log.exception("unhandled error", exc_info=exc)
         return _error(500, "internal_error", "internal error; nothing was lost, retry")
 
-    for module in (players, demo, games, rounds, autoplay, responsible, admin):
+    for module in (players, demo, games, rounds, autoplay, responsible, fairness, admin):
         document_errors(module.router.routes)
         app.include_router(module.router)
     # The last added runs first: every answer, a 413 included, gets the security headers.

@@ -48,8 +48,8 @@ from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.schemas import RoundCreate
 from slotlab.server.services import auth as auth_service
+from slotlab.server.services import fairness, jackpots, ledger, profiles, round_view
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import jackpots, ledger, profiles, round_view
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -119,7 +119,8 @@ def _plain_profile(ctx: Services, who: Auth, entry: GameEntry) -> bool:
     if p.id != ctx.settings.jurisdiction and profiles.below_min_rtp(p, entry.rtp):
         return False
     return (not p.reality_check_s and not p.session_with_rounds
-            and max(ctx.settings.min_round_interval_ms, p.min_cycle_ms) == 0)
+            and max(ctx.settings.min_round_interval_ms, p.min_cycle_ms) == 0
+            and not fairness.offered(ctx, who.jurisdiction))  # its seed is the general path's
 
 
 def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     min_round_interval_ms: int = Field(0, ge=0)  # 429 below this (gb profile: 2500 at least)
     split_round_commits: bool = False  # commit the debit before playing (operator-wallet style)
     jurisdiction: str = "mt"
+    # Provably fair seeds (services/fairness.py): each round seed derived from the player's
+    # committed server seed, client seed and counter, where the profile allows it.
+    provably_fair: bool = False
 
     # Sessions and security.
     session_ttl_s: int = Field(12 * 3600, ge=1)

@@ -205,6 +205,29 @@ class RealityCheck(Base):
     acknowledged_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class FairnessPair(Base):
+    """A player's provably fair seed pair (slotlab/fairness.py): the server seed stays secret
+    until ``revealed_at``; ``counter`` is the next seed's number, advanced in one statement."""
+
+    __tablename__ = "fairness_pairs"
+    __table_args__ = (
+        Index("ix_fairness_pairs_player", "player_id", "revealed_at"),
+        # One active pair per player, whatever runs at once (two first rounds in two processes).
+        Index("uq_fairness_pairs_active", "player_id", unique=True,
+              sqlite_where=text("revealed_at IS NULL"),
+              postgresql_where=text("revealed_at IS NULL")),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    player_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
+    server_seed: Mapped[str] = mapped_column(String(64))  # hex
+    commitment: Mapped[str] = mapped_column(String(64))  # hex SHA-256 of the server seed
+    client_seed: Mapped[str] = mapped_column(String(64))
+    counter: Mapped[int] = mapped_column(BigInteger, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
 class Round(Base):
     __tablename__ = "rounds"
     __table_args__ = (

@@ -49,6 +49,9 @@ class Profile:
     session_idle_s: int | None = None
     # Anonymous demo play (play money, no account) may be offered (services/demo.py).
     demo: bool = True
+    # Provably fair seeds (services/fairness.py) may be used: the server seed is committed before
+    # play, so the outcome after each possible choice is fixed before the choice (R4's reading).
+    provably_fair: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,7 +91,10 @@ PROFILES: dict[str, Profile] = {
         session_idle_s=None, reality_check_s=None,
         # R23: free play with the same math as real play; standards.md sets no Ontario age
         # check before free play, so anonymous demo is on (an operator may switch it off).
-        demo=True),
+        demo=True,
+        # R4 (AGCO 4.26): the outcome is not decided before all player choices are made. A
+        # committed server seed fixes the outcome after each choice in advance: off here.
+        provably_fair=False),
     # New Jersey (N.J.A.C. 13:69O, Internet gaming; 13:69E, slot machines).
     "nj": Profile(
         "nj",

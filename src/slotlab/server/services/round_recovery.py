@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from slotlab.server.errors import conflict, not_found
-from slotlab.server.services import ledger
+from slotlab.server.services import fairness, ledger
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed
 from slotlab.server.services.round_operator import pay_if_crediting
@@ -28,6 +28,7 @@ from slotlab.store.models import (
     OPEN,
     AdminAction,
     IdempotencyKey,
+    Player,
     Round,
     Wallet,
     utcnow,
@@ -41,6 +42,8 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
     """Finish an abandoned round with the game's random choice policy and credit its win."""
     with ctx.db.read() as s:
         r0 = s.scalar(select(Round).where(Round.id == round_id))
+        r0_jurisdiction = s.scalar(select(Player.jurisdiction).where(
+            Player.id == r0.player_id)) if r0 is not None else None
     if r0 is None or r0.status != AWAITING_CHOICE or not ctx.catalog.in_service(r0.game_id):
         return None  # (a game out of play keeps its rounds until it is back)
     entry = continuable(ctx, r0)
@@ -61,7 +64,7 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
             aseed = fresh_seed()
             choice = entry.game.auto_choice(result, aseed)
             auto_seeds.append(aseed.hex())
-            seeds.append(fresh_seed())
+            seeds.append(fairness.round_seed(ctx, r0.player_id, r0_jurisdiction, fresh_seed))
             choices.append(choice)
             result = play(entry, r0.bet_credits, seeds, choices)
     except Exception:

@@ -55,6 +55,7 @@ from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import (
     autoplay_runs,
     demo,
+    fairness,
     free_rounds,
     jackpots,
     ledger,
@@ -316,7 +317,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
             and (played.game_id, played.bet) == (game_id, bet)):
         seed0, result = played.seed, played.result
     else:
-        seed0 = fresh_seed()
+        seed0 = fairness.round_seed(ctx, auth.player_id, auth.jurisdiction, fresh_seed)
         try:
             result = None if split else play(entry, credits, [seed0], [])
         except IllegalBetError as e:
@@ -533,7 +534,8 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                     log.error("round %s cannot continue: %s", round_id, broken)
                 else:
                     assert entry is not None
-                    seeds = [*r.seeds, fresh_seed().hex()]
+                    seed = fairness.round_seed(ctx, r.player_id, auth.jurisdiction, fresh_seed, s)
+                    seeds = [*r.seeds, seed.hex()]
                     choices = [*r.choices, choice]
                     try:
                         result = play(entry, r.bet_credits, [bytes.fromhex(x) for x in seeds],

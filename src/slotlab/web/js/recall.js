@@ -27,7 +27,7 @@ async function showList(app, gameId, body) {
   }
   const rounds = data?.rounds || (Array.isArray(data) ? data : []);
   if (!rounds.length) {
-    body.replaceChildren(h("p", {}, t("recall.empty")));
+    body.replaceChildren(h("p", {}, t("recall.empty")), fairnessLine(app));
     return;
   }
   const name = (id) => (app.games || []).find((g) => g.id === id)?.name || id;
@@ -52,7 +52,38 @@ async function showList(app, gameId, body) {
       ),
     ),
   );
-  body.replaceChildren(h("p.note", {}, t("recall.note")), table);
+  body.replaceChildren(h("p.note", {}, t("recall.note")), fairnessLine(app), table);
+}
+
+/** The provably fair seed pair in use, where the server offers it: its commitment is shown
+ * before any round is played under it (nothing is shown where the scheme is off). */
+function fairnessLine(app) {
+  const line = h("p.note.fairness", { "data-testid": "fairness" });
+  app.api
+    .get("/api/fairness", { retries: 0 })
+    .then((f) => {
+      line.textContent = t("recall.commitment", { hash: f.active.commitment, client: f.active.client_seed });
+    })
+    .catch(() => line.remove());
+  return line;
+}
+
+/** Export a finished round for `slotlab verify`; a pair not yet revealed can be rotated here. */
+function fairnessPanel(app, roundId) {
+  const panel = h("div.fairness", { "data-testid": "fairness-round" });
+  const show = (x) => {
+    const file = new Blob([JSON.stringify(x, null, 1)], { type: "application/json" });
+    const link = h("a.ctl.small-text", { "data-testid": "fairness-export", href: URL.createObjectURL(file), download: `round-${roundId}.json` }, t("recall.export"));
+    const rotate = h("button.ctl.small-text", { "data-testid": "fairness-rotate", onclick: () => app.api.call("PUT", "/api/fairness", {}).then(load, () => {}) }, t("recall.new_seeds"));
+    panel.replaceChildren(
+      h("span", {}, t("recall.commitment", { hash: x.fairness.commitment, client: x.fairness.client_seed }) + " "),
+      link,
+      x.fairness.revealed ? h("span", {}, " " + t("recall.revealed")) : h("span", {}, " " + t("recall.not_revealed") + " ", rotate),
+    );
+  };
+  const load = () => app.api.get(`/api/fairness/rounds/${encodeURIComponent(roundId)}`, { retries: 0 }).then(show, () => panel.remove());
+  load();
+  return panel;
 }
 
 async function showRound(app, roundId, body, back) {
@@ -141,6 +172,7 @@ async function showRound(app, roundId, body, back) {
     h("div.replay-bar", {}, prev, counter, next, all, h("span", {}, t("recall.win"), winEl)),
     stepText,
     verify,
+    rec.status === "completed" || rec.status === "cancelled" ? fairnessPanel(app, roundId) : "",
     log,
   );
   if (events.length) apply((i = 0));
