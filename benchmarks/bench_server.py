@@ -38,6 +38,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +59,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db_url: str, game: str, workers: int | None = None, fast_rounds: bool = True
+def start_server(db_url: str, game: str | list[str], workers: int | None = None,
+                 fast_rounds: bool = True, settings: dict[str, str] | None = None
                  ) -> tuple[subprocess.Popen[bytes], int]:
-    """``slotlab serve`` on a free port, once it answers /api/health."""
+    """``slotlab serve`` offering ``game`` (or each of a list) on a free port, once it answers
+    /api/health; ``settings``: more ``SLOTLAB_*`` variables."""
     port = free_port()
-    env = {**os.environ, "SLOTLAB_GAMES": json.dumps([game]),
+    env = {**os.environ, "SLOTLAB_GAMES": json.dumps([game] if isinstance(game, str) else game),
            "SLOTLAB_FAST_ROUNDS": "true" if fast_rounds else "false",
            "SLOTLAB_PLAY_MONEY_BALANCE": str(10**12), "SLOTLAB_ACCESS_LOG": "false",
-           "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64"}
+           "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64",
+           **(settings or {})}
     cmd = [sys.executable, "-m", "slotlab.cli", "serve", "--host", HOST, "--port", str(port),
            "--db", db_url]
     if workers is not None:
@@ -353,24 +357,30 @@ def bench(backend: str, db_url: str, args: argparse.Namespace, loadgen: Path | N
         stop_server(proc)
 
 
-def bench_postgres(args: argparse.Namespace, loadgen: Path | None) -> dict[str, Any]:
-    """The benchmark on a fresh schema of ``args.pg``, dropped after."""
+@contextlib.contextmanager
+def fresh_schema(pg: str) -> Iterator[str]:
+    """The URL of a new schema of the PostgreSQL database ``pg``, dropped after."""
     from sqlalchemy import create_engine, text
 
     from slotlab.store import normalize_url
 
     schema = f"slotlab_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(normalize_url(args.pg), isolation_level="AUTOCOMMIT")
+    admin = create_engine(normalize_url(pg), isolation_level="AUTOCOMMIT")
     with admin.connect() as c:
         c.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
-        sep = "&" if "?" in args.pg else "?"
-        return bench("postgres", f"{normalize_url(args.pg)}{sep}options=-csearch_path%3D{schema}",
-                     args, loadgen)
+        sep = "&" if "?" in pg else "?"
+        yield f"{normalize_url(pg)}{sep}options=-csearch_path%3D{schema}"
     finally:
         with admin.connect() as c:
             c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+def bench_postgres(args: argparse.Namespace, loadgen: Path | None) -> dict[str, Any]:
+    """The benchmark on a fresh schema of ``args.pg``, dropped after."""
+    with fresh_schema(args.pg) as url:
+        return bench("postgres", url, args, loadgen)
 
 
 def fsync_ms(folder: Path, times: int = 200) -> dict[str, float]:

@@ -1,0 +1,230 @@
+"""The production mix on the game server: the rounds operators really run, not only the plainest.
+
+Starts a real ``slotlab serve`` process offering the three seed games, on SQLite (a fresh file,
+synchronous=FULL) and on PostgreSQL (a fresh schema; ``--pg`` or ``SLOTLAB_TEST_DATABASE_URL``),
+every round durable. Each client (one keep-alive connection) plays for a ring of players:
+
+- half of them under the ``gb`` profile (set by the admin API): a round every 2.5 s at most per
+  player (the client moves on to a player whose pace allows one), session figures in every
+  answer, reality checks; no autoplay;
+- the other half under ``mt``: each plays under an autoplay run it declared (``POST
+  /api/autoplay``), every round carrying its stop conditions;
+- games and bets mixed (``--mix``, weights per game; a bet drawn from the game's ladder);
+  Super 12 Stars' Frenzy colour answered when a round waits for it;
+- every eighth player has a Free Round Bonus package granted, and plays it out first.
+
+Jackpot wins come at the games' own rates (no forcing: this server has no test hook). Per level
+of concurrent clients: completed rounds/s, p50/p90/p99/max latency of every request (choices
+included), answers by status, the server's CPU ms per round and the machine's load. A pacing
+profile limits each player, not the server, so each client holds enough players
+(``--players-per-client``) to be busy. Writes benchmarks/results/production_mix.json.
+
+    .venv/bin/python benchmarks/bench_production_mix.py [--seconds 10] [--levels 1,8,32,128]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import tempfile
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bench_server as bs  # the sibling script (its folder is first on sys.path): server, CPU
+import httpx
+
+RESULTS = bs.ROOT / "benchmarks" / "results" / "production_mix.json"
+GAMES = ("crystal-star-deluxe", "super-12-stars", "superstars")
+ADMIN = "bench-admin-" + uuid.uuid4().hex
+PACE_S = 2.5 + 0.05  # the gb cycle, and a margin for the clocks of client and server
+
+
+@dataclass
+class Player:
+    token: str
+    name: str
+    gb: bool
+    game: str
+    run_id: int | None = None
+    free_round: tuple[int, int] | None = None  # (package id, bet)
+    ready_at: float = 0.0
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    statuses: Counter[int] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    rounds: int = 0
+
+
+def start(db_url: str) -> tuple[Any, int]:
+    return bs.start_server(db_url, list(GAMES), settings={
+        "SLOTLAB_ADMIN_TOKEN": ADMIN, "SLOTLAB_JURISDICTION": "mt"})
+
+
+def players(port: int, n: int, mix: dict[str, float], rng: random.Random) -> list[Player]:
+    """``n`` players, half gb and half mt (with an autoplay run), one in eight with a package."""
+    out = []
+    base = f"http://{bs.HOST}:{port}"
+    with httpx.Client(base_url=base, timeout=60) as c:
+        bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        for i in range(n):
+            name = f"mix{uuid.uuid4().hex[:12]}"
+            creds = {"username": name, "password": "a benchmark pass phrase"}
+            c.post("/api/players", json=creds).raise_for_status()
+            gb = i % 2 == 0
+            if gb:
+                c.put(f"/api/admin/players/{name}/jurisdiction", json={"jurisdiction": "gb"},
+                      headers=admin).raise_for_status()
+            r = c.post("/api/sessions", json=creds)
+            r.raise_for_status()
+            p = Player(r.json()["token"], name, gb,
+                       rng.choices(list(mix), weights=list(mix.values()))[0])
+            auth = {"Authorization": f"Bearer {p.token}"}
+            if not gb:
+                run = c.post("/api/autoplay", json={"game": p.game, "rounds": 100_000},
+                             headers=auth)
+                run.raise_for_status()
+                p.run_id = run.json()["run_id"]
+            if i % 8 == 1:
+                bet = bets[p.game][0]
+                g = c.post("/api/admin/free-rounds", headers=admin, json={
+                    "username": name, "game": p.game, "bet": bet, "rounds": 10,
+                    "expires_at": "2099-01-01T00:00:00Z"})
+                g.raise_for_status()
+                p.free_round = (g.json()["id"], bet)
+            out.append(p)
+    return out
+
+
+async def _client(base: str, ring: list[Player], bets: dict[str, list[int]], deadline: float,
+                  tally: Tally, rng: random.Random) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as c:
+        while time.perf_counter() < deadline:
+            now = time.perf_counter()
+            p = min(ring, key=lambda q: q.ready_at)
+            if p.ready_at > now:
+                await asyncio.sleep(p.ready_at - now)
+                continue
+            body: dict[str, Any] = {"bet": rng.choice(bets[p.game])}
+            kind = "gb" if p.gb else "mt-autoplay"
+            if p.free_round is not None:
+                body = {"bet": p.free_round[1], "free_round_id": p.free_round[0]}
+                kind = "free-round"
+            elif p.run_id is not None:
+                body["autoplay"] = {"run_id": p.run_id}
+            p.ready_at = now + (PACE_S if p.gb else 0.0)
+            answer = await _send(c, p, f"/api/games/{p.game}/rounds", body, tally)
+            if answer is None:
+                continue
+            if answer.get("free_round", {}).get("rounds_left") == 0:
+                p.free_round = None
+            while answer is not None and answer.get("status") == "awaiting_choice":
+                kind = "choice"
+                options = answer["awaiting"]["options"]
+                answer = await _send(c, p, f"/api/rounds/{answer['round_id']}/choices",
+                                     {"choice": rng.choice(options), "step": answer["step"]},
+                                     tally)
+            if answer is not None and answer.get("status") == "completed":
+                tally.rounds += 1
+                tally.kinds[kind] += 1
+                if answer.get("jackpot_win"):
+                    tally.kinds["jackpot_won"] += 1
+
+
+async def _send(c: httpx.AsyncClient, p: Player, path: str, body: dict[str, Any],
+                tally: Tally) -> dict[str, Any] | None:
+    t0 = time.perf_counter()
+    r = await c.post(path, json=body, headers={"Authorization": f"Bearer {p.token}",
+                                               "Idempotency-Key": uuid.uuid4().hex})
+    tally.latencies.append(time.perf_counter() - t0)
+    tally.statuses[r.status_code] += 1
+    if r.status_code in (200, 201):
+        return dict(r.json())
+    if r.status_code == 409 and r.json().get("error", {}).get("code") == "free_round_used_up":
+        p.free_round = None
+    return None
+
+
+def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
+          postgres: bool) -> dict[str, Any]:
+    base = f"http://{bs.HOST}:{port}"
+    with httpx.Client(base_url=base, timeout=30) as c:
+        bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
+    tally = Tally()
+    rings = [ring[i::clients] for i in range(clients)]
+    start_t = time.perf_counter()
+    cpu0 = time.process_time()
+
+    async def run() -> None:
+        await asyncio.gather(*(_client(base, rings[i], bets, start_t + seconds, tally,
+                                       random.Random(i)) for i in range(clients)))
+
+    with bs.Meter(pid, postgres) as meter:
+        asyncio.run(run())
+    elapsed = time.perf_counter() - start_t
+    lat = sorted(tally.latencies) or [0.0]
+    return meter.annotate({
+        "concurrency": clients, "players": len(ring), "rounds": tally.rounds,
+        "seconds": round(elapsed, 3), "rounds_per_s": round(tally.rounds / elapsed, 1),
+        **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3) for p in (50, 90, 99)},
+        "max_ms": round(1000 * lat[-1], 3), "requests": len(tally.latencies),
+        "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
+        "rounds_by_kind": dict(tally.kinds), "client_cpu_s": time.process_time() - cpu0})
+
+
+def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]:
+    proc, port = start(db_url)
+    rng = random.Random(1)
+    mix = dict(zip(GAMES, (float(x) for x in args.mix.split(",")), strict=True))
+    levels = [int(x) for x in args.levels.split(",")]
+    try:
+        ring = players(port, max(levels) * args.players_per_client, mix, rng)
+        rows = []
+        for n in levels:
+            row = level(port, ring[:n * args.players_per_client], n, args.seconds, proc.pid,
+                        backend == "postgresql")
+            rows.append(row)
+            print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
+                  f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
+                  f"{row['rounds_by_kind']}", flush=True)
+        return {"backend": backend, "levels": rows}
+    finally:
+        bs.stop_server(proc)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10, help="per level")
+    ap.add_argument("--levels", default="1,8,32,128", help="concurrent clients, comma-separated")
+    ap.add_argument("--players-per-client", type=int, default=16)
+    ap.add_argument("--mix", default="4,4,2", help="weights of " + ", ".join(GAMES))
+    ap.add_argument("--pg", default=os.environ.get("SLOTLAB_TEST_DATABASE_URL"))
+    ap.add_argument("--no-pg", action="store_true")
+    ap.add_argument("--no-sqlite", action="store_true")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args(argv)
+    results: dict[str, Any] = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                               "load_average": os.getloadavg(), "results": []}
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory() as d:
+            results["results"].append(bench("sqlite", f"sqlite:///{d}/mix.db", args))
+    if args.pg and not args.no_pg:
+        with bs.fresh_schema(args.pg) as url:
+            results["results"].append(bench("postgresql", url, args))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
