@@ -26,6 +26,8 @@ export function hostForGame(game) {
     get stage() {
       return game.stage;
     },
+    // a phone's 5x3 window is too short for a wheel: feature screens take the screen instead
+    panelRoot: () => (matchMedia("(max-width: 600px)").matches ? game.view : game.stage),
     get status() {
       return game.statusRow;
     },

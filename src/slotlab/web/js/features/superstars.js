@@ -115,8 +115,10 @@ export class Superstars extends Feature {
   help() {
     const b = this.desc.bonus || {};
     const items = ["help.bonus", "help.dice", "help.features", "help.final", "help.pace"].map((k) => this.text(k));
-    if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : `${v}×`)).join(", ") }));
-    return [{ title: this.text("bonus_game"), testid: "feature-help", items }];
+    if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : this.money(v))).join(", ") }));
+    // the Scatter and the Dice that start it, drawn as on the reels
+    const symbols = (this.desc.symbols || []).filter((s) => s.scatter).map((s) => s.id);
+    return [{ title: this.text("bonus_game"), testid: "feature-help", symbols, items }];
   }
 
   // ---- drawing -----------------------------------------------------------------------------
@@ -405,7 +407,8 @@ export class Superstars extends Feature {
       case "bonus_ended":
         this.die.hidden = true;
         host.message(e.final_game ? this.text("msg.bonus_pays_final", { amount: this.money(e.total), final: this.money(e.final_total) }) : this.text("msg.bonus_pays", { amount: this.money(e.total) }), "win");
-        await wait(host, 1200);
+        // the Bonus Game's total screen
+        await announce(host, this.text("msg.bonus_total_banner"), 2000, this.money(e.total));
         return true;
       case "bonus_paid":
         // "after the Bonus Game, the game returns to the round that triggered it"
@@ -415,6 +418,11 @@ export class Superstars extends Feature {
       default:
         return false;
     }
+  }
+
+  /** The round is over: its counters go with it (the next round starts clean). */
+  finish() {
+    this.counters.clear();
   }
 
   returnToBase() {
