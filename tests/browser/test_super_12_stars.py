@@ -138,7 +138,7 @@ def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
     assert f"{desc['rtp'] * 100:.2f}%" in text  # "RTP is shown in-game"
     assert CONTACT in page.inner_text("[data-testid=operator-contact]")
     lucky = desc["lucky_stars"]
-    prizes = page.inner_text("[data-testid=feature-help]")
+    prizes = page.inner_text("[data-testid=help-lucky]")
     for tier in ("minor", "major", "grand"):
         assert f"{tier.upper()} {credits(page, lucky[f'{tier}_x'] * BET)}" in prizes
     shot(page, "super-12-stars-help")
@@ -413,10 +413,14 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
         b = phone.locator(f"[data-testid={testid}]").bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 390, f"{testid} off screen"
         assert b["y"] >= 0 and b["y"] + b["height"] <= 844, f"{testid} off screen"
-    # the Frenzy Wheel takes the screen above the controls, big enough to read its boxes
+    # the Frenzy Wheel takes the screen above the controls, big enough to read its boxes (read
+    # once the panel's entrance, a growing scale, is over)
+    phone.wait_for_timeout(500)
     wheel = phone.locator("[data-testid=frenzy-wheel] svg").bounding_box()
     assert wheel["width"] >= 250 and wheel["x"] >= 0 and wheel["x"] + wheel["width"] <= 390
     assert wheel["y"] >= 0 and wheel["y"] + wheel["height"] <= 844
+    spin = phone.locator("[data-testid=spin]").bounding_box()
+    assert spin["y"] >= wheel["y"] + wheel["height"], "SPIN under the wheel, in view"
     shot(phone, "phone-super-12-stars-frenzy", docs=True)
     n = rounds_played(phone)
     phone.click("[data-testid=choice-green]")

@@ -91,7 +91,7 @@ class App {
     // the lobby (or the game) is drawn first: the free-round notice never sits over the login form
     const resumed = await this.resumeOpenRound();
     if (!resumed) await this.route();
-    if (!resumed) await this.announceFreeRounds();
+    await this.announceFreeRounds();
   }
 
   readProfile(session) {

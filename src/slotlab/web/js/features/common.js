@@ -11,6 +11,8 @@
 //   auto()       true while auto spin runs (it never waits for a pacing click)
 //   credits(c)   credits -> money text;  bet()  the round's total bet in credits
 //   message(t, cls)   the message bar;  choose(option)  sends a player choice (game only)
+//   panelRoot()  where a feature's screen goes (game only; default: the stage)
+//   celebrates(credits)  false where the profile celebrates no win at or below the stake (game only)
 import { num } from "../i18n.js";
 import { h, sleep } from "../util.js";
 

@@ -170,7 +170,8 @@ export class Super12Stars extends Feature {
         this.counters.set("frenzy", this.text("counter.frenzy_total"), times(e.total));
         host.message(this.text("msg.frenzy_ended", { total: times(e.total), amount: host.credits(e.win) }), "win");
         // the Frenzy's total screen, over the wheel
-        await announce(host, this.text("msg.frenzy_total_banner"), 1600, this.text("msg.frenzy_total_sub", { total: times(e.total), amount: host.credits(e.win) }));
+        if (host.celebrates?.(e.win) === false) await wait(host, 1400);
+        else await announce(host, this.text("msg.frenzy_total_banner"), 1600, this.text("msg.frenzy_total_sub", { total: times(e.total), amount: host.credits(e.win) }));
         if (!host.instant) hidePanel(host);
         return true;
       case "lucky_stars_started":
@@ -363,7 +364,8 @@ export class Super12Stars extends Feature {
     if (e.grand) {
       this.grid.flash(this.grid.held(), "merged");
       await announce(host, this.text("msg.grand_banner", { tier: this.text("tier.grand").toUpperCase() }), 2000, host.credits(e.grand_win));
-    } else await announce(host, this.text("msg.lucky_total_banner"), 1600, host.credits(e.win));
+    } else if (host.celebrates?.(e.win) === false) await wait(host, 1200);
+    else await announce(host, this.text("msg.lucky_total_banner"), 1600, host.credits(e.win));
   }
 
   describe(e, fmt) {

@@ -5,6 +5,7 @@
 // "Throw Dice" and the wheel's "Spin" only pace the show (auto spin and a quick stop skip them).
 // Prizes are multiples of the total bet; they are shown in money.
 import { glyph } from "../symbols.js";
+import { locale } from "../i18n.js";
 import { h } from "../util.js";
 import { Feature } from "./base.js";
 import { Board } from "./board.js";
@@ -378,8 +379,7 @@ export class Superstars extends Feature {
         this.counters.hide("replay");
         this.counters.set("dice", this.text("counter.dice"), e.dice);
         this.counters.set("hearts", "♥", e.hearts);
-        const sum = this.text(e.replay ? "msg.final_sum_replay" : "msg.final_sum", { left: e.dice_left, max: e.max_spins, hearts: e.hearts, start: e.start_square_dice, dice: e.dice });
-        this.finalDice = sum;
+        const sum = this.finalDiceText(e);
         host.message(this.text("msg.final", { n: e.dice, sum }), "feature");
         await announce(host, this.text("msg.final_banner"), 1600, this.text("msg.n_dice", { n: e.dice }));
         return true;
@@ -418,6 +418,19 @@ export class Superstars extends Feature {
       default:
         return false;
     }
+  }
+
+  /** Where the Final Game's dice come from, in words, naming only what gave some: "3 for
+   * your spins and 1 for Start" (dice held + spins + spins per heart, doubled by a Replay, + Start). */
+  finalDiceText(e) {
+    const core = [
+      e.dice_left ? this.text("msg.final_held", { n: e.dice_left }) : null,
+      this.text("msg.final_spins", { n: e.max_spins }),
+      e.hearts ? this.text("msg.final_hearts", { n: e.hearts * e.max_spins, hearts: e.hearts }) : null,
+    ].filter(Boolean);
+    let text = new Intl.ListFormat(locale(), { type: "conjunction" }).format(core);
+    if (e.replay) text = this.text("msg.final_doubled", { dice: text });
+    return e.start_square_dice ? this.text("msg.final_and_start", { dice: text, n: e.start_square_dice }) : text;
   }
 
   /** The round is over: its counters go with it (the next round starts clean). */
