@@ -11,7 +11,6 @@ Outcomes are forced by seed (servers.py) and checked against the server's record
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
