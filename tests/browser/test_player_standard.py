@@ -205,6 +205,13 @@ def test_pays_help_draws_every_line_apart(desktop: Any, server: Any, gid: str) -
     desktop.click("[data-testid=pays]")
     desktop.wait_for_selector("[data-testid=pays-dialog]")
     paylines_apart(desktop, len(desc["lines"]))
+    if gid == "crystal-star-deluxe":
+        # every multiplier symbol pictured with what it does
+        mults = [s for s in desc["symbols"] if (s.get("multiplier") or 1) > 1]
+        shown = desktop.locator("[data-testid=multiplier-symbols] .special-sym")
+        assert shown.count() == len(mults)
+        assert all(f"by {s['multiplier']}" in t for s, t in zip(mults, shown.all_inner_texts(),
+                                                                strict=True))
     if gid == "superstars":
         # the Scatter and the Dice that start the Bonus Game, pictured beside its rules
         section = desktop.locator("[data-testid=feature-help-section]")

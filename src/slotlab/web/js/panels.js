@@ -294,6 +294,15 @@ function scatterPays(game) {
 function extraPays(game) {
   const d = game.desc;
   const out = [];
+  // symbols that multiply the wins they are part of (Crystal Star Deluxe's 2X, 3X, 5X), pictured
+  const mults = (d.symbols || []).filter((s) => Number(s.multiplier) > 1);
+  if (mults.length) {
+    out.push(h("h3", {}, t("pays.multipliers")));
+    out.push(
+      h("div.special", { "data-testid": "multiplier-symbols" }, mults.map((s) =>
+        h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s, symbolName(s, symbolText(d, s))) }), h("span", {}, t("pays.multiplier_item", { name: symbolText(d, s), x: Number(s.multiplier) }))))),
+    );
+  }
   if (d.progressives) {
     // a list of pools ({tier, name, reset}) or, from older servers, an object keyed by tier
     const pools = Array.isArray(d.progressives) ? d.progressives : Object.entries(d.progressives).map(([tier, v]) => ({ tier, ...(v && typeof v === "object" ? v : {}) }));
