@@ -216,6 +216,11 @@ def test_pays_help_draws_every_line_apart(desktop: Any, server: Any, gid: str) -
         # the Scatter and the Dice that start the Bonus Game, pictured beside its rules
         section = desktop.locator("[data-testid=feature-help-section]")
         assert section.locator(".help-pic svg").count() == 2
+        # the prizes a Scatter can become, in money at this bet
+        bet = desc["bets_credits"][0] * desc["denomination"]
+        top = max(v for v, _ in desc["bonus"]["prizes_x_bet"])
+        assert f"Bonus prizes at your bet: {money(bet)}" in section.inner_text()
+        assert money(top * bet) in section.inner_text()
 
 
 # ---- 5. no developer's words where a player looks ---------------------------------------------

@@ -494,6 +494,15 @@ def test_bonus_game_at_phone_size(phone: Any, srv: Server) -> None:
     assert min(font_sizes(phone, "[data-testid^=bonus-cell-].prize .hc-label")) >= 12
     assert min(font_sizes(phone, "[data-testid^=board-square-]")) >= 9
     assert min(font_sizes(phone, "[data-testid^=board-square-] .sq-sub"), default=12) >= 12
+    # and no name cut or broken inside a word ("STARBUR / ST"): a one-word name on one line
+    cut = phone.eval_on_selector_all(
+        "[data-testid^=board-square-] .sq-label",
+        """els => els.filter(e => e.scrollWidth > e.parentElement.clientWidth + 1
+              || (!/\\s/.test(e.textContent.trim())
+                  && e.getBoundingClientRect().height
+                     > 1.6 * parseFloat(getComputedStyle(e).fontSize)))
+            .map(e => e.textContent)""")
+    assert cut == [], cut
     shot(phone, "phone-superstars-bonus", docs=True)
     phone.click("[data-testid=pace-dice]")
     phone.wait_for_timeout(1500)

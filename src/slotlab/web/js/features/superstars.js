@@ -116,6 +116,9 @@ export class Superstars extends Feature {
   help() {
     const b = this.desc.bonus || {};
     const items = ["help.bonus", "help.dice", "help.features", "help.final", "help.pace"].map((k) => this.text(k));
+    // the prizes a Scatter can become, in money at this bet
+    const prizes = [...new Set((b.prizes_x_bet || []).map(([v]) => Number(v)))].sort((x, y) => x - y);
+    if (prizes.length) items.splice(1, 0, this.text("help.prizes", { list: prizes.map((v) => this.money(v)).join(", ") }));
     if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : this.money(v))).join(", ") }));
     // the Scatter and the Dice that start it, drawn as on the reels
     const symbols = (this.desc.symbols || []).filter((s) => s.scatter).map((s) => s.id);
