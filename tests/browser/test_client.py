@@ -579,8 +579,11 @@ def test_free_round_package(page: Any, server: Any) -> None:
     page.reload()
     page.wait_for_selector("[data-testid=frb-announce]")
     assert "2 free rounds" in page.inner_text("[data-testid=frb-list]")
+    # the notice is over the lobby, never over the login form, and PLAY opens the package's game
+    assert page.is_visible("[data-testid=lobby]")
+    assert page.locator("[data-testid=login]").count() == 0
     page.click("[data-testid=frb-announce-ok]")
-    open_game(page, "classic-3x3")
+    page.wait_for_selector("[data-testid=game][data-game=classic-3x3][data-state=idle]")
     assert "FREE ROUNDS: 2 left" in page.inner_text("[data-testid=free-rounds]")
     assert page.inner_text("[data-testid=bet]") == money(10)
     assert page.is_disabled("[data-testid=bet-up]")

@@ -138,7 +138,7 @@ def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
     assert f"{desc['rtp'] * 100:.2f}%" in text  # "RTP is shown in-game"
     assert CONTACT in page.inner_text("[data-testid=operator-contact]")
     lucky = desc["lucky_stars"]
-    prizes = page.inner_text("[data-testid=feature-help]")
+    prizes = page.inner_text("[data-testid=help-lucky]")
     for tier in ("minor", "major", "grand"):
         assert f"{tier.upper()} {credits(page, lucky[f'{tier}_x'] * BET)}" in prizes
     shot(page, "super-12-stars-help")
@@ -171,6 +171,11 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     open_game(page, GID)
     force(srv, has("tv_drawn", lambda e: e["multiplier"] > 1))
     n = rounds_played(page)
+    # every announcement the round makes (the free spins' total screen among them)
+    page.evaluate("""() => { window.__told = [];
+        new MutationObserver(() => { for (const a of document.querySelectorAll('.feature-announce'))
+            if (!window.__told.includes(a.innerText)) window.__told.push(a.innerText); })
+          .observe(document.body, {childList: true, subtree: true}); }""")
     page.click("[data-testid=spin]")
     # Both labels read at the moment the multiplier stops: the show moves on to the free spins
     # by itself, and on a busy machine it had before the test read them one by one.
@@ -205,6 +210,18 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     assert reels_window(page) == last_window(rec["events"])
     assert minor(page, "win") == rec["win"]
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
+    # the free spins' total screen: what they won (from the first free spin on) and their multiplier
+    first = rec["events"].index(free)
+    paid = ("line_won", "scatter_won", "bonus_won", "wheel_spun", "super10_spun",
+            "lucky_stars_ended", "frenzy_ended")
+    won = sum(e["win"] for e in rec["events"][first:] if e["type"] in paid)
+    told = page.evaluate("window.__told")
+    assert any(t.startswith("FREE SPINS WON") and credits(page, won) in t
+               and f"×{tv['multiplier']}" in t for t in told), told
+    # the counters go with the round, and the message says the round, not a free spin's wins
+    assert page.locator("[data-testid=counter-free]").count() == 0
+    assert page.locator("[data-testid=counter-multiplier]").count() == 0
+    assert "wins pay" not in page.inner_text("[data-testid=message]")
 
 
 def test_super7_expands_into_a_wild_reel_and_respins(page: Any, srv: Server) -> None:
@@ -272,6 +289,7 @@ def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
     page.reload()
     page.wait_for_selector("[data-testid=choice-red]")
     n = rounds_played(page)
+    watch(page, "[data-testid=counter-frenzy]", "data-value")
     page.click("[data-testid=choice-red]")
     page.wait_for_selector("[data-testid=frenzy-wheel][data-state=stopped]", timeout=60_000)
     shot(page, "super-12-stars-frenzy-spin")
@@ -279,7 +297,9 @@ def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
     rec = latest(page)
     assert rec["choices"] == ["red"]
     end = next(e for e in rec["events"] if e["type"] == "frenzy_ended")
-    assert page.get_attribute("[data-testid=counter-frenzy]", "data-value") == f"{end['total']}×"
+    # the Frenzy total was counted up to the end's, and the counter went with the round
+    assert f"{end['total']}×" in page.evaluate("window.__seen")
+    assert page.locator("[data-testid=counter-frenzy]").count() == 0
     assert minor(page, "win") == rec["win"]
     assert minor(page, "balance") == api(page, "GET", "/api/wallet")["balance"]
     # RECALL replays the spins of the wheel step by step
@@ -324,6 +344,12 @@ def test_lucky_stars_hold_stars_and_reset_the_counter(page: Any, srv: Server) ->
     open_game(page, GID)
     force(srv, lucky_with_reset_and_minor)
     watch(page, "[data-testid=counter-respins]", "data-value")
+    # the stars counter's last value while the round is shown (it goes with the round)
+    page.evaluate("""() => new MutationObserver(() => {
+            const el = document.querySelector('[data-testid=counter-stars]');
+            if (el) window.__stars = el.dataset.value; })
+          .observe(document.querySelector('[data-testid=game]'),
+                   {attributes: true, subtree: true, childList: true})""")
     n = rounds_played(page)
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=lucky-grid]:not([hidden])", timeout=60_000)
@@ -357,7 +383,8 @@ def test_lucky_stars_hold_stars_and_reset_the_counter(page: Any, srv: Server) ->
     seen = [int(v) for v in page.evaluate("window.__seen") if v is not None]
     assert any(a < 3 and b == 3 for a, b in pairwise(seen)), seen
     end = next(e for e in events if e["type"] == "lucky_stars_ended")
-    assert page.get_attribute("[data-testid=counter-stars]", "data-value") == str(end["stars"])
+    assert page.evaluate("window.__stars") == str(end["stars"])
+    assert page.locator("[data-testid=counter-stars]").count() == 0  # gone with the round
     assert minor(page, "win") == rec["win"]
     shot(page, "super-12-stars-lucky-stars", docs=True)
     # RECALL: the grid after the first respin that resets the counter
@@ -382,14 +409,19 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
     force(srv, frenzy)
     phone.click("[data-testid=spin]")
     phone.wait_for_selector("[data-testid=choice-red]", timeout=60_000)
-    stage = phone.locator(".stage").first.bounding_box()
     for testid in ("choice-red", "choice-green"):
         b = phone.locator(f"[data-testid={testid}]").bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 390, f"{testid} off screen"
-        # inside the reel window, not cut off by it (the panel clips what overflows)
-        assert stage["y"] <= b["y"] and b["y"] + b["height"] <= stage["y"] + stage["height"], (
-            f"{testid} cut off below the reels")
-    shot(phone, "phone-super-12-stars-frenzy")
+        assert b["y"] >= 0 and b["y"] + b["height"] <= 844, f"{testid} off screen"
+    # the Frenzy Wheel takes the screen above the controls, big enough to read its boxes (read
+    # once the panel's entrance, a growing scale, is over)
+    phone.wait_for_timeout(500)
+    wheel = phone.locator("[data-testid=frenzy-wheel] svg").bounding_box()
+    assert wheel["width"] >= 250 and wheel["x"] >= 0 and wheel["x"] + wheel["width"] <= 390
+    assert wheel["y"] >= 0 and wheel["y"] + wheel["height"] <= 844
+    spin = phone.locator("[data-testid=spin]").bounding_box()
+    assert spin["y"] >= wheel["y"] + wheel["height"], "SPIN under the wheel, in view"
+    shot(phone, "phone-super-12-stars-frenzy", docs=True)
     n = rounds_played(phone)
     phone.click("[data-testid=choice-green]")
     phone.wait_for_timeout(500)
@@ -401,4 +433,4 @@ def test_phone_size_frenzy_and_lucky_stars(phone: Any, srv: Server) -> None:
     phone.wait_for_selector("[data-testid=lucky-grid]:not([hidden])", timeout=60_000)
     quick_stop(phone)
     wait_round(phone, n, timeout=120_000)
-    shot(phone, "phone-super-12-stars-lucky-stars")
+    shot(phone, "phone-super-12-stars-lucky-stars", docs=True)

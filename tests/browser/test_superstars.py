@@ -117,6 +117,14 @@ def grid_values(page: Any, scope: str = "[data-testid=game]") -> list[int]:
     )
 
 
+def font_sizes(page: Any, selector: str) -> list[float]:
+    """The computed font size (px) of every element the selector finds."""
+    sizes: list[float] = page.eval_on_selector_all(
+        selector, "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert sizes or selector.endswith(".sq-sub"), f"nothing found: {selector}"
+    return sizes
+
+
 def stall(page: Any) -> None:
     """Quick stop ("Stall"): the SPIN button while a round is shown."""
     page.click("[data-testid=spin]")
@@ -354,8 +362,16 @@ def test_final_game(page: Any, srv: Server) -> None:
         label = page.get_attribute(f"[data-testid=board-square-{i}]", "data-label")
         assert label == ("DICE" if v is None else prize_money(page, v))
     assert f"{fg['dice']} dice" in message
+    # the dice count in words, not a sum to decode
+    assert "for your spins" in message and "+" not in message, message
     page.wait_for_timeout(400)
     shot(page, "superstars-final-game", docs=True)
+    # legible on a phone too: every prize of the Final board at least 12 px
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)
+    assert min(font_sizes(page, "[data-testid=board][data-board=final] .sq")) >= 12
+    shot(page, "phone-superstars-final-game", docs=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
     stall(page)
     wait_round(page, n, timeout=60_000)
     assert minor(page, "win") == rec["win"]
@@ -473,7 +489,21 @@ def test_bonus_game_at_phone_size(phone: Any, srv: Server) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
     b = phone.locator("[data-testid=pace-dice]").bounding_box()
     assert b["x"] >= 0 and b["x"] + b["width"] <= 390
-    shot(phone, "phone-superstars-bonus")
+    # legible at 390 px: the prizes on the reels and the board's values at least 12 px, its
+    # names at least 9 px
+    assert min(font_sizes(phone, "[data-testid^=bonus-cell-].prize .hc-label")) >= 12
+    assert min(font_sizes(phone, "[data-testid^=board-square-]")) >= 9
+    assert min(font_sizes(phone, "[data-testid^=board-square-] .sq-sub"), default=12) >= 12
+    # and no name cut or broken inside a word ("STARBUR / ST"): a one-word name on one line
+    cut = phone.eval_on_selector_all(
+        "[data-testid^=board-square-] .sq-label",
+        """els => els.filter(e => e.scrollWidth > e.parentElement.clientWidth + 1
+              || (!/\\s/.test(e.textContent.trim())
+                  && e.getBoundingClientRect().height
+                     > 1.6 * parseFloat(getComputedStyle(e).fontSize)))
+            .map(e => e.textContent)""")
+    assert cut == [], cut
+    shot(phone, "phone-superstars-bonus", docs=True)
     phone.click("[data-testid=pace-dice]")
     phone.wait_for_timeout(1500)
     stall(phone)

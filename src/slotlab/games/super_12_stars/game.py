@@ -388,8 +388,7 @@ class Super12Stars(FamilyGame[Model]):
         if m.cap_x is not None:
             out.append(f"The most a round pays is {m.cap_x:,} times the total bet.")
         else:
-            out.append(f"No round pays more than {self.max_win_x():,} times the total bet "
-                       "(an upper bound, rounded up).")
+            out.append(f"No round pays more than {self.max_win_x():,} times the total bet.")
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 // The application: log in / register, the lobby, routing to a game, things told on load
 // (an open round, rounds completed while away, free round packages), the balance.
 import { Api, ApiError, explain } from "./api.js";
-import { alertBox, closeAll, toast } from "./dialogs.js";
+import { alertBox, closeAll, openDialog, toast } from "./dialogs.js";
 import { demoOffer, demoPanel, dt, showDemo } from "./demo.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
@@ -88,9 +88,10 @@ class App {
     document.getElementById("user").textContent = this.demo ? dt("demo.player") : pick(session.player || {}, "username", "name") || session.username || "";
     await Promise.all([this.refreshWallet(), this.loadGames()]);
     await this.tellUnseen(session);
-    await this.announceFreeRounds();
+    // the lobby (or the game) is drawn first: the free-round notice never sits over the login form
     const resumed = await this.resumeOpenRound();
     if (!resumed) await this.route();
+    await this.announceFreeRounds();
   }
 
   readProfile(session) {
@@ -177,18 +178,32 @@ class App {
     return this.freeRounds;
   }
 
+  /** The free round packages waiting, each with a PLAY button that opens the game it is for. */
   async announceFreeRounds() {
     const list = await this.loadFreeRounds();
     if (!list.length) return;
     const name = (id) => this.games.find((g) => g.id === id)?.name || id;
-    await alertBox(
+    const games = [...new Set(list.map((p) => pick(p, "game", "game_id")))];
+    const chosen = await openDialog(
       t("frb.title"),
       [
-        t("frb.text"),
+        h("p", {}, t("frb.text")),
         h("ul", { "data-testid": "frb-list" }, list.map((p) => h("li", {}, t("frb.item", { n: Number(pick(p, "rounds_left", "remaining", "rounds")), game: name(pick(p, "game", "game_id")), bet: this.money(p.bet) })))),
       ],
-      { testid: "frb-announce", button: t("frb.play") },
-    );
+      {
+        testid: "frb-announce",
+        actions: [
+          { label: t("frb.later"), value: null, testid: "frb-later" },
+          ...games.map((g, i) => ({
+            label: games.length > 1 ? t("frb.play_game", { game: name(g) }) : t("frb.play"),
+            primary: i === 0,
+            value: g,
+            testid: games.length > 1 ? `frb-play-${g}` : "frb-announce-ok",
+          })),
+        ],
+      },
+    ).done;
+    if (chosen) this.go(`#/game/${encodeURIComponent(chosen)}`);
   }
 
   /** If a round is open, go to its game and restore it. Returns true when one was restored. */

@@ -68,7 +68,8 @@ export function alertBox(title, text, { testid = "notice", button = t("dialog.ok
 }
 
 let toastTimer = null;
-/** A short message in the live region (read by screen readers). */
+/** A short message in the live region (read by screen readers), at the foot of the screen where
+ * it covers neither the title nor the jackpot meters; a new round clears it (clearToast). */
 export function toast(text, kind = "info", ms = 5000) {
   const el = document.getElementById("toast");
   if (!el) return;
@@ -77,4 +78,10 @@ export function toast(text, kind = "info", ms = 5000) {
   el.dataset.kind = kind;
   clearTimeout(toastTimer);
   if (ms) toastTimer = setTimeout(() => el.classList.remove("show"), ms);
+}
+
+/** The toast is gone at once (a new round starts: what it said belongs to the last one). */
+export function clearToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast")?.classList.remove("show");
 }

@@ -73,7 +73,12 @@ export function describeEvent(e, fmt) {
     case "gamble_collected":
       return t("event.gamble_collected", { amount: money(e.win ?? e.stake ?? 0) });
     case "round_ended":
-      return t("event.round_ended", { amount: money(e.win) });
+      // a progressive is paid beside the round's win (the replay adds it from the record)
+      return e.jackpot_win
+        ? t("event.round_ended_jackpot", { total: money(e.total, true), jackpot: money(e.jackpot_win, true) })
+        : t("event.round_ended", { amount: money(e.win) });
+    case "progressive_contributed":
+      return t("event.progressive_contributed");
     default:
       return t("event.unknown", { type: e.type.replaceAll("_", " ") });
   }

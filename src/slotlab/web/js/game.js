@@ -2,7 +2,7 @@
 // sends the bet (or a choice) and draws what the returned events say. A gamble is offered on
 // request: after a win the round waits with a GAMBLE button, and SPIN collects and plays on.
 import { explain } from "./api.js";
-import { alertBox, dialogOpen, toast } from "./dialogs.js";
+import { alertBox, clearToast, dialogOpen, toast } from "./dialogs.js";
 import { describeEvent, eventWin, FEATURE_EVENTS, poolName } from "./eventtext.js";
 import { featureFor, hostForGame } from "./features/index.js";
 import { num, t } from "./i18n.js";
@@ -133,26 +133,37 @@ export class GameView {
         h("h1.game-title", {}, d.name),
         h("button.ctl", { "data-testid": "menu", onclick: () => openMenu(this) }, t("game.menu")),
       ),
-      this.jpEl,
-      this.statusRow,
-      this.frbEl,
-      h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome": `${d.progressives ? 540 : 450}px` } }, this.plaques, stage),
-      h("div.message-row", {}, this.msg, this.gambleBtn),
+      // the reels and what sits over them; beside them on a wide screen, the message, the
+      // meters and the controls (css: one column below 1000 px, as the wrappers are not boxes)
       h(
-        "div.meters",
+        "div.play-area",
         {},
-        h("div.meter", {}, h("span.label", {}, t("button.bet")), h("div.bet-row", {}, this.betDown, this.betEl, this.betUp)),
-        h("div.meter", {}, h("span.label", {}, t("game.win")), this.winEl),
+        this.jpEl,
+        this.statusRow,
+        this.frbEl,
+        // the height the page leaves the reels: --chrome-narrow in one column, --chrome-wide beside the controls
+        h("div.cabinet", { "data-kind": d.kind || "", style: { "--reels": d.reels, "--rows": d.rows, "--chrome-narrow": `${d.progressives ? 560 : 450}px`, "--chrome-wide": `${d.progressives ? 295 : 205}px` } }, this.plaques, stage),
       ),
       h(
-        "div.controls",
+        "div.side",
         {},
-        this.soundBtn,
-        h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, t("button.pays")),
-        h("button.ctl", { "data-testid": "bet-settings", onclick: () => this.collectThen(() => openBetDialog(this)) }, t("button.bet")),
-        this.spinBtn,
-        this.autoBtn,
-        h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, t("button.recall")),
+        h("div.message-row", {}, this.msg, this.gambleBtn),
+        h(
+          "div.meters",
+          {},
+          h("div.meter", {}, h("span.label", {}, t("button.bet")), h("div.bet-row", {}, this.betDown, this.betEl, this.betUp)),
+          h("div.meter", {}, h("span.label", {}, t("game.win")), this.winEl),
+        ),
+        h(
+          "div.controls",
+          {},
+          this.soundBtn,
+          h("button.ctl", { "data-testid": "pays", onclick: () => openPays(this) }, t("button.pays")),
+          h("button.ctl", { "data-testid": "bet-settings", onclick: () => this.collectThen(() => openBetDialog(this)) }, t("button.bet")),
+          this.spinBtn,
+          this.autoBtn,
+          h("button.ctl", { "data-testid": "recall", onclick: () => openRecall(this.app, this.id) }, t("button.recall")),
+        ),
       ),
     );
     return this.view;
@@ -292,6 +303,7 @@ export class GameView {
     this.skip = false;
     this.cycleToken++;
     this.hideBig();
+    clearToast(); // what it said belongs to the last round
     this.lastStart = performance.now();
     this.setState("spinning");
     this.message(this.freePkg ? t("game.free_round_luck") : t("game.good_luck"));
@@ -668,7 +680,7 @@ export class GameView {
   }
 
   async finishRound(res) {
-    this.feature?.finish(res);
+    await this.feature?.finish(res); // a feature's total screen; its counters go with the round
     const winMoney = this.roundWinMoney(res);
     const ratio = this.betMoney ? winMoney / this.betMoney : 0;
     this.winEl.textContent = this.app.money(winMoney);
@@ -681,7 +693,12 @@ export class GameView {
     const celebrate = winMoney > 0 && (res.celebrate ?? (winMoney > this.betMoney || this.app.profile.celebrateSmall));
     if (winMoney > 0 && ratio >= 10 && !this.skip && !this.bigShown) await this.bigWin(winMoney, ratio);
     this.bigShown = false;
-    if (winMoney > 0) {
+    const pots = (res.jackpots || []).filter((j) => Number(j.amount) > 0);
+    if (pots.length && winMoney > 0) {
+      // a progressive is paid beside the line wins: the message says which and how much
+      const pools = pots.map((j) => t("game.jackpot_paid", { pool: poolName(j.tier, this.desc), amount: this.app.money(j.amount) })).join(" · ");
+      this.message(t("game.win_jackpot", { amount: this.app.money(winMoney), pools }), "win");
+    } else if (winMoney > 0) {
       this.message(
         celebrate ? t("game.win_amount", { amount: this.app.money(winMoney) }) : t("game.win_small", { amount: this.app.money(winMoney), stake: this.app.money(this.betMoney) }),
         celebrate ? "win" : "",

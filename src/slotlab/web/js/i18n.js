@@ -27,7 +27,12 @@ async function fetchJson(path) {
   return res.json();
 }
 
-/** The languages to try, best first. */
+/**
+ * The languages to try, best first. Only catalogues that exist are asked for (a missing one would
+ * be a 404 on every load): a language the MENU offers, or the operator's launch parameter (a
+ * catalogue deployed beside the shipped ones). A regional tag ("es-CO", "en-US") falls back to
+ * its language; English ends the search (it is loaded already).
+ */
 function wanted() {
   const out = [];
   try {
@@ -36,11 +41,11 @@ function wanted() {
   } catch {
     /* storage blocked: no remembered choice */
   }
-  const param = new URLSearchParams(location.search).get("lang");
+  const param = new URLSearchParams(location.search).get("lang")?.toLowerCase();
   if (param) out.push(param);
   out.push(...(navigator.languages || [navigator.language]));
-  // "es-CO" falls back to "es"
-  return [...new Set(out.flatMap((l) => [l, String(l).split("-")[0]]).map((l) => String(l).toLowerCase()))].filter((l) => TAG.test(l));
+  const tags = [...new Set(out.flatMap((l) => [l, String(l).split("-")[0]]).map((l) => String(l).toLowerCase()))].filter((l) => TAG.test(l));
+  return tags.filter((l) => l === "en" || l in offered || l === param);
 }
 
 /** Load the catalogues of the best available language (English always, as the fallback). */

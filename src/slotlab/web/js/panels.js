@@ -199,6 +199,7 @@ export function openPays(game) {
     special.length
       ? h("div.special", {}, special.map((s) => h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s, symbolName(s, symbolText(d, s))) }), h("span", {}, t(s.wild ? "pays.wild_symbol" : "pays.scatter_symbol", { name: symbolText(d, s) })))))
       : null,
+    scatterPays(game),
     extraPays(game),
     h("h3", {}, t("pays.paylines", { n: (d.lines || []).length })),
     h("div.paylines", {}, lines),
@@ -220,10 +221,20 @@ export function openPays(game) {
 
 /** The game's own features (its feature module), e.g. the Lucky Stars prizes at this bet. */
 function featureHelp(game) {
-  return (game.feature?.help() || []).flatMap((sec) => [
-    h("h3", {}, sec.title),
-    h("ul.rules", { "data-testid": sec.testid || null }, sec.items.map((t) => h("li", {}, t))),
-  ]);
+  const d = game.desc;
+  const syms = new Map((d.symbols || []).map((s) => [String(s.id), s]));
+  return (game.feature?.help() || []).map((sec) => {
+    // the symbols that start the feature, drawn as on the reels
+    const pics = (sec.symbols || []).map((id) => syms.get(String(id))).filter(Boolean);
+    return h(
+      "section.help-feature",
+      { "data-testid": sec.testid ? `${sec.testid}-section` : null },
+      h("h3", {}, sec.title),
+      h("div.help-feature-body", {},
+        pics.length ? h("div.help-pics", {}, pics.map((s) => h(`span.mini-glyph.help-pic${s.giant ? ".tall" : ""}`, { html: glyph(s, symbolName(s, symbolText(d, s))) }))) : null,
+        h("ul.rules", { "data-testid": sec.testid || null }, sec.items.map((t) => h("li", {}, t)))),
+    );
+  });
 }
 
 /** What the operator says (GET /api/games/{id} -> operator): contact, terms, how unfinished
@@ -260,9 +271,38 @@ function comboGlyphs(p, syms, d) {
   return h("span.combo", {}, ids.map((id) => h("span.mini-glyph", { html: glyph(syms.get(id), symbolName(syms.get(id), symbolText(d, syms.get(id)))) })));
 }
 
+/** Scatter pays a description gives beside its paytable ({kind: {count: x total bet}}), in
+ * money at the current bet, each with its symbol. */
+function scatterPays(game) {
+  const d = game.desc;
+  const table = d.scatter_pays_x_total_bet;
+  if (!table || typeof table !== "object") return null;
+  const scatters = (d.symbols || []).filter((s) => s.scatter);
+  const rows = Object.entries(table).map(([kind, pays], i) => {
+    const sym = scatters.find((s) => String(s.name).toLowerCase().includes(kind.toLowerCase())) || scatters[i];
+    const counts = Object.entries(pays).sort((a, b) => Number(b[0]) - Number(a[0]));
+    return h(
+      "tr",
+      { "data-testid": `scatter-row-${kind}` },
+      h("td", {}, h("div.pay-sym", {}, sym ? h("span.mini-glyph", { html: glyph(sym, symbolName(sym, symbolText(d, sym))) }) : null, h("span", {}, sym ? symbolText(d, sym) : kind))),
+      h("td.pay-vals", {}, counts.map(([n, x]) => h("div", {}, h("b", {}, t("pays.count", { n })), " ", h("span", { "data-testid": "scatter-value" }, game.credits(Number(x) * game.betCredits))))),
+    );
+  });
+  return h("div", { "data-testid": "scatter-pays" }, h("h3", {}, t("pays.scatter_title")), h("p.note", {}, t("pays.scatter_note")), h("table.paytable", {}, h("tbody", {}, rows)));
+}
+
 function extraPays(game) {
   const d = game.desc;
   const out = [];
+  // symbols that multiply the wins they are part of (Crystal Star Deluxe's 2X, 3X, 5X), pictured
+  const mults = (d.symbols || []).filter((s) => Number(s.multiplier) > 1);
+  if (mults.length) {
+    out.push(h("h3", {}, t("pays.multipliers")));
+    out.push(
+      h("div.special", { "data-testid": "multiplier-symbols" }, mults.map((s) =>
+        h("div.special-sym", {}, h("span.mini-glyph", { html: glyph(s, symbolName(s, symbolText(d, s))) }), h("span", {}, t("pays.multiplier_item", { name: symbolText(d, s), x: Number(s.multiplier) }))))),
+    );
+  }
   if (d.progressives) {
     // a list of pools ({tier, name, reset}) or, from older servers, an object keyed by tier
     const pools = Array.isArray(d.progressives) ? d.progressives : Object.entries(d.progressives).map(([tier, v]) => ({ tier, ...(v && typeof v === "object" ? v : {}) }));
@@ -282,7 +322,7 @@ function lineSvg(line, rows, n) {
   for (let r = 0; r < reels; r++) for (let y = 0; y < rows; y++) cells += `<rect x="${r * 20 + 1}" y="${y * 20 + 1}" width="18" height="18" rx="3" class="${line[r] === y ? "on" : ""}"/>`;
   const pts = line.map((y, r) => `${r * 20 + 10},${y * 20 + 10}`).join(" ");
   return h("span", {
-    html: `<svg viewBox="0 0 ${w} ${hh}" width="${w * 2}" height="${hh * 2}" role="img" aria-label="${t("pays.line_rows", { n, rows: line.map((y) => y + 1).join(", ") })}">${cells}<polyline points="${pts}" fill="none" stroke="${lineColor(n)}" stroke-width="3" stroke-linejoin="round"/></svg>`,
+    html: `<svg viewBox="0 0 ${w} ${hh}" role="img" aria-label="${t("pays.line_rows", { n, rows: line.map((y) => y + 1).join(", ") })}">${cells}<polyline points="${pts}" fill="none" stroke="${lineColor(n)}" stroke-width="3" stroke-linejoin="round"/></svg>`,
   });
 }
 
@@ -322,9 +362,9 @@ export function openMenu(game) {
     h("dl.info", {}, [
       h("dt", {}, t("menu.rtp")), h("dd", {}, percent(game.desc.rtp)),
       h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t(game.desc.max_win_bound ? "menu.max_win_up_to_x" : "menu.max_win_x", { x: num(Number(game.desc.max_win_x)) }) : "—"),
-      h("dt", {}, t("menu.model")), h("dd.hash", {}, String(game.listing?.model_hash || game.desc.model_hash || "—").slice(0, 16)),
-      h("dt", {}, t("menu.jurisdiction")), h("dd", {}, [p.name || t("menu.jurisdiction_default"), p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(" · ")),
     ]),
+    // what this market's rules take away, in words (no profile code, no model hash: the auditor's)
+    p.autoplay && p.quickStop ? null : h("p.note", { "data-testid": "menu-market" }, t("menu.rules_here", { list: [p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(", ") })),
   ];
   openDialog(t("menu.title"), content, { testid: "menu-dialog" });
 }

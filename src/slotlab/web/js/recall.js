@@ -31,10 +31,13 @@ async function showList(app, gameId, body) {
     return;
   }
   const name = (id) => (app.games || []).find((g) => g.id === id)?.name || id;
+  // a table on a desktop; on a phone each row is a card (css: .history), its cells labelled
+  const cols = ["time", "game", "bet", "win_col", "status"].map((k) => t(`recall.${k}`));
+  const cell = (i, text, attrs = {}) => h("td", { "data-label": cols[i], ...attrs }, text);
   const table = h(
     "table.history",
     { "data-testid": "history" },
-    h("thead", {}, h("tr", {}, ["time", "game", "bet", "win_col", "status"].map((k) => h("th", {}, t(`recall.${k}`))), h("th"))),
+    h("thead", {}, h("tr", {}, cols.map((c) => h("th", {}, c)), h("th"))),
     h(
       "tbody",
       {},
@@ -42,12 +45,12 @@ async function showList(app, gameId, body) {
         h(
           "tr",
           { "data-testid": "history-row", "data-round": r.round_id, class: r.game === gameId ? "this-game" : "" },
-          h("td", {}, fmtTime(pick(r, "completed_at", "created_at", "started_at"))),
-          h("td", {}, name(pick(r, "game", "game_id"))),
-          h("td", {}, app.money(pick(r, "bet_amount", "bet") ?? 0)),
-          h("td", { "data-testid": "history-win" }, app.money(Number(pick(r, "win_amount", "win") ?? 0) + Number(r.jackpot_win || 0))),
-          h("td", {}, statusText(r.status)),
-          h("td", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, t("recall.replay"))),
+          cell(0, fmtTime(pick(r, "completed_at", "created_at", "started_at")), { class: "when" }),
+          cell(1, name(pick(r, "game", "game_id")), { class: "what" }),
+          cell(2, app.money(pick(r, "bet_amount", "bet") ?? 0)),
+          cell(3, app.money(Number(pick(r, "win_amount", "win") ?? 0) + Number(r.jackpot_win || 0)), { "data-testid": "history-win" }),
+          cell(4, statusText(r.status), { "data-testid": "history-status" }),
+          h("td.act", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, t("recall.replay"))),
         ),
       ),
     ),
@@ -86,6 +89,24 @@ function fairnessPanel(app, roundId) {
   return panel;
 }
 
+/**
+ * The record's events with what the log leaves to the record: each progressive won with its
+ * amount (the record's jackpots, tier by tier in the order won) and the round's end with the
+ * progressives paid beside its win, so the replay ends on the record's total.
+ */
+export function withAwards(rec, denom) {
+  const pots = [...(rec.jackpots || [])];
+  const jackpotWin = Number(rec.jackpot_win || 0);
+  return (rec.events || []).map((e) => {
+    if (e.type === "progressive_won" && e.amount === undefined) {
+      const i = pots.findIndex((j) => j.tier === e.tier);
+      return i < 0 ? e : { ...e, amount: Number(pots.splice(i, 1)[0].amount) };
+    }
+    if (e.type === "round_ended" && jackpotWin) return { ...e, jackpot_win: jackpotWin, total: Number(e.win) * denom + jackpotWin };
+    return e;
+  });
+}
+
 async function showRound(app, roundId, body, back) {
   body.replaceChildren(h("p", {}, t("recall.loading_round")));
   let rec;
@@ -101,13 +122,14 @@ async function showRound(app, roundId, body, back) {
   const denom = Number(desc.denomination ?? listing.denomination ?? 1) || 1;
   const money = (c, raw) => app.money(raw ? c : Number(c) * denom);
   const reels = new Reels(desc, { testid: "replay-reels" });
-  const events = rec.events || [];
+  const events = withAwards(rec, denom);
   const stepText = h("p.replay-step", { "data-testid": "replay-step", role: "status", "aria-live": "polite" });
   const counter = h("span.replay-count", { "data-testid": "replay-count" });
   const winEl = h("output", { "data-testid": "replay-win" }, money(0));
   const log = h("ol.replay-log", { "data-testid": "replay-log" });
   let i = -1;
-  let win = 0;
+  let win = 0; // credits
+  let jackpots = 0; // minor units, paid beside the credits
   const fmt = { money, sym: (id) => reels.sym(id), desc };
   // a game with features of its own draws them here too, every step at once
   const stage = h("div.replay-stage", {}, reels.el);
@@ -120,6 +142,7 @@ async function showRound(app, roundId, body, back) {
     // redraw from the start up to event k (so stepping back works too)
     const token = ++drawing;
     win = 0;
+    jackpots = 0;
     log.replaceChildren();
     reels.clearWins();
     feature?.reset();
@@ -143,12 +166,14 @@ async function showRound(app, roundId, body, back) {
       win += eventWin(e);
       if (e.type === "gamble_resolved") win = e.win !== undefined ? Number(e.win) : e.won ? Number(e.stake) * 2 : 0;
       if (e.type === "round_ended" || e.type === "win_capped") win = Number(e.win ?? e.cap);
+      if (e.type === "progressive_won") jackpots += Number(e.amount || 0);
       feature?.after(e);
       log.append(h("li" + (j === k ? ".current" : ""), {}, say(e)));
     }
     stepText.textContent = k >= 0 ? say(events[k]) : t("recall.press_next");
     counter.textContent = t("recall.step", { k: k + 1, n: events.length });
-    winEl.textContent = money(win);
+    winEl.textContent = app.money(win * denom + jackpots);
+    winEl.dataset.minor = String(win * denom + jackpots);
     prev.disabled = k <= 0;
     next.disabled = k >= events.length - 1;
   };
@@ -161,8 +186,8 @@ async function showRound(app, roundId, body, back) {
     h("dt", {}, t("recall.game")), h("dd", {}, desc.name),
     h("dt", {}, t("recall.bet")), h("dd", {}, app.money(rec.bet_credits !== undefined || !desc.bets_credits ? Number(rec.bet) : Number(rec.bet) * denom)),
     h("dt", {}, t("recall.status")), h("dd", {}, statusText(rec.status)),
-    h("dt", {}, t("recall.model")), h("dd.hash", {}, String(rec.model_hash || "").slice(0, 16)),
-    h("dt", {}, t("recall.choices")), h("dd", {}, (rec.choices || []).map((c) => tMaybe(`recall.choice.${c}`) ?? c).join(", ") || t("recall.no_choices")),
+    // the player's own choices, in words (the model and its hash are the auditor's, not shown here)
+    ...((rec.choices || []).length ? [h("dt", {}, t("recall.choices")), h("dd", {}, rec.choices.map((c) => tMaybe(`recall.choice.${c}`) ?? c).join(", "))] : []),
   ]);
   body.replaceChildren(
     h("button.ctl.back", { "data-testid": "replay-back", onclick: back }, t("recall.back")),

@@ -134,9 +134,12 @@ function wildStar() {
     <text x="50" y="78" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#ffe14d">WILD</text>`;
 }
 
-function multBadge(m) {
-  return `<circle cx="80" cy="80" r="17" fill="#ffe14d" stroke="#7a2a00" stroke-width="3"/>
-    <text x="80" y="87" font-size="18" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#7a0010">${m}X</text>`;
+/** A symbol with a multiplier: its drawing made smaller at the top, the badge on a plaque below
+ * it (a badge over the drawing hid Crystal Star Deluxe's bars). */
+function withMult(base, m) {
+  return `<g class="sym-base" transform="translate(15 0) scale(.7)">${base}</g>
+    <g class="mult-badge"><rect x="26" y="73" width="48" height="24" rx="9" fill="#ffe14d" stroke="#7a2a00" stroke-width="3"/>
+    <text x="50" y="91" font-size="19" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#7a0010">${m}X</text></g>`;
 }
 
 function tile(label) {
@@ -177,17 +180,21 @@ const giantNumber = (id, name) => Number(/super\s*(\d+)/.exec(name)?.[1] || /(\d
 function draw(id, name, sym) {
   const lid = id.toLowerCase();
   const m = sym.multiplier > 1 ? [null, sym.multiplier] : /x(\d+)$/.exec(lid) || /(\d+)x\b/.exec(name);
-  const mult = m ? multBadge(m[1]) : "";
-  const base = m ? lid.replace(/x\d+$/, "") : lid;
+  const drawn = drawPlain(id, name, sym, m ? lid.replace(/x\d+$/, "") : lid);
+  return m && drawn ? withMult(drawn, m[1]) : drawn;
+}
+
+function drawPlain(id, name, sym, base) {
+  const lid = id.toLowerCase();
   if (id === "-" || id === "" || /^blank|^empty/.test(name)) return "";
   if (name.includes("crystal") || (sym.wild && base.startsWith("star"))) {
     const dir = sym.arrow || (/\^|up/.test(id + name) ? "up" : /v$|down/.test(id + " " + name) ? "down" : null);
-    return crystalStar(dir) + mult;
+    return crystalStar(dir);
   }
   if (sym.wild) {
-    if (name.includes("diamond")) return diamond() + mult;
-    if (name.includes("star")) return wildStar() + mult;
-    return wild() + mult;
+    if (name.includes("diamond")) return diamond();
+    if (name.includes("star")) return wildStar();
+    return wild();
   }
   if (sym.dice || /\bdic?e\b/.test(name)) return dice();
   if (/super 5 stars?/.test(name)) return superFiveStar(name.includes("silver"));
@@ -198,32 +205,32 @@ function draw(id, name, sym) {
     return inner && !inner.includes("<rect x=\"8\" y=\"8\"") ? scatterBadge(inner) : scatterBadge(star());
   }
   const who = characterOf(name, lid);
-  if (who) return who + mult;
+  if (who) return who;
   const card = royalOf(name);
-  if (card) return royal(card) + mult;
-  if (/super\s*7/.test(name) || base === "s7") return superSeven() + mult;
-  if (name.includes("wheel")) return wheel() + mult;
-  if (name.includes("bonus")) return bonus() + mult;
-  if (name.includes("fiery")) return fierySeven(sevens(1)) + mult;
+  if (card) return royal(card);
+  if (/super\s*7/.test(name) || base === "s7") return superSeven();
+  if (name.includes("wheel")) return wheel();
+  if (name.includes("bonus")) return bonus();
+  if (name.includes("fiery")) return fierySeven(sevens(1));
   const sev = /^(7+)$/.exec(base);
-  if (sev) return sevens(Math.min(3, sev[1].length)) + mult;
-  if (name.includes("triple seven")) return sevens(3) + mult;
-  if (name.includes("double seven")) return sevens(2) + mult;
-  if (name.includes("seven") || base === "se" || base === "7s") return sevens(1) + mult;
+  if (sev) return sevens(Math.min(3, sev[1].length));
+  if (name.includes("triple seven")) return sevens(3);
+  if (name.includes("double seven")) return sevens(2);
+  if (name.includes("seven") || base === "se" || base === "7s") return sevens(1);
   const bar = /^([123])?bar([123])?$/.exec(base);
-  if (bar) return bars(Number(bar[1] || bar[2] || 1)) + mult;
-  if (name.includes("triple bar")) return bars(3) + mult;
-  if (name.includes("double bar")) return bars(2) + mult;
-  if (name.includes("bar") || base === "ba") return bars(1) + mult;
-  if (name.includes("cherr") || base === "ch") return cherry() + mult;
-  if (name.includes("lemon") || base === "le") return lemon() + mult;
-  if (name.includes("orange") || base === "or") return orange() + mult;
-  if (name.includes("plum") || base === "pl") return plum() + mult;
-  if (name.includes("grape") || base === "gr") return grapes() + mult;
-  if (name.includes("bell") || base === "be") return bell() + mult;
-  if (name.includes("melon") || base === "wm") return melon() + mult;
-  if (name.includes("star")) return star() + mult;
-  return tile(sym.name || id) + mult;
+  if (bar) return bars(Number(bar[1] || bar[2] || 1));
+  if (name.includes("triple bar")) return bars(3);
+  if (name.includes("double bar")) return bars(2);
+  if (name.includes("bar") || base === "ba") return bars(1);
+  if (name.includes("cherr") || base === "ch") return cherry();
+  if (name.includes("lemon") || base === "le") return lemon();
+  if (name.includes("orange") || base === "or") return orange();
+  if (name.includes("plum") || base === "pl") return plum();
+  if (name.includes("grape") || base === "gr") return grapes();
+  if (name.includes("bell") || base === "be") return bell();
+  if (name.includes("melon") || base === "wm") return melon();
+  if (name.includes("star")) return star();
+  return tile(sym.name || id);
 }
 
 /** A short, readable caption for a symbol; `shown`: its name in the player's language (names.js),

@@ -126,11 +126,13 @@ export function pct(x) {
   return `${(v <= 1.5 ? v * 100 : v).toFixed(2)}%`;
 }
 
-export function fmtTime(t) {
+/** A date and time in the player's language (the page's, as amounts are), never in the
+ * browser's own: es "03/12/2026, 8:19:11" (day first), en "12/03/2026, 8:19:11 AM". */
+export function fmtTime(t, locale = moneyLocale()) {
   if (t === undefined || t === null) return "";
   const d = typeof t === "number" ? new Date(t < 1e12 ? t * 1000 : t) : new Date(t);
   if (Number.isNaN(d.getTime())) return String(t);
-  return d.toLocaleString();
+  return d.toLocaleString(locale, { year: "numeric", month: "2-digit", day: "2-digit", hour: "numeric", minute: "2-digit", second: "2-digit" });
 }
 
 /** First defined value among keys of obj (APIs evolve; read fields tolerantly). */

@@ -53,6 +53,6 @@ export class Feature {
     return [];
   }
 
-  /** The round is over and its win shown. */
-  finish(_res) {}
+  /** The round is over (its total screen, then its counters go); awaited before the win. */
+  async finish(_res) {}
 }

@@ -61,7 +61,9 @@ export class Board {
     const drawing = art ? h("span.sq-art", { "aria-hidden": "true" }) : null;
     if (drawing) drawing.innerHTML = art;
     el.classList.toggle("drawn", Boolean(drawing));
-    el.replaceChildren(...[drawing, h("span.sq-label", {}, label), sub ? h("span.sq-sub", { "data-testid": `${this.testid}-value-${i}` }, sub) : null].filter(Boolean));
+    // a long word ("STARBURST") is set tighter rather than broken in two on a small square
+    const long = String(label).split(/\s+/).some((w) => w.length > 7);
+    el.replaceChildren(...[drawing, h("span.sq-label" + (long ? ".long" : ""), {}, label), sub ? h("span.sq-sub", { "data-testid": `${this.testid}-value-${i}` }, sub) : null].filter(Boolean));
     el.title = sub ? `${label} ${sub}` : String(label);
   }
 

@@ -11,6 +11,8 @@
 //   auto()       true while auto spin runs (it never waits for a pacing click)
 //   credits(c)   credits -> money text;  bet()  the round's total bet in credits
 //   message(t, cls)   the message bar;  choose(option)  sends a player choice (game only)
+//   panelRoot()  where a feature's screen goes (game only; default: the stage)
+//   celebrates(credits)  false where the profile celebrates no win at or below the stake (game only)
 import { num } from "../i18n.js";
 import { h, sleep } from "../util.js";
 
@@ -35,17 +37,27 @@ export function fast(host) {
 
 /** The feature layer over the stage (created once per stage). */
 export function layer(host) {
-  let el = host.stage.querySelector(":scope > .feature-layer");
+  return layerIn(host.stage);
+}
+
+function layerIn(root) {
+  let el = root.querySelector(":scope > .feature-layer");
   if (!el) {
     el = h("div.feature-layer", { "data-testid": "feature-layer", hidden: true });
-    host.stage.append(el);
+    root.append(el);
   }
   return el;
 }
 
+/** Where a feature's screen goes: over the reels, or (a phone's game, host.panelRoot) over the
+ * whole screen above the controls, where a wheel is big enough to read. */
+function panelLayer(host) {
+  return layerIn(host.panelRoot?.() ?? host.stage);
+}
+
 /** Show one panel in the feature layer (replacing what was there); returns the panel. */
 export function showPanel(host, testid, title, ...children) {
-  const el = layer(host);
+  const el = panelLayer(host);
   const panel = h("section.feature-panel", { "data-testid": testid, "aria-label": title }, title ? h("h2.feature-title", {}, title) : null, ...children);
   el.replaceChildren(panel);
   el.hidden = false;
@@ -54,16 +66,18 @@ export function showPanel(host, testid, title, ...children) {
 }
 
 export function hidePanel(host) {
-  const el = layer(host);
-  el.hidden = true;
-  el.replaceChildren();
-  delete el.dataset.panel;
+  for (const el of new Set([panelLayer(host), layer(host)])) {
+    el.hidden = true;
+    el.replaceChildren();
+    delete el.dataset.panel;
+  }
 }
 
-/** A short announcement in the feature layer ("LUCKY STARS!"), gone after ms. */
+/** A short announcement ("LUCKY STARS!"), over the panel on show or over the reels; gone after ms. */
 export async function announce(host, text, ms = 1400, sub = "") {
   if (host.instant) return;
-  const el = layer(host);
+  const shown = panelLayer(host);
+  const el = !shown.hidden && shown.dataset.panel ? shown : layer(host);
   const keep = [...el.children];
   const wasHidden = el.hidden;
   const note = h("div.feature-announce", { "data-testid": "feature-announce" }, h("div.fa-title", {}, text), sub ? h("div.fa-sub", {}, sub) : null);

@@ -26,6 +26,14 @@ export function hostForGame(game) {
     get stage() {
       return game.stage;
     },
+    // a phone's 5x3 window is too short for a wheel: feature screens take the screen above the
+    // controls instead (SPIN stays in reach for a quick stop)
+    panelRoot: () => {
+      if (!matchMedia("(max-width: 600px)").matches) return game.stage;
+      const controls = game.view.querySelector(".controls")?.getBoundingClientRect();
+      if (controls) game.view.style.setProperty("--panel-bottom", `${Math.max(0, innerHeight - controls.top + 6)}px`);
+      return game.view;
+    },
     get status() {
       return game.statusRow;
     },
@@ -44,6 +52,8 @@ export function hostForGame(game) {
       else delete game.view.dataset.pacing;
     },
     setWin: (credits) => game.showFeatureWin(credits),
+    // a win at or below the stake is not celebrated where the profile says so
+    celebrates: (credits) => Number(credits) * game.denom > game.betMoney || game.app.profile.celebrateSmall,
   };
 }
 

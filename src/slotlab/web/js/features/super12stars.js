@@ -47,6 +47,21 @@ export class Super12Stars extends Feature {
     hidePanel(this.host);
   }
 
+  /**
+   * The round is over: the free spins' total screen (what they won, their multiplier), shown
+   * where the profile celebrates this round's win; then every counter goes with the round.
+   */
+  async finish(res) {
+    const events = res.events || [];
+    const first = events.findIndex((e) => e.type === "reels_stopped" && e.stage && e.stage !== "base" && !e.respin);
+    if (first >= 0 && !this.host.instant && res.celebrate !== false) {
+      const won = events.slice(first).reduce((a, e) => a + (this.eventWin(e) ?? (["line_won", "scatter_won"].includes(e.type) ? Number(e.win) || 0 : 0)), 0);
+      const x = events[first].multiplier;
+      await announce(this.host, this.text("msg.free_total_banner"), 2200, x > 1 ? this.text("msg.free_total_x", { amount: this.host.credits(won), x }) : this.host.credits(won));
+    }
+    this.counters.clear();
+  }
+
   isFeature(e) {
     return FEATURE_TYPES.has(e.type);
   }
@@ -57,19 +72,33 @@ export class Super12Stars extends Feature {
     return undefined;
   }
 
+  /** PAYS / HELP: every feature with the symbol that starts it, its rule and its pays at this bet. */
   help() {
+    const d = this.desc;
     const l = this.lucky;
-    const wheel = this.desc.wheel_x_line_bet || [];
+    const sym = (pred) => (d.symbols || []).find(pred)?.id;
+    const named = (word) => sym((s) => String(s.name).toLowerCase().includes(word));
+    const list = (xs) => xs.join(", ");
+    const s10 = (d.super10_reel || []).map((o) => this.s10Label(o));
+    const stars = (l.star_values || []).filter((v) => !/^(MINOR|MAJOR)$/i.test(String(v))).map((v) => this.xBet(v));
+    const frenzy = [...new Set((d.frenzy_wheel || []).map((b) => Number(b.value)))].sort((a, b) => a - b);
     return [
-      {
-        title: this.text("help.title"),
-        testid: "feature-help",
-        items: [
-          this.text("help.lucky", { minor: this.xBet(l.minor_x), major: this.xBet(l.major_x), grand: this.xBet(l.grand_x) }),
-          wheel.length ? this.text("help.wheel", { list: wheel.map((v) => this.xLine(v)).join(", ") }) : null,
-          this.text("help.frenzy"),
-        ].filter(Boolean),
-      },
+      { title: this.text("help.title"), testid: "feature-help", items: [this.text("help.intro")] },
+      { title: this.text("help.bonus_title"), testid: "help-bonus", symbols: [named("bonus")], items: [
+        this.text("help.bonus", { amount: this.xBet(d.bonus_pay_x_total_bet ?? 0) }),
+        this.text("help.tv", { spins: list((d.tv_spins || []).map(String)), mult: list((d.tv_multipliers || []).map((m) => `×${m}`)) }),
+      ] },
+      { title: this.text("help.wheel_title"), testid: "help-wheel", symbols: [named("wheel")], items: [this.text("help.wheel", { list: list((d.wheel_x_line_bet || []).map((v) => this.xLine(v))) })] },
+      { title: this.text("help.super7_title"), testid: "help-super7", symbols: [named("super 7")], items: [this.text("help.super7")] },
+      { title: this.text("help.super10_title"), testid: "help-super10", symbols: [named("super 10")], items: [this.text("help.super10", { list: list([...new Set(s10)]) })] },
+      { title: this.text("help.frenzy_title"), testid: "help-frenzy", items: [
+        this.text("help.frenzy_rule", { values: list(frenzy.map(String)), limit: d.frenzy_stops_above ?? 100 }),
+        this.text("help.frenzy"),
+      ] },
+      { title: this.text("help.lucky_title"), testid: "help-lucky", symbols: [named("super 12")], items: [
+        this.text("help.lucky_rule", { respins: l.respins ?? 3, values: list(stars) }),
+        this.text("help.lucky", { minor: this.xBet(l.minor_x), major: this.xBet(l.major_x), grand: this.xBet(l.grand_x) }),
+      ] },
     ];
   }
 
@@ -140,7 +169,9 @@ export class Super12Stars extends Feature {
       case "frenzy_ended":
         this.counters.set("frenzy", this.text("counter.frenzy_total"), times(e.total));
         host.message(this.text("msg.frenzy_ended", { total: times(e.total), amount: host.credits(e.win) }), "win");
-        await wait(host, 1400);
+        // the Frenzy's total screen, over the wheel
+        if (host.celebrates?.(e.win) === false) await wait(host, 1400);
+        else await announce(host, this.text("msg.frenzy_total_banner"), 1600, this.text("msg.frenzy_total_sub", { total: times(e.total), amount: host.credits(e.win) }));
         if (!host.instant) hidePanel(host);
         return true;
       case "lucky_stars_started":
@@ -333,7 +364,8 @@ export class Super12Stars extends Feature {
     if (e.grand) {
       this.grid.flash(this.grid.held(), "merged");
       await announce(host, this.text("msg.grand_banner", { tier: this.text("tier.grand").toUpperCase() }), 2000, host.credits(e.grand_win));
-    } else await wait(host, 1200);
+    } else if (host.celebrates?.(e.win) === false) await wait(host, 1200);
+    else await announce(host, this.text("msg.lucky_total_banner"), 1600, host.credits(e.win));
   }
 
   describe(e, fmt) {

@@ -5,6 +5,7 @@
 // "Throw Dice" and the wheel's "Spin" only pace the show (auto spin and a quick stop skip them).
 // Prizes are multiples of the total bet; they are shown in money.
 import { glyph } from "../symbols.js";
+import { locale } from "../i18n.js";
 import { h } from "../util.js";
 import { Feature } from "./base.js";
 import { Board } from "./board.js";
@@ -115,8 +116,13 @@ export class Superstars extends Feature {
   help() {
     const b = this.desc.bonus || {};
     const items = ["help.bonus", "help.dice", "help.features", "help.final", "help.pace"].map((k) => this.text(k));
-    if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : `${v}×`)).join(", ") }));
-    return [{ title: this.text("bonus_game"), testid: "feature-help", items }];
+    // the prizes a Scatter can become, in money at this bet
+    const prizes = [...new Set((b.prizes_x_bet || []).map(([v]) => Number(v)))].sort((x, y) => x - y);
+    if (prizes.length) items.splice(1, 0, this.text("help.prizes", { list: prizes.map((v) => this.money(v)).join(", ") }));
+    if (b.final_board) items.push(this.text("help.final_squares", { list: b.final_board.map((v) => (v === "DICE" ? this.text("help.a_die") : this.money(v))).join(", ") }));
+    // the Scatter and the Dice that start it, drawn as on the reels
+    const symbols = (this.desc.symbols || []).filter((s) => s.scatter).map((s) => s.id);
+    return [{ title: this.text("bonus_game"), testid: "feature-help", symbols, items }];
   }
 
   // ---- drawing -----------------------------------------------------------------------------
@@ -376,8 +382,7 @@ export class Superstars extends Feature {
         this.counters.hide("replay");
         this.counters.set("dice", this.text("counter.dice"), e.dice);
         this.counters.set("hearts", "♥", e.hearts);
-        const sum = this.text(e.replay ? "msg.final_sum_replay" : "msg.final_sum", { left: e.dice_left, max: e.max_spins, hearts: e.hearts, start: e.start_square_dice, dice: e.dice });
-        this.finalDice = sum;
+        const sum = this.finalDiceText(e);
         host.message(this.text("msg.final", { n: e.dice, sum }), "feature");
         await announce(host, this.text("msg.final_banner"), 1600, this.text("msg.n_dice", { n: e.dice }));
         return true;
@@ -405,7 +410,8 @@ export class Superstars extends Feature {
       case "bonus_ended":
         this.die.hidden = true;
         host.message(e.final_game ? this.text("msg.bonus_pays_final", { amount: this.money(e.total), final: this.money(e.final_total) }) : this.text("msg.bonus_pays", { amount: this.money(e.total) }), "win");
-        await wait(host, 1200);
+        // the Bonus Game's total screen
+        await announce(host, this.text("msg.bonus_total_banner"), 2000, this.money(e.total));
         return true;
       case "bonus_paid":
         // "after the Bonus Game, the game returns to the round that triggered it"
@@ -415,6 +421,24 @@ export class Superstars extends Feature {
       default:
         return false;
     }
+  }
+
+  /** Where the Final Game's dice come from, in words, naming only what gave some: "3 for
+   * your spins and 1 for Start" (dice held + spins + spins per heart, doubled by a Replay, + Start). */
+  finalDiceText(e) {
+    const core = [
+      e.dice_left ? this.text("msg.final_held", { n: e.dice_left }) : null,
+      this.text("msg.final_spins", { n: e.max_spins }),
+      e.hearts ? this.text("msg.final_hearts", { n: e.hearts * e.max_spins, hearts: e.hearts }) : null,
+    ].filter(Boolean);
+    let text = new Intl.ListFormat(locale(), { type: "conjunction" }).format(core);
+    if (e.replay) text = this.text("msg.final_doubled", { dice: text });
+    return e.start_square_dice ? this.text("msg.final_and_start", { dice: text, n: e.start_square_dice }) : text;
+  }
+
+  /** The round is over: its counters go with it (the next round starts clean). */
+  finish() {
+    this.counters.clear();
   }
 
   returnToBase() {
