@@ -37,6 +37,9 @@ from slotlab.store.models import utcnow
 PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
 ADMIN_TOKEN = "test-admin-" + uuid.uuid4().hex
 FAST_HASH = {"argon2_time_cost": 1, "argon2_memory_kib": 64}
+# Tests register their players from one address (loopback): far more than a real one may.
+MANY_PLAYERS = {"registration_limit_per_address": 1_000_000}
+MANY_PLAYERS_ENV = {"SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000"}
 
 
 def free_port() -> int:
@@ -132,7 +135,7 @@ class LiveServer:
 
 def server_settings(db: Database, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"database_url": db.url, "admin_token": ADMIN_TOKEN,
-                              "maintenance_interval_s": 3600, **FAST_HASH}
+                              "maintenance_interval_s": 3600, **FAST_HASH, **MANY_PLAYERS}
     values.update(overrides)
     return Settings(**values)
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import functools
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timedelta
 
 import httpx
@@ -27,7 +29,8 @@ from .server_util import Database, LiveServer, ServerClock, key
 
 PASSWORD = "correct horse 1"
 # Generous limits, so that a test about one defence is not cut short by another.
-OPEN_LIMITS = {"login_limit_per_address": 10_000, "login_limit_per_username": 10_000}
+OPEN_LIMITS = {"login_limit_per_address": 10_000, "lockout_attempts": 10_000}
+PROXIED = {"trusted_proxies": ["127.0.0.1"]}  # X-Forwarded-For names the client
 
 Start = Callable[..., LiveServer]
 
@@ -64,7 +67,7 @@ def name() -> str:
 
 
 def test_failed_logins_are_limited_per_address_with_retry_after(start: Start) -> None:
-    srv = start(login_limit_per_address=5, login_limit_window_s=600)
+    srv = start(login_limit_per_address=5, login_limit_window_s=600, lockout_attempts=100)
     with srv.client() as c:
         answers = [login(c, name(), "wrong password") for _ in range(8)]
     assert [a.status_code for a in answers] == [401] * 5 + [429] * 3
@@ -78,17 +81,56 @@ def test_failed_logins_are_limited_per_address_with_retry_after(start: Start) ->
     assert r.status_code == 429 and code(r) == "too_many_logins" and "Retry-After" in r.headers
 
 
-def test_unknown_usernames_are_limited_per_username(start: Start) -> None:
-    srv = start(login_limit_per_username=3, login_limit_per_address=1000,
-                trusted_proxies=["127.0.0.1"])
+@dataclass
+class Guess:
+    status: int
+    code: str
+    sent: float  # perf_counter when the request left
+    answered: float  # and when its answer came
+
+
+def guesses(c: httpx.Client, username: str, count: int, first_address: int = 1
+            ) -> list[Guess]:
+    """``count`` wrong logins at ``username`` one after another, each from an address of its
+    own (through the trusted proxy)."""
+    out = []
+    for i in range(first_address, first_address + count):
+        sent = time.perf_counter()
+        r = login(c, username, "wrong guess", forwarded_for=f"203.0.113.{i}")
+        out.append(Guess(r.status_code, code(r), sent, time.perf_counter()))
+    return out
+
+
+def test_an_account_under_guessing_slows_each_guess_but_never_refuses(start: Start) -> None:
+    # Each address guesses once, so only the account's delay acts: after two free guesses,
+    # 0.5 s, then 1 s (doubled, and the most an account's delay may be). A guess is counted
+    # after it is sent, and the next one is checked no sooner than that delay after: so
+    # between the send of one guess and the answer to the next lies at least the delay.
+    srv = start(lockout_attempts=2, login_delay_s=0.5, login_account_delay_max_s=1.0, **PROXIED)
+    owner = name()
+    register(srv, owner)
+    delay_before = [0, 0, 0.5, 1.0, 1.0]
     with srv.client() as c:
-        # From many addresses (a trusted proxy forwards them), at one username nobody owns.
-        answers = [login(c, "ghost", "guess", forwarded_for=f"203.0.113.{i}") for i in range(5)]
-        assert [a.status_code for a in answers] == [401] * 3 + [429] * 2
-        assert "Retry-After" in answers[-1].headers
-        # The limit is the username's: another one is still answered.
-        assert code(login(c, "ghost2", "guess", forwarded_for="203.0.113.9")) == \
-            "invalid_credentials"
+        for who in (name(), owner):  # a name nobody has, and an account: slowed alike
+            answers = guesses(c, who, 5)
+            assert [(g.status, g.code) for g in answers] == [(401, "invalid_credentials")] * 5
+            for k in range(2, 5):
+                assert answers[k].answered - answers[k - 1].sent >= delay_before[k] - 0.01, k
+        # The owner, from an address that did not guess, gets in with the right password, after
+        # the account's delay (at most 1 s here): never refused.
+        r = login(c, owner, forwarded_for="198.51.100.7")
+        assert r.status_code == 201, r.text
+        assert time.perf_counter() - answers[-1].sent >= 1.0 - 0.01
+        # The success ended the account's streak: it starts again from nothing.
+        again = guesses(c, owner, 3, first_address=100)
+        assert [(g.status, g.code) for g in again] == [(401, "invalid_credentials")] * 3
+    assert streak(srv, f"f:u:{owner}") == 3
+
+
+def streak(srv: LiveServer, key: str) -> int | None:
+    """The guesses counted in a failed-login streak (None: no streak)."""
+    with srv.ctx.db.read() as s:
+        return s.scalar(select(LoginLimit.attempts).where(LoginLimit.key == key))
 
 
 def test_successful_logins_do_not_use_up_the_address_limit(start: Start) -> None:
@@ -119,12 +161,12 @@ def test_forwarded_for_is_believed_only_from_trusted_proxies(start: Start) -> No
 
 
 def test_login_limits_are_shared_by_server_processes_on_one_database(start: Start) -> None:
-    a = start(login_limit_per_username=4)
-    b = start(login_limit_per_username=4)
+    a = start(login_limit_per_address=4, lockout_attempts=100)
+    b = start(login_limit_per_address=4, lockout_attempts=100)
     answers = []
     for i in range(6):
         with (a if i % 2 else b).client() as c:
-            answers.append(login(c, "nobody-here", "guess"))
+            answers.append(login(c, name(), "guess"))
     assert [r.status_code for r in answers] == [401] * 4 + [429] * 2
 
 
@@ -132,7 +174,8 @@ def test_a_limit_ends_with_its_window_and_the_sweep_drops_it(start: Start,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
     window_s = 3
-    srv = start(login_limit_per_address=2, login_limit_window_s=window_s)
+    srv = start(login_limit_per_address=2, login_limit_window_s=window_s,
+                login_delay_memory_s=window_s)
     clock = ServerClock(monkeypatch, (auth,))  # the window's clock: a slow machine cannot end it
     with srv.client() as c:
         assert [login(c, name(), "x").status_code for _ in range(3)] == [401, 401, 429]
@@ -179,74 +222,103 @@ def test_password_hashing_leaves_the_round_workers_free(start: Start) -> None:
 
 
 def test_logins_beyond_the_backlog_answer_busy_and_cost_no_guess(start: Start) -> None:
-    srv = start(password_threads=1, password_backlog=2, lockout_attempts=1,
-                argon2_time_cost=4, argon2_memory_kib=32 * 1024, **OPEN_LIMITS)
+    srv = start(password_threads=1, password_backlog=2, lockout_attempts=1, **PROXIED,
+                argon2_time_cost=4, argon2_memory_kib=32 * 1024, **{
+                    "login_limit_per_address": 10_000})
     users = [name() for _ in range(10)]
     for u in users:
         register(srv, u)
     barrier = threading.Barrier(len(users))
 
-    def wrong(u: str) -> httpx.Response:
+    def wrong(i: int, u: str) -> httpx.Response:
         with srv.client() as c:
             barrier.wait()
-            return login(c, u, "wrong password")
+            return login(c, u, "wrong password", forwarded_for=f"203.0.113.{i}")
 
     with ThreadPoolExecutor(len(users)) as pool:
-        answers = dict(zip(users, pool.map(wrong, users), strict=True))
+        answers = dict(zip(users, pool.map(wrong, range(len(users)), users), strict=True))
     busy = [u for u, a in answers.items() if code(a) == "login_busy"]
     assert busy, {u: code(a) for u, a in answers.items()}
     assert all(answers[u].status_code == 503 and answers[u].headers["Retry-After"] == "1"
                for u in busy)
-    with srv.client() as c:
-        for u in users:  # one wrong guess locks; a busy answer was no guess
-            assert code(login(c, u)) == ("201" if u in busy else "account_locked")
+    assert {code(a) for u, a in answers.items() if u not in busy} == {"invalid_credentials"}
+    # A busy answer was no guess: its account has no streak; every checked guess has one.
+    for u in users:
+        assert streak(srv, f"f:u:{u.lower()}") == (None if u in busy else 1)
 
 
-# --- 3. the lockout race ------------------------------------------------------------------------
+# --- 3. guessing: growing delays, never a lockout, the same answers for every name -------------
 
 RACE_HASH = {"argon2_time_cost": 2, "argon2_memory_kib": 4096}
 
 
-def _burst(srv: LiveServer, username: str, passwords: list[str]) -> list[httpx.Response]:
+def _burst(srv: LiveServer, username: str, passwords: list[str],
+           addresses: list[str] | None = None) -> list[httpx.Response]:
     barrier = threading.Barrier(len(passwords))
+    addresses = addresses or ["203.0.113.66"] * len(passwords)
 
-    def one(pw: str) -> httpx.Response:
+    def one(pw: str, address: str) -> httpx.Response:
         with srv.client() as c:
             barrier.wait()
-            return login(c, username, pw)
+            return login(c, username, pw, forwarded_for=address)
 
     with ThreadPoolExecutor(len(passwords)) as pool:
-        return list(pool.map(one, passwords))
+        return list(pool.map(one, passwords, addresses))
 
 
-def test_concurrent_wrong_passwords_get_no_more_guesses_than_the_limit(start: Start) -> None:
-    srv = start(lockout_attempts=3, **RACE_HASH, **OPEN_LIMITS)
+def test_a_burst_from_one_address_gets_no_more_guesses_than_allowed(start: Start) -> None:
+    # The address's delay (30 s) outlasts the account's (2 s at most) by far.
+    srv = start(lockout_attempts=3, login_delay_s=30, **RACE_HASH, **PROXIED,
+                **{"login_limit_per_address": 10_000})
     u = name()
     register(srv, u)
     answers = _burst(srv, u, [f"wrong {i}" for i in range(24)])
     codes = [code(a) for a in answers]
-    assert codes.count("invalid_credentials") <= 3, codes
-    assert set(codes) <= {"invalid_credentials", "account_locked"}
+    # Guesses are counted atomically before any check: three, then the address must wait.
+    assert codes.count("invalid_credentials") == 3, codes
+    assert codes.count("too_many_logins") == 21, codes
+    waits = [int(a.headers["Retry-After"]) for a in answers if code(a) == "too_many_logins"]
+    assert all(1 <= w <= 31 for w in waits), waits  # a guess may be stamped before another
+    # The owner is not locked out: from their own address the right password gets in.
     with srv.client() as c:
-        assert code(login(c, u)) == "account_locked"
+        assert login(c, u, forwarded_for="198.51.100.7").status_code == 201
+        # The guessing address stays slowed, whatever name it tries next.
+        assert code(login(c, name(), "x", forwarded_for="203.0.113.66")) == "too_many_logins"
 
 
-def test_a_right_password_in_a_burst_never_lifts_the_lock(start: Start) -> None:
-    srv = start(lockout_attempts=3, **RACE_HASH, **OPEN_LIMITS)
-    for _ in range(3):
-        u = name()
-        register(srv, u)
-        passwords = [f"wrong {i}" for i in range(24)]
-        passwords.insert(12, PASSWORD)
-        codes = [code(a) for a in _burst(srv, u, passwords)]
-        assert codes.count("201") <= 1
-        # A success resets the count of failures before it, so at most limit-1 wrong guesses
-        # before it and limit after it: never the old dozens.
-        assert codes.count("invalid_credentials") <= 2 * 3 - 1, codes
-        # Unless the right password came before the lock, the failures' lock stands.
-        if "201" not in codes:
-            with srv.client() as c:
-                assert code(login(c, u)) == "account_locked"
+def test_a_right_password_in_a_distributed_burst_gets_in(start: Start) -> None:
+    srv = start(lockout_attempts=3, login_account_delay_max_s=1.0, **RACE_HASH, **PROXIED,
+                **{"login_limit_per_address": 10_000})
+    u = name()
+    register(srv, u)
+    passwords = [f"wrong {i}" for i in range(24)]
+    passwords.insert(12, PASSWORD)
+    addresses = [f"203.0.113.{i}" for i in range(len(passwords))]
+    codes = [code(a) for a in _burst(srv, u, passwords, addresses)]
+    # Guesses from many addresses are slowed (each waits for the account's delay), never
+    # refused; and the owner's right password gets in whatever the failures around it.
+    assert codes[12] == "201", codes
+    assert set(codes[:12] + codes[13:]) == {"invalid_credentials"}, codes
+
+
+def test_names_with_and_without_an_account_are_answered_alike(start: Start) -> None:
+    srv = start(lockout_attempts=2, login_limit_per_address=6, login_delay_s=1, **PROXIED)
+    known = name()
+    register(srv, known)
+
+    def shape(username: str, address: str) -> list[tuple[int, str, str | None]]:
+        with srv.client() as c:
+            return [(r.status_code, code(r), r.headers.get("Retry-After"))
+                    for r in (login(c, username, "wrong", forwarded_for=address)
+                              for _ in range(4))]
+
+    # Status, code and Retry-After: from one address, two free guesses, then a wait of 1 s.
+    seen = shape(known, "203.0.113.1")
+    assert seen == shape(name(), "203.0.113.2")
+    assert seen[:2] == [(401, "invalid_credentials", None)] * 2
+    assert [s[:2] for s in seen[2:]] == [(429, "too_many_logins")] * 2
+    # A name that never had an account leaves the same trace in the database as one that does.
+    assert streak(srv, f"f:u:{known.lower()}") == 2
 
 
 # --- 5. bodies and sessions ---------------------------------------------------------------------
@@ -294,6 +366,29 @@ def test_live_sessions_per_player_are_capped_oldest_first(start: Start) -> None:
         with srv.client(t) as c:
             states.append(c.get("/api/session").status_code)
     assert states == [401, 401, 200, 200, 200]
+
+
+# --- 6. the password policy -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("password", "refusal"), [
+    (" " * 8, "password_blank"), ("\t" * 9, "password_blank"),
+    ("12345678", "password_too_common"), ("password", "password_too_common"),
+    ("PassWord", "password_too_common"), ("  iloveyou  ", "password_too_common"),
+    ("qwerty123", "password_too_common"), ("1q2w3e4r", "password_too_common"),
+    ("SAME-NAME-{u}", "password_is_username"),
+])
+def test_registration_refuses_blank_common_and_username_passwords(
+        start: Start, password: str, refusal: str) -> None:
+    srv = start(**OPEN_LIMITS)
+    u = f"same-name-{uuid.uuid4().hex[:8]}"
+    with srv.client() as c:
+        r = c.post("/api/players", json={"username": u, "password": password.format(u=u[10:])})
+        assert r.status_code == 422 and code(r) == refusal, r.text
+        assert "choose another" in r.json()["error"]["message"]
+        # Nothing was made: the name is still free.
+        assert c.post("/api/players", json={"username": u, "password": PASSWORD}
+                      ).status_code == 201
 
 
 # --- 7. usernames differing only by case --------------------------------------------------------
@@ -351,14 +446,17 @@ def test_migration_keeps_the_oldest_of_names_differing_by_case(database: Databas
         db.dispose()
 
 
-def test_lockout_counts_every_spelling_of_a_name(start: Start) -> None:
-    srv = start(lockout_attempts=3, **OPEN_LIMITS)
+def test_an_accounts_delay_counts_every_spelling_of_a_name(start: Start) -> None:
+    srv = start(**PROXIED)
     u = f"Bob{uuid.uuid4().hex[:6]}"
     register(srv, u)
     with srv.client() as c:
-        for spelling in (u.lower(), u.upper(), u.swapcase()):
-            assert code(login(c, spelling, "wrong")) == "invalid_credentials"
-        assert code(login(c, u)) == "account_locked"
+        for i, spelling in enumerate((u.lower(), u.upper(), u.swapcase())):
+            assert code(login(c, spelling, "wrong", forwarded_for=f"203.0.113.{i}")) == \
+                "invalid_credentials"
+        assert streak(srv, f"f:u:{u.lower()}") == 3
+        assert login(c, u, forwarded_for="198.51.100.7").status_code == 201
+    assert streak(srv, f"f:u:{u.lower()}") is None
 
 
 # --- 8. security headers ------------------------------------------------------------------------
@@ -399,3 +497,40 @@ def test_frame_ancestors_refuse_what_is_not_a_source(bad: list[str]) -> None:
 
     with pytest.raises(ValidationError):
         Settings(frame_ancestors=bad)
+
+
+def test_every_api_answer_with_a_token_or_a_balance_is_no_store(start: Start) -> None:
+    srv = start(**OPEN_LIMITS)
+    u = name()
+    answers: dict[str, httpx.Response] = {}
+    with srv.client() as c:
+        answers["register"] = c.post("/api/players", json={"username": u, "password": PASSWORD})
+        answers["login"] = login(c, u)
+        answers["wrong login"] = login(c, u, "wrong password")
+        answers["demo"] = c.post("/api/demo")
+        answers["no token"] = c.get("/api/wallet")
+    token = answers["login"].json()["token"]
+    with srv.client(token) as c:
+        answers["session"] = c.get("/api/session")
+        answers["wallet"] = c.get("/api/wallet")
+        answers["limits"] = c.get("/api/limits")
+        answers["round"] = c.post("/api/games/instant-test/rounds", json={"bet": 1},
+                                  headers=key())  # the fast round path
+        waiting = c.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key())
+        answers["open round"] = c.get("/api/rounds/open")
+        answers["choice"] = c.post(f"/api/rounds/{waiting.json()['round_id']}/choices",
+                                   json={"choice": "left", "step": 0}, headers=key())
+        answers["history"] = c.get("/api/history")
+        answers["record"] = c.get(f"/api/rounds/{waiting.json()['round_id']}")
+        answers["bad bet"] = c.post("/api/games/instant-test/rounds", json={"bet": -1},
+                                    headers=key())
+    with srv.admin() as admin:
+        answers["admin credit"] = admin.post(f"/api/admin/players/{u}/credit",
+                                             json={"amount": 5}, headers=key())
+    assert answers["round"].status_code == 201 and answers["choice"].status_code == 200
+    assert "token" in answers["demo"].json() and "balance" in answers["wallet"].json()
+    missing = {what: r.headers.get("Cache-Control") for what, r in answers.items()
+               if r.headers.get("Cache-Control") != "no-store"}
+    assert not missing, missing
+    with srv.client() as c:  # the static client stays cacheable
+        assert c.get("/js/app.js").headers.get("Cache-Control") != "no-store"

@@ -25,7 +25,8 @@ class Services:
     db: Database
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
-    password_pool: PasswordPool = field(init=False)  # argon2 only, off the round workers
+    password_pool: PasswordPool = field(init=False)  # logins' argon2, off the round workers
+    registration_pool: PasswordPool = field(init=False)  # registrations' own
     login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
@@ -41,6 +42,8 @@ class Services:
             parallelism=s.argon2_parallelism,
         )
         self.password_pool = PasswordPool(s.password_threads, s.password_backlog)
+        self.registration_pool = PasswordPool(s.registration_threads, s.registration_backlog,
+                                              "registration_busy", "registrations")
 
     def profile(self, override: str | None = None) -> Profile:
         return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])
