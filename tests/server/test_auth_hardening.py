@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -221,30 +222,111 @@ def test_password_hashing_leaves_the_round_workers_free(start: Start) -> None:
     assert logins_before_spin < len(users) - 1
 
 
-def test_logins_beyond_the_backlog_answer_busy_and_cost_no_guess(start: Start) -> None:
-    srv = start(password_threads=1, password_backlog=2, lockout_attempts=1, **PROXIED,
-                argon2_time_cost=4, argon2_memory_kib=32 * 1024, **{
-                    "login_limit_per_address": 10_000})
-    users = [name() for _ in range(10)]
+def test_logins_beyond_the_backlog_answer_busy_and_cost_no_guess(
+        start: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    srv = start(password_backlog=2, lockout_attempts=1, **PROXIED,
+                **{"login_limit_per_address": 10_000})
+    users = [name() for _ in range(4)]
     for u in users:
         register(srv, u)
-    barrier = threading.Barrier(len(users))
+    # The password checks of this process are held until the test lets them go (they then
+    # run as always): two logins fill the backlog for as long as the test needs.
+    release = threading.Event()
+    verify = auth._verify
+
+    def held(*args: Any) -> bool:
+        release.wait(60)
+        return verify(*args)
+
+    monkeypatch.setattr(auth, "_verify", held)
 
     def wrong(i: int, u: str) -> httpx.Response:
         with srv.client() as c:
-            barrier.wait()
             return login(c, u, "wrong password", forwarded_for=f"203.0.113.{i}")
 
-    with ThreadPoolExecutor(len(users)) as pool:
-        answers = dict(zip(users, pool.map(wrong, range(len(users)), users), strict=True))
-    busy = [u for u, a in answers.items() if code(a) == "login_busy"]
-    assert busy, {u: code(a) for u, a in answers.items()}
-    assert all(answers[u].status_code == 503 and answers[u].headers["Retry-After"] == "1"
-               for u in busy)
-    assert {code(a) for u, a in answers.items() if u not in busy} == {"invalid_credentials"}
+    with ThreadPoolExecutor(2) as pool:
+        checking = [pool.submit(wrong, i, u) for i, u in enumerate(users[:2])]
+        deadline = time.monotonic() + 60
+        while srv.ctx.password_pool.in_progress < 2:
+            assert time.monotonic() < deadline, "the two logins never reached their check"
+            time.sleep(0.01)
+        busy = [wrong(i, u) for i, u in enumerate(users[2:], start=2)]
+        busy.append(wrong(9, name()))  # a name without an account: the same answer
+        release.set()
+        checked = [f.result() for f in checking]
+    assert [code(a) for a in checked] == ["invalid_credentials"] * 2
+    assert [(a.status_code, code(a), a.headers["Retry-After"]) for a in busy] == \
+        [(503, "login_busy", "1")] * 3
     # A busy answer was no guess: its account has no streak; every checked guess has one.
     for u in users:
-        assert streak(srv, f"f:u:{u.lower()}") == (None if u in busy else 1)
+        assert streak(srv, f"f:u:{u.lower()}") == (1 if u in users[:2] else None)
+
+
+def test_a_login_flood_from_many_addresses_never_refuses_a_real_login(start: Start) -> None:
+    # 192 logins at names nobody has, from as many addresses, 32 at a time, against a backlog
+    # of 4: before, they held every place and real logins got 503 login_busy.
+    srv = start(password_backlog=4, argon2_time_cost=2, argon2_memory_kib=8192, **PROXIED,
+                **{"login_limit_per_address": 10_000})
+    owner = name()
+    register(srv, owner)
+    flood_codes: list[str] = []
+
+    def flood(loop: int) -> None:
+        with srv.client() as c:
+            for i in range(6):
+                r = login(c, name(), "any password", forwarded_for=f"10.{loop}.{i}.1")
+                flood_codes.append(code(r))
+
+    with ThreadPoolExecutor(32) as pool:
+        floods = [pool.submit(flood, loop) for loop in range(32)]
+        with srv.client() as c:
+            real = [login(c, owner, forwarded_for="198.51.100.7") for _ in range(5)]
+        for f in floods:
+            f.result()
+    assert [(r.status_code, code(r)) for r in real] == [(201, "201")] * 5
+    assert flood_codes.count("invalid_credentials") == 192, set(flood_codes)
+
+
+def test_a_registration_flood_never_refuses_a_login(start: Start) -> None:
+    # 40 registrations at once from one address, against their own backlog of 2 and a limit
+    # of 5 per address; before, they shared the logins' backlog and real logins got 503.
+    srv = start(password_backlog=2, registration_backlog=2, registration_limit_per_address=5,
+                argon2_time_cost=2, argon2_memory_kib=8192, **PROXIED)
+    owner = name()
+    with srv.client() as c:
+        r = c.post("/api/players", json={"username": owner, "password": PASSWORD},
+                   headers={"X-Forwarded-For": "198.51.100.7"})
+        assert r.status_code == 201, r.text
+    barrier = threading.Barrier(40)
+
+    def register_one(_: int) -> httpx.Response:
+        with srv.client() as c:
+            barrier.wait()
+            return c.post("/api/players", json={"username": name(), "password": PASSWORD})
+
+    with ThreadPoolExecutor(40) as pool:
+        registrations = pool.map(register_one, range(40))
+        with srv.client() as c:
+            real = [login(c, owner, forwarded_for="198.51.100.7") for _ in range(5)]
+        answers = [(r.status_code, code(r)) for r in registrations]
+    assert [(r.status_code, code(r)) for r in real] == [(201, "201")] * 5
+    assert set(answers) <= {(201, "201"), (429, "too_many_registrations"),
+                            (503, "registration_busy")}, answers
+    # One after another, the address makes accounts up to its limit of 5 in all (a busy answer
+    # counted none), then is refused for the rest of its window.
+    with srv.client() as c:
+        more = [c.post("/api/players", json={"username": name(), "password": PASSWORD})
+                for _ in range(6 - answers.count((201, "201")))]
+    assert [code(r) for r in more] == ["201"] * (len(more) - 1) + ["too_many_registrations"]
+    assert int(more[-1].headers["Retry-After"]) > 60
+
+
+def test_registrations_are_limited_in_all(start: Start) -> None:
+    srv = start(registration_limit_total=3, **PROXIED)
+    with srv.client() as c:
+        answers = [c.post("/api/players", json={"username": name(), "password": PASSWORD},
+                          headers={"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(4)]
+    assert [code(a) for a in answers] == ["201"] * 3 + ["too_many_registrations"]
 
 
 # --- 3. guessing: growing delays, never a lockout, the same answers for every name -------------

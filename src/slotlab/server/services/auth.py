@@ -72,8 +72,10 @@ async def check_password(ctx: Services, pw_hash: str | None, password: str) -> b
     as long as a check takes here lately, without the work: a flood of unknown names costs
     the pool nothing, and its answers take the time a wrong password's take."""
     pool = ctx.password_pool
-    typical = pool.typical_s
-    if pw_hash is None and typical is not None:
+    if pw_hash is None:  # holds no place in the backlog: a flood of such names never fills it
+        typical = pool.typical_s
+        if typical is None:  # the first login of the process: measured on the dummy hash
+            return await pool.run(_verify, ctx, None, password)
         await asyncio.sleep(typical)
         return False
     with pool.occupied():
@@ -243,11 +245,11 @@ def _make_room(s: OrmSession, pid: int, keep: int, now: datetime) -> list[str]:
 async def login(ctx: Services, username: str, password: str, address: str
                 ) -> tuple[str, datetime, int]:
     """Log in: (token, expires_at, player id). Database steps run in the worker threads, the
-    password check in the login pool; a login in its database step or its check holds a place
-    in the pool's backlog (503 ``login_busy`` when none is left), one waiting for the
-    account's delay does not."""
-    with ctx.password_pool.admitted():
-        attempt = await run_in_threadpool(start_login, ctx, username, address)
+    password check in the login pool. Only a check holds a place in the pool's backlog: with
+    none left, any login is answered 503 ``login_busy`` before its guess is counted; logins
+    at names without an account, or waiting for an account's delay, hold none."""
+    ctx.password_pool.check_room()
+    attempt = await run_in_threadpool(start_login, ctx, username, address)
     if attempt.wait_s > 0:
         await asyncio.sleep(attempt.wait_s)
     ok = await check_password(ctx, attempt.password_hash, password)

@@ -41,18 +41,26 @@ class PasswordPool(ThreadPoolExecutor):
     def _enter(self, refuse: bool) -> None:
         with self._lock:
             if refuse and self._admitted >= self.backlog:
-                raise Refused(503, self.busy_code,
-                              f"too many {self.what} at once; retry in a second", 1)
+                raise self._busy()
             self._admitted += 1
 
     def _leave(self) -> None:
         with self._lock:
             self._admitted -= 1
 
+    def check_room(self) -> None:
+        """503 (retry in a second) when ``backlog`` requests are at their password work; asked
+        before a login counts its guess, so a busy answer costs the player nothing."""
+        with self._lock:
+            if self._admitted >= self.backlog:
+                raise self._busy()
+
+    def _busy(self) -> Refused:
+        return Refused(503, self.busy_code, f"too many {self.what} at once; retry in a second", 1)
+
     @contextlib.contextmanager
     def admitted(self) -> Iterator[None]:
-        """One request in progress; 503 (retry in a second) when ``backlog`` of them are.
-        Entered before a login counts its guess, so a busy answer costs the player nothing."""
+        """One request in progress; 503 when ``backlog`` of them are."""
         self._enter(refuse=True)
         try:
             yield
@@ -61,7 +69,7 @@ class PasswordPool(ThreadPoolExecutor):
 
     @contextlib.contextmanager
     def occupied(self) -> Iterator[None]:
-        """A request already admitted, back for its password work after a wait: counted, never
+        """A login that found room (:meth:`check_room`), at its password work: counted, never
         refused."""
         self._enter(refuse=False)
         try:
@@ -79,6 +87,10 @@ class PasswordPool(ThreadPoolExecutor):
             last = self._typical_s
             self._typical_s = took if last is None else last + _EMA_WEIGHT * (took - last)
         return result
+
+    @property
+    def in_progress(self) -> int:
+        return self._admitted
 
     @property
     def typical_s(self) -> float | None:
