@@ -31,6 +31,7 @@ from slotlab.server.services import reality as reality_service
 from slotlab.server.services import rounds
 from slotlab.server.services.auth import authenticate
 from slotlab.server.settings import Settings
+from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import normalize_url
 from slotlab.store.models import utcnow
 
@@ -93,7 +94,8 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings, games_override=games)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                timeout_graceful_shutdown=2, proxy_headers=proxy_headers)
+                                timeout_graceful_shutdown=2, proxy_headers=proxy_headers,
+                                http=TimedHttpToolsProtocol)  # as slotlab serve runs it
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

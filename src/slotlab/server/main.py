@@ -16,6 +16,7 @@ import os
 from fastapi import FastAPI
 
 from slotlab.server.settings import Settings
+from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import Database, normalize_url
 
 # Seconds a worker may leave the supervisor's ping unanswered before it is killed and started
@@ -94,6 +95,7 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
             os.environ["SLOTLAB_DATABASE_URL"] = db_url
         log.info("starting %d workers on http://%s:%d", workers, host, port)
         uvicorn.run("slotlab.server.main:worker_app", factory=True, workers=workers,
+                    http=TimedHttpToolsProtocol,
                     timeout_worker_healthcheck=WORKER_HEALTHCHECK_S, host=host, port=port,
                     log_level="warning", proxy_headers=False, access_log=settings.access_log,
                     timeout_graceful_shutdown=5)
@@ -102,7 +104,8 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     _tune_gc()
     log.info("starting on http://%s:%d", host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False,
-                access_log=settings.access_log, timeout_graceful_shutdown=5)
+                access_log=settings.access_log, timeout_graceful_shutdown=5,
+                http=TimedHttpToolsProtocol)
 
 
 if __name__ == "__main__":  # python -m slotlab.server.main [host] [port] [db] [workers]

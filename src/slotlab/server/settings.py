@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     # in another process is refused here within this time (0: read on every call).
     session_cache_s: float = Field(2.0, ge=0, le=60)
     max_body_bytes: int = Field(64 * 1024, ge=1024)  # larger request bodies get 413 unread
+    # A request's head must arrive within header_timeout_s (of the connection or its first
+    # byte; else 408 and the connection closes), its body within body_timeout_s of the head
+    # (server/timeouts.py).
+    header_timeout_s: float = Field(10.0, gt=0, le=600)
+    body_timeout_s: float = Field(30.0, gt=0, le=3600)
     # Origins that may show the game in a frame besides its own ("https://casino.example").
     frame_ancestors: list[str] = []
 
