@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         healed = heal_kernel_cache(db)  # before the kernels load: a changed file never runs
         ctx = Services(settings, db, load_catalog(settings, games_override, ModelSources(db)))
+        ctx.login_limiter = anyio.CapacityLimiter(4)
         where = make_url(db.url).render_as_string(hide_password=True)
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))

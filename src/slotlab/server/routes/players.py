@@ -80,7 +80,7 @@ async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
                          ) -> dict[str, Any]:
     address = request_address(request.scope, ctx.settings.trusted_proxies)
     token, expires, pid = await auth.login(ctx, body.username, body.password, address)
-    return await run_in_threadpool(_session_opened, ctx, token, expires, pid)
+    return await auth.settle(ctx, _session_opened, ctx, token, expires, pid)
 
 
 def _session_opened(ctx: Services, token: str, expires: datetime, pid: int) -> dict[str, Any]:

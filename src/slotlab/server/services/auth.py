@@ -13,11 +13,12 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio.to_thread
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
@@ -33,6 +34,7 @@ from slotlab.server.services.help import duration_text
 from slotlab.server.settings import Settings
 from slotlab.store.models import Player, Session, Wallet, utcnow
 
+T = TypeVar("T")
 _TOUCH_EVERY = timedelta(seconds=60)  # write last_seen at most this often
 _DUMMY_HASH: dict[int, str] = {}
 
@@ -253,7 +255,15 @@ async def login(ctx: Services, username: str, password: str, address: str
     if attempt.wait_s > 0:
         await asyncio.sleep(attempt.wait_s)
     ok = await check_password(ctx, attempt.password_hash, password)
-    return await run_in_threadpool(finish_login, ctx, attempt, ok)
+    if not ok:  # nothing to write: answered here, without a trip through the worker threads
+        raise unauthorized("wrong username or password", "invalid_credentials")
+    return await settle(ctx, finish_login, ctx, attempt, ok)
+
+
+async def settle(ctx: Services, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` for a login whose password was right, on the login's own worker threads:
+    however many wrong logins queue for the shared ones, the right one goes on at once."""
+    return await anyio.to_thread.run_sync(fn, *args, limiter=ctx.login_limiter)
 
 
 @dataclass(frozen=True)

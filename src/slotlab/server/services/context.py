@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from anyio import CapacityLimiter
 from argon2 import PasswordHasher
 
 from slotlab.server.ratelimit import Blocks
@@ -29,6 +30,9 @@ class Services:
     registration_pool: PasswordPool = field(init=False)  # registrations' own
     login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
+    # Worker threads of their own for a login whose password was right (its session opened):
+    # set at start-up, in the event loop; a flood of wrong logins never queues in front of it.
+    login_limiter: CapacityLimiter | None = None
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
     operator: OperatorWallet | None = None
     # Software integrity checks (R21): which games are out of play, and the alerts.

@@ -4,8 +4,9 @@ and never lock the owner out.
 Each streak of failed logins is a row of ``login_limits``: ``f:a:<address>`` or ``f:u:<name>``
 (the name whether or not an account has it, so that the answers never tell which names exist),
 ``attempts`` the guesses counted in the streak and ``window_start`` the earliest time the next
-guess may be counted. A guess is counted before its password is checked and the streak ends
-when a login succeeds; a streak is forgotten ``memory_s`` after the time it last allowed.
+guess may be counted (while the streak is too short for a delay: when it began). A guess is
+counted before its password is checked and the streak ends when a login succeeds; a streak is
+forgotten ``memory_s`` after its ``window_start``.
 
 - The address: after ``free`` guesses each further one must wait ``base_s``, doubled per guess,
   up to ``address_max_s``; a guess sent sooner is refused (429 ``too_many_logins`` with
@@ -82,7 +83,9 @@ def _count(s: Session, key: str, now: datetime, d: Delays) -> tuple[int, datetim
     return int(row.attempts), row.window_start
 
 
-def _allow_next(s: Session, key: str, at: datetime) -> None:
+def _allow_next(s: Session, key: str, at: datetime, now: datetime) -> None:
+    if at <= now:  # no delay (the streak is short): the row already allows a guess now
+        return
     s.execute(update(LoginLimit).where(LoginLimit.key == key).values(window_start=at)
               .execution_options(synchronize_session=False))
 
@@ -96,11 +99,11 @@ def count_guess(s: Session, address: str, name_key: str, now: datetime, d: Delay
     guesses, allowed = _count(s, address_key, now, d)
     if allowed > now:
         return max(1, math.ceil(_seconds(allowed, now))), 0.0
-    _allow_next(s, address_key, now + timedelta(seconds=d.after(guesses, d.address_max_s)))
+    _allow_next(s, address_key, now + timedelta(seconds=d.after(guesses, d.address_max_s)), now)
     guesses, allowed = _count(s, account_key, now, d)
     wait = min(max(0.0, _seconds(allowed, now)), d.account_max_s)
     delay = d.after(guesses, d.account_max_s)
-    _allow_next(s, account_key, now + timedelta(seconds=wait + delay))
+    _allow_next(s, account_key, now + timedelta(seconds=wait + delay), now)
     return None, wait
 
 
