@@ -111,7 +111,8 @@ async def spinner(port: int, token: str, game: str, bet: int, deadline: float) -
                 status, data = await _call(
                     reader, writer,
                     f"POST /api/rounds/{answer['round_id']}/choices HTTP/1.1\r\n{head}"
-                    f"Idempotency-Key: {uuid.uuid4().hex}\r\n", b'{"choice": "collect"}')
+                    f"Idempotency-Key: {uuid.uuid4().hex}\r\n",
+                    json.dumps({"choice": "collect", "step": answer["step"]}).encode())
                 answer = json.loads(data)
             rounds += 1
     finally:

@@ -69,6 +69,7 @@ def start_server(db_url: str, game: str | list[str], workers: int | None = None,
            "SLOTLAB_FAST_ROUNDS": "true" if fast_rounds else "false",
            "SLOTLAB_PLAY_MONEY_BALANCE": str(10**12), "SLOTLAB_ACCESS_LOG": "false",
            "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64",
+           "SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000",  # a player per client
            **(settings or {})}
     cmd = [sys.executable, "-m", "slotlab.cli", "serve", "--host", HOST, "--port", str(port),
            "--db", db_url]
@@ -248,7 +249,7 @@ async def _client(port: int, token: str, path: str, body: bytes, deadline: float
                 status, data = await _request(
                     reader, writer,
                     f"POST /api/rounds/{answer['round_id']}/choices HTTP/1.1\r\n{auth}",
-                    b'{"choice": "collect"}')
+                    json.dumps({"choice": "collect", "step": answer["step"]}).encode())
                 latencies.append(time.perf_counter() - t0)
                 statuses[status] += 1
                 answer = json.loads(data)

@@ -80,7 +80,8 @@ class Server:
         env = {**os.environ, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
                "SLOTLAB_GAMES": json.dumps(list(GAMES)),
                "SLOTLAB_PLAY_MONEY_BALANCE": str(10**9),
-               "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64"}
+               "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64",
+               "SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000"}  # every player from here
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "slotlab.cli", "serve", "--port", str(port),
              "--db", self.db_url], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -175,11 +176,12 @@ class Player(threading.Thread):
                 while True:
                     open_round = c.get("/api/rounds/open")
                     if open_round.status_code == 200:
-                        rid = open_round.json()["round_id"]
+                        rid, step = open_round.json()["round_id"], open_round.json()["step"]
                         options = open_round.json()["awaiting"]["options"]
                         choice = self.rng.choice([o for o in CHOICES if o in options] or options)
                         self._record(self._send(c, f"/api/rounds/{rid}/choices",
-                                                {"choice": choice}, uuid.uuid4().hex), True)
+                                                {"choice": choice, "step": step},
+                                                uuid.uuid4().hex), True)
                         continue
                     game = self.rng.choice(list(GAMES))
                     self._record(self._send(c, f"/api/games/{game}/rounds",

@@ -77,6 +77,7 @@ class Server:
             sqlite_synchronous="NORMAL",
             argon2_memory_kib=1024,
             argon2_time_cost=1,
+            registration_limit_per_address=1_000_000,  # every test player from loopback
             **settings,
         )
         self.app = create_app(cfg, games_override=self.games)

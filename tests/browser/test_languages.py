@@ -110,7 +110,8 @@ def play(page: Any, server: Server, gid: str, want: Callable[[Any], bool]) -> st
     res = api(page, "POST", f"/api/games/{gid}/rounds", {"bet": desc["bets"][0]})
     while res.get("awaiting"):
         choice = str(res["awaiting"]["options"][0])
-        res = api(page, "POST", f"/api/rounds/{res['round_id']}/choices", {"choice": choice})
+        res = api(page, "POST", f"/api/rounds/{res['round_id']}/choices",
+                  {"choice": choice, "step": res["step"]})
     return str(res["round_id"])
 
 

@@ -72,7 +72,8 @@ def play(page: Any, server: Any, gid: str, bet_index: int, want: Want) -> str:
         # the first step gambles (or picks a colour), the next collects where it can
         others = [o for o in options if o != "collect"]
         choice = "collect" if (step or not others) and "collect" in options else others[0]
-        res = api(page, "POST", f"/api/rounds/{res['round_id']}/choices", {"choice": choice})
+        res = api(page, "POST", f"/api/rounds/{res['round_id']}/choices",
+                  {"choice": choice, "step": res["step"]})
         step += 1
     return str(res["round_id"])
 

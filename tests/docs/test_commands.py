@@ -235,6 +235,7 @@ BENCH_ARGS = {
     "bench_simulate_scale.py": "--rounds 2M",
     "bench_simulate_2e9.py": "--spins 2M --games crystal-star-deluxe",
     "bench_login_flood.py": "--seconds 1 --repeat 1",
+    "bench_login_under_flood.py": "--seconds 1",
     "bench_pgbouncer.py": "--seconds 1 --levels 2",
     "bench_workers.py": "--slices 1 --seconds 1 --clients 2",
     "bench_metrics.py": "--rounds 20000",

@@ -31,12 +31,16 @@ from slotlab.server.services import reality as reality_service
 from slotlab.server.services import rounds
 from slotlab.server.services.auth import authenticate
 from slotlab.server.settings import Settings
+from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import normalize_url
 from slotlab.store.models import utcnow
 
 PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
 ADMIN_TOKEN = "test-admin-" + uuid.uuid4().hex
 FAST_HASH = {"argon2_time_cost": 1, "argon2_memory_kib": 64}
+# Tests register their players from one address (loopback): far more than a real one may.
+MANY_PLAYERS = {"registration_limit_per_address": 1_000_000}
+MANY_PLAYERS_ENV = {"SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000"}
 
 
 def free_port() -> int:
@@ -90,7 +94,8 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings, games_override=games)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                timeout_graceful_shutdown=2, proxy_headers=proxy_headers)
+                                timeout_graceful_shutdown=2, proxy_headers=proxy_headers,
+                                http=TimedHttpToolsProtocol)  # as slotlab serve runs it
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -132,7 +137,7 @@ class LiveServer:
 
 def server_settings(db: Database, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"database_url": db.url, "admin_token": ADMIN_TOKEN,
-                              "maintenance_interval_s": 3600, **FAST_HASH}
+                              "maintenance_interval_s": 3600, **FAST_HASH, **MANY_PLAYERS}
     values.update(overrides)
     return Settings(**values)
 

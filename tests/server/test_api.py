@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from pathlib import Path
 
@@ -45,14 +46,21 @@ def test_funded_by_operator_starts_at_zero(make_server):
     assert c.get("/api/wallet").json()["balance"] == 500
 
 
-def test_login_lockout_after_failed_attempts(server):
+def test_failed_logins_slow_the_address_and_never_lock_the_account(server):
     _, username = server.player(password="right password")
     with server.client() as anon:
         for _ in range(3):
             r = anon.post("/api/sessions", json={"username": username, "password": "wrong"})
             assert r.status_code == 401 and r.json()["error"]["code"] == "invalid_credentials"
+        # The address that guessed three times waits before its next guess is even read...
         r = anon.post("/api/sessions", json={"username": username, "password": "right password"})
-        assert r.status_code == 401 and r.json()["error"]["code"] == "account_locked"
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_logins"
+        wait = int(r.headers["Retry-After"])
+        assert 1 <= wait <= 2
+        # ...and no longer: then the right password gets in; nothing was locked.
+        threading.Event().wait(wait + 0.1)
+        r = anon.post("/api/sessions", json={"username": username, "password": "right password"})
+        assert r.status_code == 201, r.text
 
 
 def test_unknown_user_login_is_refused(server):
@@ -128,7 +136,8 @@ def test_real_games_are_served(make_server):
         assert r.status_code == 201, r.text
         body = r.json()
         while body["status"] == "awaiting_choice":  # a gamble: collect
-            r = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "collect"},
+            r = c.post(f"/api/rounds/{body['round_id']}/choices",
+                       json={"choice": "collect", "step": body["step"]},
                        headers=key())
             body = r.json()
         assert body["status"] == "completed"
@@ -178,14 +187,15 @@ def test_choice_round_flow_and_one_open_round(server):
     # Seeds stay secret until the round is over.
     assert c.get(f"/api/rounds/{rid}").json()["seeds"] is None
     assert c.get(f"/api/rounds/{rid}/replay").status_code == 409
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "up"}, headers=key())
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "up", "step": 0}, headers=key())
     assert r.status_code == 422 and r.json()["error"]["code"] == "illegal_choice"
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "right"}, headers=key())
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "right", "step": 0},
+               headers=key())
     done = r.json()
     assert r.status_code == 200 and done["status"] == "completed"
     assert done["balance"] == 100_000 - 5 + done["win"]
     assert c.get("/api/rounds/open").status_code == 204
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=key())
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_not_awaiting_choice"
     rec = c.get(f"/api/rounds/{rid}").json()
     assert rec["choices"] == ["right"] and len(rec["seeds"]) == 2
@@ -210,10 +220,10 @@ def test_idempotent_choice_retry(server):
     c, _ = server.player()
     rid = c.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key()).json()["round_id"]
     headers = key()
-    a = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=headers)
-    b = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=headers)
+    a = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=headers)
+    b = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=headers)
     assert a.status_code == b.status_code == 200 and a.json() == b.json()
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "right"}, headers=headers)
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "right", "step": 0}, headers=headers)
     assert r.status_code == 409 and r.json()["error"]["code"] == "idempotency_key_reused"
 
 
@@ -238,7 +248,8 @@ def test_players_cannot_read_each_others_rounds(server):
     for path in (f"/api/rounds/{rid}", f"/api/rounds/{rid}/replay"):
         r = bob.get(path)
         assert r.status_code == 403 and r.json()["error"]["code"] == "not_your_round"
-    r = bob.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=key())
+    r = bob.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0},
+                 headers=key())
     assert r.status_code == 403
     assert bob.get(f"/api/rounds/{uuid.uuid4().hex}").status_code == 404
     assert bob.get("/api/rounds/..%2F..%2Fetc").status_code == 404

@@ -127,11 +127,13 @@ def test_concurrent_rounds_and_admin_moves_keep_the_ledger(make_server):
                     r = cl.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key())
                     if r.status_code == 201:
                         r = cl.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                                    json={"choice": "left"}, headers=key())
+                                    json={"choice": "left", "step": r.json()["step"]},
+                                    headers=key())
                     elif r.status_code == 409 and "round" in r.json():  # another's open
                         rid = r.json()["round"]["round_id"]
-                        r = cl.post(f"/api/rounds/{rid}/choices", json={"choice": "left"},
-                                    headers=key())
+                        step = r.json()["round"]["step"]
+                        r = cl.post(f"/api/rounds/{rid}/choices",
+                                    json={"choice": "left", "step": step}, headers=key())
                     elif r.status_code == 409:  # that round ended meanwhile: "retry"
                         assert r.json()["error"]["code"] == "concurrent_request", r.text
                 assert r.status_code < 500, r.text

@@ -18,7 +18,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .server_util import ADMIN_TOKEN, FAST_HASH, checked_round_statuses, free_port, key
+from .server_util import (
+    ADMIN_TOKEN,
+    FAST_HASH,
+    MANY_PLAYERS_ENV,
+    checked_round_statuses,
+    free_port,
+    key,
+)
 
 HERE = Path(__file__).parent
 
@@ -28,7 +35,7 @@ def _start(db_url: str, split: bool) -> tuple[subprocess.Popen[bytes], str]:
     env = {**os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
            "SLOTLAB_SPLIT_ROUND_COMMITS": "true" if split else "false",
            "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
-           "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"])}
+           "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"]), **MANY_PLAYERS_ENV}
     proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"), str(port)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
@@ -73,10 +80,11 @@ def _load(url: str, tokens: list[str], seen: list[str], stop: threading.Event) -
                         seen.append(r.json()["round_id"])
                         if r.json()["status"] == "awaiting_choice" and i % 2:
                             c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                                   json={"choice": "left"}, headers=key())
+                                   json={"choice": "left", "step": r.json()["step"]}, headers=key())
                     elif r.status_code == 409:  # an open pick round: finish it
                         rid = r.json()["round"]["round_id"]
-                        c.post(f"/api/rounds/{rid}/choices", json={"choice": "right"},
+                        c.post(f"/api/rounds/{rid}/choices",
+                               json={"choice": "right", "step": r.json()["round"]["step"]},
                                headers=key())
                     else:
                         assert r.status_code < 500, r.text
@@ -134,7 +142,8 @@ def test_kill_9_loses_nothing(database, split):
                     r = c.get("/api/rounds/open")
                     if r.status_code == 200:
                         done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                                      json={"choice": "left"}, headers=key())
+                                      json={"choice": "left", "step": r.json()["step"]},
+                                      headers=key())
                         assert done.status_code == 200 and done.json()["status"] == "completed"
             audit = httpx.get(f"{url}/api/admin/audit", timeout=30,
                               headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}).json()

@@ -111,7 +111,8 @@ def test_a_demo_session_is_a_play_money_player_nobody_can_find(make_server):
     # It plays through the same endpoints: a round, a choice, history, replay.
     r = _round(demo, "pick-test", 5)
     assert r["status"] == "awaiting_choice"
-    assert demo.post(f"/api/rounds/{r['round_id']}/choices", json={"choice": "left"},
+    assert demo.post(f"/api/rounds/{r['round_id']}/choices",
+                     json={"choice": "left", "step": r["step"]},
                      headers=key()).status_code == 200
     assert len(demo.get("/api/history").json()["rounds"]) == 1
     assert demo.get(f"/api/rounds/{r['round_id']}/replay").json()["identical"]
@@ -291,11 +292,11 @@ def test_the_sweep_keeps_demo_counters_for_their_own_window(make_server):
     """Demo-session counters share the login counters' table; the sweep drops each kind only
     once its own window has passed."""
     srv = make_server(demo_limit_per_address=1, login_limit_window_s=60,
-                      demo_limit_window_s=3600)
+                      login_delay_memory_s=60, demo_limit_window_s=3600)
     _demo(srv)
     with srv.client() as anon:
         assert anon.post("/api/sessions", json={"username": "nobody", "password": "x"}
-                         ).status_code == 401  # counted per address and per username
+                         ).status_code == 401  # counted per address and in two streaks
 
     def age(seconds: int) -> dict[str, int]:
         with srv.ctx.db.write() as s:

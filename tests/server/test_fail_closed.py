@@ -36,7 +36,8 @@ def _play(c: Any) -> Any:
     """A round played to its end (a win's gamble collected)."""
     r = _spin(c)
     if r.status_code == 201 and r.json()["status"] == "awaiting_choice":
-        c.post(f"/api/rounds/{r.json()['round_id']}/choices", json={"choice": "collect"},
+        c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+               json={"choice": "collect", "step": r.json()["step"]},
                headers=key())
     return r
 
@@ -76,7 +77,8 @@ def test_a_failed_random_source_leaves_a_choice_waiting(server, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(rng, "fresh_seed", _broken_source)
     before = _state(c)
-    r = c.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "red"},
+    r = c.post(f"/api/rounds/{waiting['round_id']}/choices",
+               json={"choice": "red", "step": waiting["step"]},
                headers=key())
     assert r.status_code == 503 and r.json()["error"]["code"] == "rng_unavailable"
     monkeypatch.undo()
@@ -84,7 +86,8 @@ def test_a_failed_random_source_leaves_a_choice_waiting(server, monkeypatch):
     opened = c.get("/api/rounds/open").json()
     assert opened["round_id"] == waiting["round_id"] and opened["status"] == "awaiting_choice"
     assert opened["events"] == waiting["events"]
-    done = c.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "collect"},
+    done = c.post(f"/api/rounds/{waiting['round_id']}/choices",
+                  json={"choice": "collect", "step": waiting["step"]},
                   headers=key())
     assert done.status_code == 200 and done.json()["status"] == "completed"
 

@@ -273,7 +273,8 @@ def test_many_players_at_once_reconcile(make_server: Any) -> None:
             r = c.post(f"/api/games/{game}/rounds", json={"bet": 10}, headers=key())
             codes[r.status_code] += 1
             if r.status_code == 201 and r.json()["status"] == "awaiting_choice":
-                c.post(f"/api/rounds/{r.json()['round_id']}/choices", json={"choice": "left"},
+                c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                       json={"choice": "left", "step": r.json()["step"]},
                        headers=key())
         return codes
 

@@ -181,7 +181,8 @@ def test_free_round_with_a_choice_and_void(server):
     body = free_spin(c, pkg, game="pick-test").json()
     assert body["status"] == "awaiting_choice" and body["balance"] == 100_000
     assert body["free_round"]["rounds_left"] == 1
-    done = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "left"},
+    done = c.post(f"/api/rounds/{body['round_id']}/choices",
+                  json={"choice": "left", "step": body["step"]},
                   headers=key()).json()
     assert done["status"] == "completed" and done["balance"] == 100_000 + done["win"]
     assert done["free_round"]["total_won"] == done["win"]

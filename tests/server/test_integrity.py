@@ -158,13 +158,15 @@ def test_an_open_round_waits_while_its_game_is_out_of_play(serve, cache_copy: Pa
     original = lines_file.read_bytes()
     lines_file.write_bytes(b"changed")
     srv.admin().post("/api/admin/integrity")
-    choose = c.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "collect"},
+    choose = c.post(f"/api/rounds/{waiting['round_id']}/choices",
+                    json={"choice": "collect", "step": waiting["step"]},
                     headers=key())
     assert choose.status_code == 503
     assert c.get("/api/rounds/open").json()["status"] == "awaiting_choice"
     lines_file.write_bytes(original)
     srv.admin().post("/api/admin/integrity")
-    done = c.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "collect"},
+    done = c.post(f"/api/rounds/{waiting['round_id']}/choices",
+                  json={"choice": "collect", "step": waiting["step"]},
                   headers=key())
     assert done.status_code == 200 and done.json()["status"] == "completed"
 

@@ -81,7 +81,8 @@ def test_rounds_replay_and_resume_on_their_model_after_its_file_is_edited(
     c, _ = srv.player()
     token = c.headers["Authorization"].split()[1]
     first = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
-    done = c.post(f"/api/rounds/{first['round_id']}/choices", json={"choice": "collect"},
+    done = c.post(f"/api/rounds/{first['round_id']}/choices",
+                  json={"choice": "collect", "step": first["step"]},
                   headers=key()).json()
     assert done["status"] == "completed"
     waiting = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
@@ -103,7 +104,8 @@ def test_rounds_replay_and_resume_on_their_model_after_its_file_is_edited(
     assert replay["current_model_hash"] == now.model_hash
     # The open round resumes, and completes, on the model it was started on.
     assert c2.get("/api/rounds/open").json()["round_id"] == waiting["round_id"]
-    end = c2.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "collect"},
+    end = c2.post(f"/api/rounds/{waiting['round_id']}/choices",
+                  json={"choice": "collect", "step": waiting["step"]},
                   headers=key()).json()
     assert end["status"] == "completed" and end["model_hash"] == before.model_hash
     assert end["win"] == before.play(BET, [seed2]).win
@@ -123,7 +125,8 @@ def test_without_the_kept_source_an_edited_model_cannot_be_replayed(serve, tmp_p
     token = c.headers["Authorization"].split()[1]
     played = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
     if played["status"] == "awaiting_choice":
-        c.post(f"/api/rounds/{played['round_id']}/choices", json={"choice": "collect"},
+        c.post(f"/api/rounds/{played['round_id']}/choices",
+               json={"choice": "collect", "step": played["step"]},
                headers=key())
     srv.__exit__()
     model = _model()

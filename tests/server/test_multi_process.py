@@ -31,6 +31,7 @@ import pytest
 from .server_util import (
     ADMIN_TOKEN,
     FAST_HASH,
+    MANY_PLAYERS_ENV,
     PG_URL,
     Database,
     checked_round_statuses,
@@ -69,7 +70,7 @@ def start(db_url: str, split: bool, n: int = 1) -> list[Server]:
            "SLOTLAB_SPLIT_ROUND_COMMITS": "true" if split else "false",
            "SLOTLAB_MAINTENANCE_INTERVAL_S": "0.5", "SLOTLAB_OPEN_ROUND_GRACE_S": "2",
            "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
-           "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"])}
+           "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"]), **MANY_PLAYERS_ENV}
     servers = []
     for _ in range(n):
         port = free_port()
@@ -169,14 +170,15 @@ def _play(load: Load, token: str, home: int, split: bool) -> None:
             elif status == 409 and data["error"]["code"] == "round_open":
                 # The player's other thread has a round waiting: finish it from here.
                 rid = data["round"]["round_id"]
-                _send(load, clients, home, f"/api/rounds/{rid}/choices", {"choice": "right"},
-                      uuid.uuid4().hex)
+                _send(load, clients, home, f"/api/rounds/{rid}/choices",
+                      {"choice": "right", "step": data["round"]["step"]}, uuid.uuid4().hex)
                 continue
             elif status != 409:
                 load.errors.append(f"{status} {data}")
                 return
             if status == 201 and data["status"] == "awaiting_choice" and n % 2:
-                path, body = f"/api/rounds/{data['round_id']}/choices", {"choice": "left"}
+                path = f"/api/rounds/{data['round_id']}/choices"
+                body = {"choice": "left", "step": data["step"]}
                 key = uuid.uuid4().hex
                 status, served, data = _send(load, clients, home, path, body, key)
                 if status >= 500:
@@ -206,7 +208,7 @@ def _finish_waiting(url: str, tokens: list[str]) -> int:
             r = c.get("/api/rounds/open")
             if r.status_code == 200 and r.json()["status"] == "awaiting_choice":
                 done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                              json={"choice": "left"},
+                              json={"choice": "left", "step": r.json()["step"]},
                               headers={"Idempotency-Key": uuid.uuid4().hex})
                 assert done.status_code == 200 and done.json()["status"] == "completed", done.text
                 finished += 1

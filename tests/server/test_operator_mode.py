@@ -74,7 +74,8 @@ def test_rounds_debit_and_credit_the_operator_once(operator_server, wallet_serve
     # A round with a choice: debited at the start, credited once at the end.
     started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     assert started["status"] == "awaiting_choice" and started["balance"] == expected - 10
-    done = c.post(f"/api/rounds/{started['round_id']}/choices", json={"choice": "left"},
+    done = c.post(f"/api/rounds/{started['round_id']}/choices",
+                  json={"choice": "left", "step": started["step"]},
                   headers=key()).json()
     assert done["status"] == "completed"
     expected += done["win"] - 10

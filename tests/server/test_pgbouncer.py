@@ -94,7 +94,8 @@ def _play(urls: list[str], token: str, rounds: int, errors: list[str]) -> None:
                 return
             if r.json()["status"] == "awaiting_choice":
                 d = clients[(i + 1) % len(clients)].post(
-                    f"/api/rounds/{r.json()['round_id']}/choices", json={"choice": "left"},
+                    f"/api/rounds/{r.json()['round_id']}/choices",
+                    json={"choice": "left", "step": r.json()["step"]},
                     headers={"Idempotency-Key": uuid.uuid4().hex})
                 if d.status_code != 200:
                     errors.append(d.text)

@@ -39,7 +39,8 @@ def test_choice_round_in_both_commit_modes(make_server, split):
     c, _ = srv.player()
     body = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     assert body["status"] == "awaiting_choice" and body["balance"] == 100_000 - 10
-    done = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "left"},
+    done = c.post(f"/api/rounds/{body['round_id']}/choices",
+                  json={"choice": "left", "step": body["step"]},
                   headers=key()).json()
     assert done["status"] == "completed"
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + done["win"]

@@ -115,7 +115,7 @@ def test_line_game_sd_comes_from_a_cached_simulation(make_server):
         assert r.status_code == 201
         if r.json()["status"] == "awaiting_choice":  # a win offers the gamble: take the win
             r = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                       json={"choice": "collect"}, headers=key())
+                       json={"choice": "collect", "step": r.json()["step"]}, headers=key())
             assert r.status_code == 200 and r.json()["status"] == "completed"
     rep = srv.admin().get("/api/admin/reports/games").json()
     (g,) = rep["games"]

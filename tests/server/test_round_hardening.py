@@ -144,7 +144,8 @@ def test_jackpot_and_choice_rounds_audit_clean(make_server):
     c, _ = srv.player()
     c.post("/api/games/jackpot-test/rounds", json={"bet": 10}, headers=key())
     body = c.post("/api/games/pick-test/rounds", json={"bet": 2}, headers=key()).json()
-    c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "left"}, headers=key())
+    c.post(f"/api/rounds/{body['round_id']}/choices",
+           json={"choice": "left", "step": body["step"]}, headers=key())
     body = c.post("/api/games/pick-test/rounds", json={"bet": 2}, headers=key()).json()
     srv.admin().post(f"/api/admin/rounds/{body['round_id']}/void")
     audit = srv.admin().get("/api/admin/audit").json()
@@ -169,7 +170,7 @@ def test_choice_on_changed_seed_is_refused_and_settled_better_of(make_server):
     rid = body["round_id"]
     game = srv.ctx.catalog.get("pick-test").game
     _set_round(srv, rid, seeds=[_other_seed(game, 10, body["events"])])
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=key())
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue"
     settled = r.json()["round"]
     assert settled["outcome"] == "better_of_refund" and settled["status"] == "cancelled"
@@ -187,7 +188,7 @@ def test_choice_after_a_new_code_version_continues(make_server):
     rid = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()[
         "round_id"]
     _set_round(srv, rid, code_version="0.0.1-older")
-    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left"}, headers=key())
+    r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=key())
     assert r.status_code == 200 and r.json()["status"] == "completed"
 
 
@@ -233,6 +234,35 @@ def test_concurrent_choices_gamble_one_step(make_server):
         assert done.status_code == 200 and done.json()["status"] == "completed"
 
 
+def test_concurrent_choices_without_a_step_are_all_refused(make_server):
+    """Without ``step`` several copies of one choice could each apply: the step is required,
+    and a choice without it is refused before it touches the round."""
+    srv = make_server(games=_games(), play_money_balance=START)
+    c, _ = srv.player()
+    body = c.post("/api/games/gamble-test/rounds", json={"bet": 10}, headers=key()).json()
+    rid = body["round_id"]
+    answers: list[httpx.Response] = []
+    barrier = threading.Barrier(16)
+
+    def choose() -> None:
+        with srv.client(c.headers["Authorization"].split()[1]) as mine:
+            barrier.wait()
+            answers.append(mine.post(f"/api/rounds/{rid}/choices", json={"choice": "double"},
+                                     headers=key()))
+
+    threads = [threading.Thread(target=choose) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {(a.status_code, a.json()["error"]["code"]) for a in answers} == \
+        {(422, "step_required")}
+    assert "step" in answers[0].json()["error"]["message"]
+    record = c.get(f"/api/rounds/{rid}").json()
+    assert record["choices"] == [] and record["status"] == "awaiting_choice"
+    assert c.get("/api/wallet").json()["balance"] == body["balance"]
+
+
 # --- 9: what an admin or a damaged record can reach is a 4xx, never a 500 ---------------------
 
 
@@ -259,7 +289,8 @@ def test_stored_seed_that_is_not_hex(make_server):
     assert r.status_code == 200 and not r.json()["identical"], r.text
     waiting = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     _set_round(srv, waiting["round_id"], seeds=["zz" * 32])
-    r = c.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "left"},
+    r = c.post(f"/api/rounds/{waiting['round_id']}/choices",
+               json={"choice": "left", "step": waiting["step"]},
                headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue", r.text
     assert srv.admin().get("/api/admin/audit").json()["ok"]

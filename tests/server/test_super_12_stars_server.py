@@ -107,7 +107,8 @@ def test_frenzy_colour_offered_again_before_the_timeout(make_server, game, monke
     # Another round cannot start while the colour is awaited.
     r = c2.post(f"/api/games/{GAME}/rounds", json={"bet": bet}, headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_open"
-    done = c2.post(f"/api/rounds/{start['round_id']}/choices", json={"choice": "green"},
+    done = c2.post(f"/api/rounds/{start['round_id']}/choices",
+                   json={"choice": "green", "step": start["step"]},
                    headers=key()).json()
     assert done["status"] == "completed" and done["outcome"] == "played"
     assert done["events"][:len(start["events"])] == start["events"]  # the log only grows
@@ -272,7 +273,8 @@ def test_free_round_packages(make_server, game, monkeypatch):
     second = c.post(f"/api/games/{GAME}/rounds", json={"bet": bet, "free_round_id": pkg["id"]},
                     headers=key()).json()
     assert second["status"] == "awaiting_choice" and second["awaiting"]["kind"] == "frenzy_colour"
-    done = c.post(f"/api/rounds/{second['round_id']}/choices", json={"choice": "red"},
+    done = c.post(f"/api/rounds/{second['round_id']}/choices",
+                  json={"choice": "red", "step": second["step"]},
                   headers=key()).json()
     won = first["win"] + done["win"]
     assert done["status"] == "completed" and done["balance"] == 100_000 + won  # never debited

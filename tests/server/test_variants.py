@@ -112,7 +112,8 @@ def test_rounds_keep_their_own_model_after_the_operator_switches(serve, variants
     # A round played to the end on A (the gamble collected) ...
     first = c.post(f"/api/games/{GAME}/rounds", json={"bet": BET}, headers=key()).json()
     assert first["status"] == "awaiting_choice" and first["variant"] == variants["a"]
-    done = c.post(f"/api/rounds/{first['round_id']}/choices", json={"choice": "collect"},
+    done = c.post(f"/api/rounds/{first['round_id']}/choices",
+                  json={"choice": "collect", "step": first["step"]},
                   headers=key()).json()
     assert done["status"] == "completed" and done["win"] == a.play(BET, [seed1]).win
     # ... one left waiting for the gamble on A ...
@@ -139,7 +140,8 @@ def test_rounds_keep_their_own_model_after_the_operator_switches(serve, variants
     assert replay["current_model_hash"] == b.model_hash
     # The waiting round completes on its own model, A.
     assert c2.get("/api/rounds/open").json()["round_id"] == waiting["round_id"]
-    end = c2.post(f"/api/rounds/{waiting['round_id']}/choices", json={"choice": "collect"},
+    end = c2.post(f"/api/rounds/{waiting['round_id']}/choices",
+                  json={"choice": "collect", "step": waiting["step"]},
                   headers=key()).json()
     assert end["status"] == "completed" and end["variant"] == variants["a"]
     assert end["model_hash"] == a.model_hash

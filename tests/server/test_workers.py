@@ -15,7 +15,7 @@ import pytest
 
 from slotlab.server.main import WorkersError, check_workers
 
-from .server_util import PG_URL, free_port, make_database
+from .server_util import MANY_PLAYERS_ENV, PG_URL, free_port, make_database
 
 
 def test_workers_need_postgresql():
@@ -73,7 +73,7 @@ def test_two_workers_serve_one_port_and_a_killed_one_is_replaced(tmp_path: Path)
     db = make_database("postgres", tmp_path)
     port = free_port()
     env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', "SLOTLAB_ARGON2_TIME_COST": "1",
-           "SLOTLAB_ARGON2_MEMORY_KIB": "64"}
+           "SLOTLAB_ARGON2_MEMORY_KIB": "64", **MANY_PLAYERS_ENV}
     proc = subprocess.Popen([sys.executable, "-m", "slotlab.cli", "serve", "--workers", "2",
                              "--port", str(port), "--db", db.url], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -111,7 +111,7 @@ def test_two_workers_serve_one_port_and_a_killed_one_is_replaced(tmp_path: Path)
                 assert r.status_code == 201, r.text
                 if r.json()["status"] == "awaiting_choice":  # a win offers the gamble
                     done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                                  json={"choice": "collect"},
+                                  json={"choice": "collect", "step": r.json()["step"]},
                                   headers={"Idempotency-Key": os.urandom(8).hex()})
                     assert done.status_code == 200, done.text
         os.kill(proc.pid, signal.SIGINT)

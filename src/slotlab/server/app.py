@@ -67,6 +67,10 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
     errors = exc.errors()
     if any(e.get("type") == "json_invalid" for e in errors):
         return 400, "malformed_json", "the body is not valid JSON"
+    if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body", "step")
+           for e in errors):  # only a choice has a step
+        return 422, "step_required", ("send the round's step with the choice ({choice, step}): "
+                                      "the step the choice answers, as the round last showed it")
     parts = []
     for e in errors[:5]:
         loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
@@ -116,6 +120,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
         healed = heal_kernel_cache(db)  # before the kernels load: a changed file never runs
         ctx = Services(settings, db, load_catalog(settings, games_override, ModelSources(db)))
+        ctx.login_limiter = anyio.CapacityLimiter(4)
         where = make_url(db.url).render_as_string(hide_password=True)
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
@@ -142,6 +147,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
             if ctx.operator is not None:
                 ctx.operator.close()
             ctx.password_pool.shutdown(wait=False, cancel_futures=True)
+            ctx.registration_pool.shutdown(wait=False, cancel_futures=True)
             db.dispose()
 
     # The API docs (/docs, /redoc) serve their scripts from the package: no CDN, no internet.

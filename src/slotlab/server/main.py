@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 
 from slotlab.server.settings import Settings
+from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import Database, normalize_url
 from slotlab.store.unreachable import explain
 
@@ -176,7 +177,8 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
         # proxy_headers off: SLOTLAB_TRUSTED_PROXIES alone decides whose X-Forwarded-For counts.
         common: dict[str, Any] = {
             "host": host, "port": port, "log_level": "warning", "proxy_headers": False,
-            "access_log": settings.access_log, "timeout_graceful_shutdown": 5}
+            "access_log": settings.access_log, "timeout_graceful_shutdown": 5,
+            "http": TimedHttpToolsProtocol}  # slow clients dropped (server/timeouts.py)
         if workers > 1:
             # The workers are new processes (spawned): they read the settings from the
             # environment, and each listens on the shared socket once its games are loaded.

@@ -70,9 +70,14 @@ _DOCS_PATHS = ("/docs", "/redoc")
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
 
 
+_NO_STORE = (b"cache-control", b"no-store")
+
+
 class SecurityHeaders:
     """Content-Security-Policy (with ``frame-ancestors``), ``X-Content-Type-Options: nosniff``
-    and ``Referrer-Policy`` on every response: pages, assets, API answers and errors."""
+    and ``Referrer-Policy`` on every response: pages, assets, API answers and errors; and
+    ``Cache-Control: no-store`` on every API answer, so that no browser or proxy cache keeps a
+    token, a balance or a round (the static client stays cacheable)."""
 
     def __init__(self, app: ASGIApp, frame_ancestors: Sequence[str] = ()) -> None:
         self.app = app
@@ -90,9 +95,12 @@ class SecurityHeaders:
             await self._docs(scope, receive, send)
             return
 
+        extra = ([*self.app_headers, _NO_STORE] if scope["path"].startswith("/api/")
+                 else self.app_headers)
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *self.app_headers]
+                message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -1,4 +1,5 @@
-"""Login attempt limits per client address and per username, and the client's address.
+"""Fixed-window limits per key (failed logins per client address, registrations, demo
+sessions), and the client's address.
 
 Each limit is a fixed-window counter in ``login_limits``, taken with one atomic upsert, so that
 every server process on the database counts the same attempts and two concurrent attempts can

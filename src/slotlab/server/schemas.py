@@ -136,8 +136,9 @@ class FreeRoundGrantCreate(_Request):
 class ChoiceCreate(_Request):
     choice: Annotated[StrictStr, Field(min_length=1, max_length=32)]
     # The step the choice answers: the round's ``step`` (choices made so far) as the client
-    # last saw it; another step is refused (409 round_changed). Optional for older clients.
-    step: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = None
+    # last saw it; another step is refused (409 round_changed). Required: without it two
+    # concurrent copies of one choice would both apply (422 ``step_required``).
+    step: Annotated[StrictInt, Field(ge=0, le=1_000_000)]
 
 
 class JurisdictionCreate(_Request):

@@ -87,18 +87,33 @@ class Settings(BaseSettings):
     # Sessions and security.
     session_ttl_s: int = Field(12 * 3600, ge=1)
     session_idle_s: int = Field(30 * 60, ge=1)
+    # Failed logins in a row slow the guesser (services/login_delays.py): after
+    # lockout_attempts of them, from one client address or at one account, each further guess
+    # waits login_delay_s, doubled per guess; an address waits at most lockout_s (sooner: 429
+    # too_many_logins), an account's login at most login_account_delay_max_s (then it is
+    # checked: the owner is never locked out). A streak is forgotten login_delay_memory_s after
+    # the last wait it set.
     lockout_attempts: int = Field(3, ge=1)
     lockout_s: int = Field(15 * 60, ge=0)
+    login_delay_s: float = Field(1.0, ge=0)
+    login_account_delay_max_s: float = Field(2.0, ge=0, le=30)
+    login_delay_memory_s: int = Field(3600, ge=1)
     argon2_time_cost: int = Field(2, ge=1)
     argon2_memory_kib: int = Field(19 * 1024, ge=8)
     argon2_parallelism: int = Field(1, ge=1)
     password_threads: int = Field(1, ge=1, le=16)  # argon2 runs here, never in the round workers
     password_backlog: int = Field(32, ge=1)  # logins at once per process; beyond: 503 login_busy
-    # Failed logins allowed per window, per client address and per username (known or not);
-    # beyond them 429 with Retry-After. Counted in the database: all processes share them.
+    # Failed logins allowed per window per client address; beyond them 429 with Retry-After.
+    # Counted in the database: all processes share them.
     login_limit_per_address: int = Field(30, ge=1)
-    login_limit_per_username: int = Field(10, ge=1)
     login_limit_window_s: int = Field(60, ge=1)
+    # Registrations: a pool of their own (beyond its backlog 503 registration_busy), and at
+    # most so many per client address and in all per window (429 too_many_registrations).
+    registration_threads: int = Field(1, ge=1, le=16)
+    registration_backlog: int = Field(8, ge=1)
+    registration_limit_per_address: int = Field(20, ge=1)
+    registration_limit_total: int = Field(10_000, ge=1)
+    registration_limit_window_s: int = Field(3600, ge=1)
     # Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
     trusted_proxies: list[str] = []
     max_sessions_per_player: int = Field(10, ge=1)  # beyond it the oldest live one is revoked
@@ -106,6 +121,11 @@ class Settings(BaseSettings):
     # in another process is refused here within this time (0: read on every call).
     session_cache_s: float = Field(2.0, ge=0, le=60)
     max_body_bytes: int = Field(64 * 1024, ge=1024)  # larger request bodies get 413 unread
+    # A request's head must arrive within header_timeout_s (of the connection or its first
+    # byte; else 408 and the connection closes), its body within body_timeout_s of the head
+    # (server/timeouts.py).
+    header_timeout_s: float = Field(10.0, gt=0, le=600)
+    body_timeout_s: float = Field(30.0, gt=0, le=3600)
     # Origins that may show the game in a frame besides its own ("https://casino.example").
     frame_ancestors: list[str] = []
 

@@ -130,8 +130,10 @@ class Session(Base):
 
 
 class LoginLimit(Base):
-    """Login attempts per client address (``a:<address>``) or username (``u:<key>``) in the
-    window that started at ``window_start``; in the database, so all server processes share it."""
+    """Counters per key, in the database so that all server processes share them: failed logins
+    per client address (``a:<address>``), demo sessions (``d:``) and registrations (``r:``) in the
+    window that started at ``window_start``; and failed-login streaks (``f:a:``, ``f:u:``), whose
+    ``window_start`` is when the next guess is allowed (services/login_delays.py)."""
 
     __tablename__ = "login_limits"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -9,7 +10,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from slotlab.server.deps import CurrentPlayer, ServicesDep
-from slotlab.server.ratelimit import request_address
+from slotlab.server.ratelimit import REFUSAL_DELAY_S, Refused, request_address
 from slotlab.server.schemas import (
     ErrorPublic,
     PlayerCreate,
@@ -18,7 +19,14 @@ from slotlab.server.schemas import (
     SessionInfoPublic,
     SessionPublic,
 )
-from slotlab.server.services import auth, free_rounds, round_history, round_recovery, wallet
+from slotlab.server.services import (
+    auth,
+    free_rounds,
+    password_policy,
+    round_history,
+    round_recovery,
+    wallet,
+)
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import net_position
 from slotlab.store.models import utcnow
@@ -32,17 +40,36 @@ router = APIRouter(prefix="/api", tags=["players"])
 
 @router.post("/players", status_code=201, response_model=PlayerPublic,
              responses={409: {"model": ErrorPublic, "description": "`username_taken`"},
+                        429: {"model": ErrorPublic,
+                              "description": "`too_many_registrations`; the `Retry-After` "
+                                             "header says when to retry"},
+                        503: {"model": ErrorPublic,
+                              "description": "`registration_busy` (with `Retry-After: 1`)"},
                         422: {"model": ErrorPublic,
-                              "description": "`currency_not_offered`, `currency_mismatch`"}})
-async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
+                              "description": "`password_blank`, `password_is_username`, "
+                                             "`password_too_common`, `currency_not_offered`, "
+                                             "`currency_mismatch`"}})
+async def create_player(ctx: ServicesDep, body: PlayerCreate, request: Request
+                        ) -> dict[str, Any]:
     """A new player; the wallet's currency is ``currency`` (default: the server's), or with
-    wallet_mode=operator the one the operator's wallet holds for that username."""
-    currency = await run_in_threadpool(wallet.registration_currency, ctx, body.username,
-                                       body.currency)
-    with ctx.password_pool.admitted():
-        pw_hash = await auth.hash_password(ctx, body.password)
-        return {"player_id": await run_in_threadpool(auth.register, ctx, body.username, pw_hash,
-                                                     currency)}
+    wallet_mode=operator the one the operator's wallet holds for that username. The password
+    may not be blank, the username or one of the 10,000 most common passwords."""
+    password_policy.check(body.password, body.username)
+    address = request_address(request.scope, ctx.settings.trusted_proxies)
+    # The registrations' own pool and limits: a flood of them never takes a login's place.
+    try:
+        with ctx.registration_pool.admitted():
+            await run_in_threadpool(auth.count_registration, ctx, address)
+            currency = await run_in_threadpool(wallet.registration_currency, ctx, body.username,
+                                               body.currency)
+            pw_hash = await auth.hash_password(ctx, body.password)
+            return {"player_id": await run_in_threadpool(auth.register, ctx, body.username,
+                                                         pw_hash, currency)}
+    except Refused:
+        # A flood's loops wait for their refusal (busy or over a limit): each costs the server
+        # a sleeping coroutine instead of a request parsed per millisecond.
+        await asyncio.sleep(REFUSAL_DELAY_S)
+        raise
 
 
 @router.post("/sessions", status_code=201, response_model=SessionPublic,
@@ -52,9 +79,8 @@ async def create_player(ctx: ServicesDep, body: PlayerCreate) -> dict[str, Any]:
 async def create_session(ctx: ServicesDep, body: SessionCreate, request: Request
                          ) -> dict[str, Any]:
     address = request_address(request.scope, ctx.settings.trusted_proxies)
-    with ctx.password_pool.admitted():
-        token, expires, pid = await auth.login(ctx, body.username, body.password, address)
-    return await run_in_threadpool(_session_opened, ctx, token, expires, pid)
+    token, expires, pid = await auth.login(ctx, body.username, body.password, address)
+    return await auth.settle(ctx, _session_opened, ctx, token, expires, pid)
 
 
 def _session_opened(ctx: Services, token: str, expires: datetime, pid: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Players, passwords (argon2id), sessions (random expiring tokens) and the login lockout.
+"""Players, passwords (argon2id), sessions (random expiring tokens) and failed-login delays.
 
 Tokens are 256-bit random strings; only their SHA-256 is stored, so a database leak gives no
 usable token. A session ends at ``expires_at`` or after ``session_idle_s`` without a call, or
@@ -11,16 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import math
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio.to_thread
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import ColumnElement, and_, bindparam, case, or_, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as OrmSession
 from starlette.concurrency import run_in_threadpool
@@ -28,11 +28,13 @@ from starlette.concurrency import run_in_threadpool
 from slotlab.server import currencies, metrics, ratelimit
 from slotlab.server.errors import conflict, unauthorized
 from slotlab.server.ratelimit import Refused
-from slotlab.server.services import ledger, profiles
+from slotlab.server.services import ledger, login_delays, profiles
 from slotlab.server.services.context import Services
 from slotlab.server.services.help import duration_text
+from slotlab.server.settings import Settings
 from slotlab.store.models import Player, Session, Wallet, utcnow
 
+T = TypeVar("T")
 _TOUCH_EVERY = timedelta(seconds=60)  # write last_seen at most this often
 _DUMMY_HASH: dict[int, str] = {}
 
@@ -58,18 +60,56 @@ def username_key(username: str) -> str:
     return username.lower()
 
 
-# Password work (argon2) runs in the services' own small thread pool, so that a flood of logins
-# queues there and never takes the worker threads that play rounds.
+# Password work (argon2) runs in the services' own small thread pools (one for logins, one for
+# registrations), so that a flood of either queues there and never takes the worker threads
+# that play rounds, nor the other's place.
 
 
 async def hash_password(ctx: Services, password: str) -> str:
-    return await asyncio.get_running_loop().run_in_executor(ctx.password_pool, ctx.hasher.hash,
-                                                            password)
+    return await ctx.registration_pool.run(ctx.hasher.hash, password)
 
 
 async def check_password(ctx: Services, pw_hash: str | None, password: str) -> bool:
-    return await asyncio.get_running_loop().run_in_executor(ctx.password_pool, _verify, ctx,
-                                                            pw_hash, password)
+    """Whether ``password`` is the one of ``pw_hash``. With no account (None) the login takes
+    as long as a check takes here lately, without the work: a flood of unknown names costs
+    the pool nothing, and its answers take the time a wrong password's take."""
+    pool = ctx.password_pool
+    if pw_hash is None:  # holds no place in the backlog: a flood of such names never fills it
+        typical = pool.typical_s
+        if typical is None:  # the first login of the process: measured on the dummy hash
+            return await pool.run(_verify, ctx, None, password)
+        await asyncio.sleep(typical)
+        return False
+    with pool.occupied():
+        return await pool.run(_verify, ctx, pw_hash, password)
+
+
+REGISTRATIONS_TOTAL_KEY = "r:*"  # every address's registrations in login_limits
+
+
+def count_registration(ctx: Services, address: str) -> None:
+    """Count a registration against its client address's limit and the server's total (429
+    ``too_many_registrations`` with ``Retry-After`` beyond either), before its password is
+    hashed; counted whatever its outcome. A refusal is a read: a flood writes nothing."""
+    st = ctx.settings
+    now = utcnow()
+    limits = [(f"r:{address}", st.registration_limit_per_address),
+              (REGISTRATIONS_TOTAL_KEY, st.registration_limit_total)]
+    with ctx.db.read() as s:
+        over = ratelimit.refused(s, limits, now, st.registration_limit_window_s)
+    if not over:
+        with ctx.db.write() as s:
+            over = ratelimit.take(s, limits, now, st.registration_limit_window_s)
+            if over:  # rolled back: a refused registration is not counted
+                raise _too_many_registrations(max(over.values()))
+    if over:
+        raise _too_many_registrations(max(over.values()))
+
+
+def _too_many_registrations(retry_after: int) -> Refused:
+    return Refused(429, "too_many_registrations",
+                   f"too many new accounts from here or in all; try again in {retry_after} s",
+                   retry_after)
 
 
 def register(ctx: Services, username: str, pw_hash: str, currency: str | None = None) -> int:
@@ -116,112 +156,78 @@ def _verify(ctx: Services, pw_hash: str | None, password: str) -> bool:
 
 @dataclass(frozen=True)
 class LoginAttempt:
-    """A login whose guess is counted (limits and the account's lockout) and may be checked."""
+    """A login whose guess is counted (limits and delays) and may be checked."""
 
     player_id: int | None
     password_hash: str | None
-    limit_keys: tuple[str, ...]
+    address: str
+    name_key: str
+    wait_s: float  # the account's delay, waited before the password is checked
 
 
-def _not_locked(now: datetime) -> ColumnElement[bool]:
-    return or_(Player.locked_until.is_(None), Player.locked_until <= now)
-
-
-def _locked(until: datetime, now: datetime) -> Refused:
-    wait = max(1, math.ceil((until - now).total_seconds()))
-    return Refused(401, "account_locked",
-                   f"too many failed logins; locked until {until.isoformat()}", wait)
-
-
-def _refuse(ctx: Services, address: str, over: dict[str, int]) -> None:
-    """429 when a limit is full; a full address is remembered in this process until its
-    window ends (:class:`slotlab.server.ratelimit.LoginGate`)."""
-    if not over:
-        return
-    if f"a:{address}" in over:
-        ctx.login_blocks.add(address, over[f"a:{address}"])
+def _refuse(ctx: Services, address: str, retry_after: int) -> None:
+    """429 ``too_many_logins``; the address is remembered in this process until it may guess
+    again (:class:`slotlab.server.ratelimit.LoginGate`)."""
+    ctx.login_blocks.add(address, retry_after)
     metrics.rate_limited("login")
-    raise ratelimit.too_many(max(over.values()))
+    raise ratelimit.too_many(retry_after)
+
+
+def delays(st: Settings) -> login_delays.Delays:
+    return login_delays.Delays(free=st.lockout_attempts, base_s=st.login_delay_s,
+                               address_max_s=st.lockout_s,
+                               account_max_s=st.login_account_delay_max_s,
+                               memory_s=st.login_delay_memory_s)
 
 
 def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
-    """Count the attempt before any password is checked, atomically: the client address's and
-    the username's limits (429 beyond them) and the account's lockout, whose every guess is
-    taken by one UPDATE, so concurrent logins can never check more guesses than it allows."""
+    """Count the guess before any password is checked, atomically: the client address's limit
+    and delay (429 beyond them) and the account's delay (waited for). Names with no account
+    are counted the same way, so no answer tells whether a name exists."""
     st = ctx.settings
     now = utcnow()
     name_key = username_key(username)
-    limits = [(f"a:{address}", st.login_limit_per_address),
-              (f"u:{name_key}", st.login_limit_per_username)]
-    with ctx.db.read() as s:
-        _refuse(ctx, address, ratelimit.refused(s, limits, now, st.login_limit_window_s))
-    lapsed = and_(Player.locked_until.is_not(None), Player.locked_until <= now)
+    limits = [(f"a:{address}", st.login_limit_per_address)]
+    d = delays(st)
+    with ctx.db.read() as s:  # a refusal is a read: a flood writes nothing
+        over = ratelimit.refused(s, limits, now, st.login_limit_window_s)
+        wait = login_delays.address_wait(s, address, now, d)
+    if over or wait is not None:
+        _refuse(ctx, address, max([*over.values(), wait or 0]))
     with ctx.db.write() as s:
-        _refuse(ctx, address, ratelimit.take(s, limits, now, st.login_limit_window_s))
+        over = ratelimit.take(s, limits, now, st.login_limit_window_s)
+        refused_for, account_wait = (None, 0.0) if over else login_delays.count_guess(
+            s, address, name_key, now, d)
+        if over or refused_for is not None:
+            # Raised inside the transaction: it rolls back, so the refused guess is not counted.
+            _refuse(ctx, address, max([*over.values(), refused_for or 0]))
         player = s.execute(select(Player.id, Player.password_hash)
                            .where(Player.username_key == name_key)).first()
-        if player is None:
-            return LoginAttempt(None, None, tuple(k for k, _ in limits))
-        guess = s.execute(
-            update(Player)
-            .where(Player.id == player.id, _not_locked(now),
-                   or_(Player.failed_logins < st.lockout_attempts, lapsed))
-            .values(failed_logins=case((lapsed, 1), else_=Player.failed_logins + 1),
-                    locked_until=None)
-            .returning(Player.id)
-            .execution_options(synchronize_session=False)
-        ).first()
-        locked_until = None
-        if guess is None:
-            locked_until = s.scalar(select(Player.locked_until).where(Player.id == player.id))
-            if locked_until is None or locked_until <= now:
-                # Every guess the lockout allows is being checked right now: lock the account.
-                locked_until = now + timedelta(seconds=st.lockout_s)
-                s.execute(update(Player).where(Player.id == player.id, _not_locked(now))
-                          .values(locked_until=locked_until)
-                          .execution_options(synchronize_session=False))
-    if locked_until is not None:
-        metrics.login_failed("account_locked")
-        raise _locked(locked_until, now)
-    return LoginAttempt(player.id, player.password_hash, tuple(k for k, _ in limits))
+    return LoginAttempt(None if player is None else player.id,
+                        None if player is None else player.password_hash,
+                        address, name_key, account_wait)
 
 
 def finish_login(ctx: Services, attempt: LoginAttempt, ok: bool) -> tuple[str, datetime, int]:
-    """Settle a checked guess: a failure may lock the account; a success gets a session, unless
-    concurrent failures locked the account meanwhile (a success never lifts a lock)."""
+    """Settle a checked guess: a failure stays counted; a success ends the address's and the
+    account's streaks and opens a session."""
     st = ctx.settings
     now = utcnow()
     pid = attempt.player_id
-    if pid is None:
-        metrics.login_failed("unknown_username")
-        raise unauthorized("wrong username or password", "invalid_credentials")
-    if not ok:
-        with ctx.db.write() as s:
-            s.execute(update(Player)
-                      .where(Player.id == pid, Player.failed_logins >= st.lockout_attempts,
-                             _not_locked(now))
-                      .values(locked_until=now + timedelta(seconds=st.lockout_s))
-                      .execution_options(synchronize_session=False))
-        metrics.login_failed("wrong_password")
+    if pid is None or not ok:  # the operator's metric tells the two apart; the answer does not
+        metrics.login_failed("unknown_username" if pid is None else "wrong_password")
         raise unauthorized("wrong username or password", "invalid_credentials")
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=st.session_ttl_s)
-    revoked: list[str] = []
-    locked_until = None
     with ctx.db.write() as s:
-        cleared = s.execute(update(Player).where(Player.id == pid, _not_locked(now))
-                            .values(failed_logins=0)
-                            .returning(Player.id)
-                            .execution_options(synchronize_session=False)).first()
-        if cleared is None:
-            locked_until = s.scalar(select(Player.locked_until).where(Player.id == pid))
-        else:
-            ratelimit.give_back(s, attempt.limit_keys)
-            revoked = _make_room(s, pid, st.max_sessions_per_player - 1, now)
-            s.add(Session(token_hash=token_hash(token), player_id=pid, created_at=now,
-                          expires_at=expires, last_seen=now, revoked=False))
-    if locked_until is not None:
-        raise _locked(locked_until, now)
+        ratelimit.give_back(s, [f"a:{attempt.address}"])
+        login_delays.end_streaks(s, attempt.address, attempt.name_key)
+        # The player's row is locked first, so concurrent logins cap sessions one by one.
+        s.execute(update(Player).where(Player.id == pid).values(failed_logins=0)
+                  .execution_options(synchronize_session=False))
+        revoked = _make_room(s, pid, st.max_sessions_per_player - 1, now)
+        s.add(Session(token_hash=token_hash(token), player_id=pid, created_at=now,
+                      expires_at=expires, last_seen=now, revoked=False))
     for th in revoked:
         ctx.auth_cache.pop(th, None)
     return token, expires, pid
@@ -242,11 +248,24 @@ def _make_room(s: OrmSession, pid: int, keep: int, now: datetime) -> list[str]:
 
 async def login(ctx: Services, username: str, password: str, address: str
                 ) -> tuple[str, datetime, int]:
-    """Log in: (token, expires_at, player id). Database steps run in the worker threads,
-    the password check in the password pool."""
+    """Log in: (token, expires_at, player id). Database steps run in the worker threads, the
+    password check in the login pool. Only a check holds a place in the pool's backlog: with
+    none left, any login is answered 503 ``login_busy`` before its guess is counted; logins
+    at names without an account, or waiting for an account's delay, hold none."""
+    ctx.password_pool.check_room()
     attempt = await run_in_threadpool(start_login, ctx, username, address)
+    if attempt.wait_s > 0:
+        await asyncio.sleep(attempt.wait_s)
     ok = await check_password(ctx, attempt.password_hash, password)
-    return await run_in_threadpool(finish_login, ctx, attempt, ok)
+    if not ok:  # nothing to write: answered here, without a trip through the worker threads
+        raise unauthorized("wrong username or password", "invalid_credentials")
+    return await settle(ctx, finish_login, ctx, attempt, ok)
+
+
+async def settle(ctx: Services, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` for a login whose password was right, on the login's own worker threads:
+    however many wrong logins queue for the shared ones, the right one goes on at once."""
+    return await anyio.to_thread.run_sync(fn, *args, limiter=ctx.login_limiter)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from anyio import CapacityLimiter
 from argon2 import PasswordHasher
 
 from slotlab.server.ratelimit import Blocks
@@ -26,9 +27,13 @@ class Services:
     db: Database
     catalog: Catalog
     hasher: PasswordHasher = field(init=False)
-    password_pool: PasswordPool = field(init=False)  # argon2 only, off the round workers
+    password_pool: PasswordPool = field(init=False)  # logins' argon2, off the round workers
+    registration_pool: PasswordPool = field(init=False)  # registrations' own
     login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
+    # Worker threads of their own for a login whose password was right (its session opened):
+    # set at start-up, in the event loop; a flood of wrong logins never queues in front of it.
+    login_limiter: CapacityLimiter | None = None
     # wallet_mode=operator: the seamless-wallet adapter (bets and wins go to the operator).
     operator: OperatorWallet | None = None
     # Software integrity checks (R21): which games are out of play, and the alerts.
@@ -44,6 +49,8 @@ class Services:
             parallelism=s.argon2_parallelism,
         )
         self.password_pool = PasswordPool(s.password_threads, s.password_backlog)
+        self.registration_pool = PasswordPool(s.registration_threads, s.registration_backlog,
+                                              "registration_busy", "registrations")
 
     def profile(self, override: str | None = None) -> Profile:
         return PROFILES.get(override or "", PROFILES[self.settings.jurisdiction])

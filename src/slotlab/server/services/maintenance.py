@@ -29,7 +29,14 @@ from typing import Any
 from sqlalchemy import delete
 
 from slotlab.server import ratelimit
-from slotlab.server.services import autoplay_runs, demo, jackpots, round_operator, round_recovery
+from slotlab.server.services import (
+    autoplay_runs,
+    demo,
+    jackpots,
+    login_delays,
+    round_operator,
+    round_recovery,
+)
 from slotlab.server.services.context import Services
 from slotlab.store import jobs
 from slotlab.store.models import IdempotencyKey, Session, utcnow
@@ -67,9 +74,13 @@ def sweep(ctx: Services) -> dict[str, int]:
         keys = s.execute(delete(IdempotencyKey).where(
             IdempotencyKey.created_at < now - timedelta(seconds=ctx.settings.idempotency_ttl_s)))
         sessions = s.execute(delete(Session).where(Session.expires_at < now - timedelta(days=1)))
-        # The demo-session counters (services/demo.py) share the table, in their own window.
-        limits = ratelimit.purge(s, now, ctx.settings.login_limit_window_s,
-                                 {demo.LIMIT_PREFIX: ctx.settings.demo_limit_window_s})
+        # The demo-session and registration counters and the failed-login streaks share the
+        # table, each in its own window.
+        st = ctx.settings
+        limits = ratelimit.purge(s, now, st.login_limit_window_s,
+                                 {demo.LIMIT_PREFIX: st.demo_limit_window_s,
+                                  "r:": st.registration_limit_window_s,
+                                  login_delays.PREFIX: st.login_delay_memory_s})
     runs_ended = autoplay_runs.stop_ended(ctx)  # autoplay runs left by an ended session
     demo_deleted = demo.sweep(ctx)  # demo players whose session ended, with what they played
     return {"auto_completed": auto, "open_recovered": recovered,

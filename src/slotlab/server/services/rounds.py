@@ -490,7 +490,7 @@ def stored_play_differs(entry: GameEntry, r: Round) -> str | None:
 
 
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
-                  req_hash: str, step: int | None = None) -> tuple[int, dict[str, Any]]:
+                  req_hash: str, step: int) -> tuple[int, dict[str, Any]]:
     """Continue a waiting round: one transaction (the re-play is pure and takes microseconds).
 
     ``step`` names the step the choice answers (the choices made so far, the round's
@@ -517,7 +517,7 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                 if r.status != AWAITING_CHOICE:
                     raise conflict("round_not_awaiting_choice", f"the round is {r.status}",
                                    round=round_public(ctx, r, wallet.balance))
-                if step is not None and step != len(r.choices):
+                if step != len(r.choices):
                     raise conflict("round_changed",
                                    f"the choice answers step {step}; the round is at step "
                                    f"{len(r.choices)}", round=round_public(ctx, r, wallet.balance))

@@ -822,9 +822,8 @@ export class GameView {
       this.setState("spinning");
     }
     sound.click();
-    // the round's step (where the server has one) says which state of the round the choice is for
-    const body = { choice };
-    if (this.round.step !== undefined && this.round.step !== null) body.step = this.round.step;
+    // the round's step says which state of the round the choice is for (the server requires it)
+    const body = { choice, step: this.round.step };
     let res;
     try {
       res = await this.app.api.post(`/api/rounds/${encodeURIComponent(this.round.round_id)}/choices`, body);
