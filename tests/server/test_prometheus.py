@@ -161,8 +161,8 @@ def test_prometheus_scrapes_the_rounds_played(slotlab_server: str, prometheus: s
     bets = _query(prometheus, 'sum(slotlab_bet_minor_units_total{game="classic-3x3"})')
     assert float(bets[0]["value"][1]) == ROUNDS * 5  # type: ignore[index]
     rules = httpx.get(f"{prometheus}/api/v1/rules", timeout=10).json()["data"]["groups"]
-    assert {r["name"] for g in rules for r in g["rules"]} >= {"SlotlabDown",
-                                                              "SlotlabInterruptedRounds"}
+    assert {r["name"] for g in rules for r in g["rules"]} >= {
+        "SlotlabDown", "SlotlabInterruptedRounds", "SlotlabRtpOutsideInterval"}
 
 
 @pytest.mark.skipif(PROMTOOL is None, reason="promtool comes with Debian's prometheus")

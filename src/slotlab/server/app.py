@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
 from slotlab.server.services.integrity import IntegrityMonitor, heal_kernel_cache
+from slotlab.server.services.rtp_watch import RtpWatch, RtpWatchCollector
 from slotlab.server.settings import Settings
 from slotlab.store import Database
 from slotlab.store.engine import CommitFailed
@@ -71,6 +73,16 @@ def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
                           store=OperatorWalletStore(db))
 
 
+async def _watch_rtp(watch: RtpWatch, interval_s: float) -> None:
+    """Check the live RTP every interval, so that an alert is logged without a scrape."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await anyio.to_thread.run_sync(watch.check)
+        except Exception:  # the database away: the next tick tries again
+            log.exception("the live RTP watch could not read the rounds")
+
+
 def create_app(settings: Settings | None = None, *, games_override: Mapping[str, Game] | None = None
                ) -> FastAPI:
     """The server app. ``games_override`` replaces the engine's game registry (tests, embedding)."""
@@ -100,10 +112,13 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
         app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        ctx.rtp_watch = RtpWatch(ctx)
+        watching = asyncio.create_task(_watch_rtp(ctx.rtp_watch, settings.rtp_watch_interval_s))
         app.state.ready = True  # every game compiled and loaded
         try:
             yield
         finally:
+            watching.cancel()
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
             await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
@@ -187,7 +202,10 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
 
     @app.get("/metrics", tags=["meta"], include_in_schema=False)
     def prometheus_metrics(request: Request) -> Response:
-        body, content_type = metrics.exposition(getattr(request.app.state, "services", None))
+        ctx = getattr(request.app.state, "services", None)
+        watch = [] if ctx is None or ctx.rtp_watch is None else [RtpWatchCollector(
+            ctx.rtp_watch)]
+        body, content_type = metrics.exposition(ctx, watch)
         return Response(body, media_type=content_type)
 
     web = Path(settings.web_dir) if settings.web_dir else WEB_DIR

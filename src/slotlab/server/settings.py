@@ -113,6 +113,14 @@ class Settings(BaseSettings):
     # PostgreSQL-compatible database without advisory locks takes "lease".
     job_lock: Literal["auto", "advisory", "lease"] = "auto"
 
+    # The live RTP watch (services/rtp_watch.py): the last rtp_watch_rounds rounds, each bet
+    # level's judged once it has rtp_watch_min_rounds, against an interval of this confidence;
+    # checked (and logged) every rtp_watch_interval_s, and at each scrape of /metrics.
+    rtp_watch_rounds: int = Field(100_000, ge=100)
+    rtp_watch_min_rounds: int = Field(100, ge=2)
+    rtp_watch_confidence: float = Field(0.999, gt=0.5, lt=1)
+    rtp_watch_interval_s: float = Field(60, gt=0)
+
     # Database tuning.
     # "pgbouncer": the database URL reaches PostgreSQL through PgBouncer in transaction mode,
     # so no statement is prepared on the server and no state outlives a transaction.

@@ -116,6 +116,14 @@ def report_games(ctx: ServicesDep) -> dict[str, Any]:
     return reports.games_report(ctx)
 
 
+@router.get("/rtp-watch")
+def rtp_watch(ctx: ServicesDep) -> dict[str, Any]:
+    """The live RTP watch: each bet level's observed RTP over the rolling window against the
+    model's interval for that many rounds, and the levels outside it (``alerts``)."""
+    assert ctx.rtp_watch is not None  # made at start-up, before any request
+    return ctx.rtp_watch.report()
+
+
 @router.get("/reports/daily")
 def report_daily(ctx: ServicesDep,
                  days: Annotated[int, Query(ge=1, le=366)] = 7) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from slotlab.store import Database
 if TYPE_CHECKING:
     from slotlab.server.operator_wallet import OperatorWallet
     from slotlab.server.services.integrity import IntegrityMonitor
+    from slotlab.server.services.rtp_watch import RtpWatch
 
 
 @dataclass
@@ -32,6 +33,8 @@ class Services:
     operator: OperatorWallet | None = None
     # Software integrity checks (R21): which games are out of play, and the alerts.
     integrity: IntegrityMonitor | None = None
+    # The live RTP watch (R22): alerts when a bet level pays outside its interval.
+    rtp_watch: RtpWatch | None = None
 
     def __post_init__(self) -> None:
         s = self.settings

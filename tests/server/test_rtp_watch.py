@@ -1,0 +1,108 @@
+"""The live RTP watch: a game whose live rounds pay more than its model says (a test-only model
+swap) alerts, in /metrics, the admin API and the log; a correct game over the same number of
+rounds does not.
+
+Both games claim the same figures: a prize of 0, 1, 2 or 3 x the bet, uniform, so RTP 1.5 and
+SD sqrt(1.25) = 1.118 per unit bet. The swapped one pays 1 x the bet where the model pays
+nothing (RTP 1.75). The watch's interval is 99.9 % two-sided (z = 3.29): over 400 rounds
+1.5 +/- 0.184. The seeds are fixed (a counter hashed), so every run plays the same rounds; with
+fresh seeds a correct game would still be flagged one run in a thousand, and the swapped one
+missed with odds far smaller (its RTP is 0.25 above, with an SD of its mean near 0.04).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from slotlab.rng import Seed
+from slotlab.rounds import RoundResult
+from slotlab.server.services import rounds
+
+from .server_games import PickGame
+from .server_util import LiveServer, key
+from .test_metrics import scrape, value
+
+ROUNDS = 400
+
+
+class ModelGame(PickGame):
+    """An instant game whose model states its exact RTP and SD (as Crystal Star Deluxe does)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(game_id, pick=False)
+
+    def sd(self) -> float:
+        return math.sqrt(1.25)  # of a uniform 0..3 prize per unit bet
+
+
+class SwappedGame(ModelGame):
+    """The same model figures, but its live rounds pay 1 x the bet instead of nothing."""
+
+    def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
+        r = super().play(bet, seeds, choices)
+        return r if r.win else RoundResult(r.game_id, r.model_hash, bet, r.events, bet,
+                                           None, ())
+
+
+@pytest.fixture
+def fixed_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = itertools.count()
+    monkeypatch.setattr(rounds, "fresh_seed",
+                        lambda: hashlib.sha256(b"rtp-watch:%d" % next(counter)).digest())
+
+
+def test_a_game_paying_wrong_alerts_and_a_right_one_does_not(
+        make_server: Callable[..., LiveServer], fixed_seeds: None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    games: dict[str, Any] = {"watch-right": ModelGame("watch-right"),
+                             "watch-wrong": SwappedGame("watch-wrong")}
+    srv = make_server(games=games, rtp_watch_min_rounds=ROUNDS)
+    player, _ = srv.player()
+    with player:
+        for gid in games:
+            for _ in range(ROUNDS):
+                r = player.post(f"/api/games/{gid}/rounds", json={"bet": 5}, headers=key())
+                assert r.status_code == 201, r.text
+    with caplog.at_level(logging.WARNING, logger="slotlab.server"), srv.admin() as admin:
+        watch = admin.get("/api/admin/rtp-watch").json()
+    levels = {lv["game"]: lv for lv in watch["levels"]}
+    assert watch["confidence"] == 0.999
+    right, wrong = levels["watch-right"], levels["watch-wrong"]
+    for lv in (right, wrong):
+        assert lv["rounds"] == ROUNDS and lv["expected_rtp"] == 1.5
+        low, high = lv["interval"]
+        half = 3.2905 * math.sqrt(1.25) / math.sqrt(ROUNDS)
+        assert (1.5 - low, high - 1.5) == pytest.approx((half, half), rel=1e-4)
+    assert not right["alert"] and right["interval"][0] <= right["observed_rtp"] <= \
+        right["interval"][1]
+    assert wrong["alert"] and wrong["observed_rtp"] > wrong["interval"][1]
+    assert [(a["game"], a["bet"]) for a in watch["alerts"]] == [("watch-wrong", 5)]
+    logged = [r.getMessage() for r in caplog.records if "RTP alert" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].startswith("RTP alert: watch-wrong EUR bet 5")
+    samples = scrape(srv)
+    assert value(samples, "slotlab_rtp_alert", game="watch-wrong", currency="EUR", bet="5") == 1
+    assert value(samples, "slotlab_rtp_alert", game="watch-right", currency="EUR", bet="5") == 0
+    assert value(samples, "slotlab_rtp_window_rounds", game="watch-right", currency="EUR",
+                 bet="5") == ROUNDS
+
+
+def test_a_level_with_too_few_rounds_is_not_judged(make_server: Callable[..., LiveServer],
+                                                   fixed_seeds: None) -> None:
+    srv = make_server(games={"watch-wrong": SwappedGame("watch-wrong")},
+                      rtp_watch_min_rounds=ROUNDS)
+    player, _ = srv.player()
+    with player:
+        for _ in range(20):
+            assert player.post("/api/games/watch-wrong/rounds", json={"bet": 5},
+                               headers=key()).status_code == 201
+    with srv.admin() as admin:
+        watch = admin.get("/api/admin/rtp-watch").json()
+    (level,) = watch["levels"]
+    assert level["rounds"] == 20 and level["interval"] is None and not level["alert"]
