@@ -28,6 +28,7 @@ from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.ratelimit import LoginGate
+from slotlab.server.request_log import RequestLog
 from slotlab.server.routes import admin, autoplay, demo, games, players, responsible, rounds
 from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
@@ -176,6 +177,7 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     app.add_middleware(LoginGate, trusted_proxies=settings.trusted_proxies)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    app.add_middleware(RequestLog)  # outermost: every answer has its X-Request-ID
 
     @app.get("/api/health", tags=["meta"])
     def health() -> dict[str, Any]:

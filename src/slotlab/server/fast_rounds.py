@@ -310,7 +310,8 @@ class FastRounds:
             path.stats["passed:refused"] += 1
             return played
         path.stats["served"] += 1
-        metrics.round_settled(entry.id, entry.currency, req.bet, write.win, demo=who.demo)
+        metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
+                              round_id=write.round_id, player_id=who.player_id, demo=who.demo)
         await _send(send, 201, answer_text(ctx, who, write, balance))
         metrics.round_latency("fast", started)
         return False

@@ -55,11 +55,23 @@ def check_workers(workers: int, database_url: str) -> None:
             "than one; run one process on SQLite")
 
 
-def _logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+def _logging(log_format: str = "text") -> None:
+    if log_format == "json":
+        from slotlab.server.request_log import JsonLines
+
+        handler = logging.StreamHandler()
+        handler.setFormatter(JsonLines())
+        logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    else:
+        logging.basicConfig(level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s %(message)s")
     # At INFO an operator reads what the server is (version, database, games) and where it
-    # listens; the migration tool's and uvicorn's start-up chatter goes to WARNING.
+    # listens; the migration tool's and uvicorn's start-up chatter goes to WARNING. A line per
+    # request and per round settled is for JSON logs, which a log system collects.
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    quiet = logging.INFO if log_format == "json" else logging.WARNING
+    for name in ("slotlab.requests", "slotlab.rounds"):
+        logging.getLogger(name).setLevel(quiet)
 
 
 def _tune_gc() -> None:
@@ -74,8 +86,9 @@ def worker_app() -> FastAPI:
     """The app of one worker process (uvicorn's factory), its settings from ``SLOTLAB_*``."""
     from slotlab.server.app import create_app
 
-    _logging()
-    app = create_app(Settings())
+    settings = Settings()
+    _logging(settings.log_format)
+    app = create_app(settings)
     _tune_gc()
     return app
 
@@ -152,7 +165,7 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     overrides = {"database_url": db_url} if db_url else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     check_workers(workers, settings.database_url)
-    _logging()
+    _logging(settings.log_format)
     sock = listen_socket(host, port)
     try:
         _migrate(settings)

@@ -17,6 +17,7 @@ the process that starts the workers, it must be set.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from slotlab.store.models import Round
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+rounds_log = logging.getLogger("slotlab.rounds")  # a line per round settled (JSON logs)
 
 # Round latency: a fast-path round takes about a millisecond, a general-path one a few, a
 # jackpot or a choice on a busy database tens.
@@ -76,24 +78,32 @@ def _kind(free: bool, demo: bool) -> str:
     return "free" if free else "demo" if demo else "paid"
 
 
-def round_settled(game: str, currency: str, bet: int, win: int, *, free: bool = False,
-                  demo: bool = False) -> None:
-    """A round settled and durable: its stake (none for a free round) and its whole win."""
-    labels = (game, currency, str(bet), _kind(free, demo))
+def round_settled(game: str, currency: str, bet: int, win: int, *, round_id: str,
+                  player_id: int, free: bool = False, demo: bool = False) -> None:
+    """A round settled and durable: its stake (none for a free round) and its whole win,
+    counted, and logged with the request's id (request_log.py)."""
+    kind = _kind(free, demo)
+    labels = (game, currency, str(bet), kind)
     ROUNDS.labels(*labels).inc()
     if not free:
         BETS.labels(*labels).inc(bet)
     if win:
         WINS.labels(*labels).inc(win)
+    if rounds_log.isEnabledFor(logging.INFO):
+        rounds_log.info("round %s settled", round_id, extra={"fields": {
+            "event": "round_settled", "round_id": round_id, "player_id": player_id,
+            "game": game, "currency": currency, "bet": bet, "win": win, "kind": kind}})
 
 
 def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
     """Count ``r`` once the transaction settling it commits (never for one rolled back)."""
-    game, currency, bet = r.game_id, r.currency, r.bet
+    game, currency, bet, rid, pid = r.game_id, r.currency, r.bet, r.id, r.player_id
     free = r.free_round_id is not None
+    win = r.win + r.jackpot_win
 
     def committed(_: Session) -> None:
-        round_settled(game, currency, bet, r.win + r.jackpot_win, free=free, demo=demo)
+        round_settled(game, currency, bet, win, round_id=rid, player_id=pid, free=free,
+                      demo=demo)
 
     event.listen(s, "after_commit", committed, once=True)
 

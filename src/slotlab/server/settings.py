@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     # Static browser client directory (None: the package's slotlab/web).
     web_dir: str | None = None
     access_log: bool = False  # uvicorn's per-request log line
+    # "json": JSON lines, with a line per request and per round settled (request_log.py);
+    # "text": plain lines, start-up and trouble only.
+    log_format: Literal["text", "json"] = "text"
     threads: int = Field(8, ge=1, le=256)  # worker threads running the (blocking) endpoints
 
     @field_validator("admin_token")
