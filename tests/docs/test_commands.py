@@ -236,6 +236,7 @@ BENCH_ARGS = {
     "bench_login_flood.py": "--seconds 1 --repeat 1",
     "bench_pgbouncer.py": "--seconds 1 --levels 2",
     "bench_workers.py": "--slices 1 --seconds 1 --clients 2",
+    "bench_metrics.py": "--rounds 20000",
 }
 
 
