@@ -37,7 +37,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import event, func, select
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from sqlalchemy.orm import Session, SessionTransaction
 
     from slotlab.server.services.context import Services
     from slotlab.store.models import Round
@@ -111,16 +111,32 @@ def round_settled(game: str, currency: str, bet: int, win: int, *, round_id: str
 
 
 def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
-    """Count ``r`` once the transaction settling it commits (never for one rolled back)."""
+    """Count ``r`` once the transaction settling it commits, never when it is rolled back: on
+    SQLite's group commit (store/engine.py) a block is a savepoint of a transaction shared
+    with other blocks, which can commit after this block's savepoint was rolled back."""
     game, currency, bet, rid, pid = r.game_id, r.currency, r.bet, r.id, r.player_id
     free = r.free_round_id is not None
     win = r.win + r.jackpot_win
+    block = s.get_nested_transaction() or s.get_transaction()
+    undone = False
 
-    def committed(_: Session) -> None:
-        round_settled(game, currency, bet, win, round_id=rid, player_id=pid, free=free,
-                      demo=demo)
+    def rolled_back(_: Session, previous: SessionTransaction) -> None:
+        nonlocal undone  # the block, or a transaction holding it, was rolled back
+        t: SessionTransaction | None = block
+        while t is not None and not undone:
+            undone = t is previous
+            t = t.parent
 
-    event.listen(s, "after_commit", committed, once=True)
+    def committed(session: Session) -> None:
+        nonlocal undone
+        # after_commit comes at a savepoint's release too: only the real commit counts.
+        if not undone and not session.in_nested_transaction():
+            undone = True  # counted: once
+            round_settled(game, currency, bet, win, round_id=rid, player_id=pid, free=free,
+                          demo=demo)
+
+    event.listen(s, "after_soft_rollback", rolled_back)
+    event.listen(s, "after_commit", committed)
 
 
 _PATHS = {"fast": LATENCY.labels("fast"), "general": LATENCY.labels("general")}
