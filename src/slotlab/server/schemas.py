@@ -149,6 +149,22 @@ class AmountCreate(_Request):
     amount: Amount
 
 
+RoundIdItem = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{32}$")]
+
+
+class IncidentVoidCreate(_Request):
+    """The rounds of a malfunction to void: ``round_ids``, or a ``game`` and the window
+    [``start``, ``end``) of the rounds' start times; not both."""
+
+    incident_id: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+    reason: Annotated[StrictStr, Field(min_length=1, max_length=500,
+                                       pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+$")]
+    round_ids: Annotated[list[RoundIdItem], Field(min_length=1, max_length=10_000)] | None = None
+    game: Annotated[StrictStr, Field(min_length=1, max_length=64)] | None = None
+    start: UtcDatetime | None = None
+    end: UtcDatetime | None = None
+
+
 # Properties to return
 class ErrorDetail(BaseModel):
     code: str
@@ -253,6 +269,7 @@ class RoundSummaryPublic(BaseModel):
     outcome: str | None
     created_at: str | None
     completed_at: str | None
+    void: dict[str, Any] | None = None  # voided for a malfunction: incident, reason, amounts
 
 
 class HistoryPublic(BaseModel):
@@ -277,6 +294,7 @@ class RoundRecordPublic(RoundPublic):
     autoplay_run_id: int | None = None  # the autoplay run that started the round
     ledger: list[LedgerEntryPublic]
     notes: list[dict[str, Any]]  # what was done to the round and why (void, refusal)
+    void: dict[str, Any] | None = None  # voided for a malfunction: incident, reason, amounts
 
 
 class ReplayPublic(BaseModel):
