@@ -171,6 +171,14 @@ class Game(Protocol):
     def simulation(self) -> Simulatable | None: ...
 
 
+def game_cash_caps(game: Game) -> dict[str, int]:
+    """The game's own cap of a round's win per currency, in WHOLE units of the currency
+    (``{"COP": 350_000_000}``: "COP 350,000,000 or 10,000 times the stake, whichever comes
+    first"), from its optional ``cash_caps()``; the server turns it into minor units."""
+    caps = getattr(game, "cash_caps", None)
+    return dict(caps()) if callable(caps) else {}
+
+
 def check_bet(game: Game, bet: int) -> None:
     """Raise :class:`IllegalBetError` unless ``bet`` is one of the game's total bets."""
     if bet not in game.bets():

@@ -339,6 +339,28 @@ def test_pays_and_help(page: Any, server: Any) -> None:
     assert first == money(int(row0["pays"][top]) * credits2 * desc["denomination"] // k)
 
 
+def test_recall_shows_a_round_voided_for_a_malfunction(page: Any, server: Any) -> None:
+    register(page, server)
+    open_game(page, "crystal-star-deluxe")
+    spin(page)
+    spin(page)
+    voided, kept = api(page, "GET", "/api/history?limit=2")["rounds"]
+    r = server.admin("POST", "/api/admin/incident-voids", json={
+        "incident_id": "INC-42", "reason": "reel display fault", "round_ids": [voided["round_id"]]})
+    assert r.status_code == 200 and r.json()["counts"] == {"voided": 1}, r.text
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    rows = page.locator("[data-testid=history-row]")
+    assert rows.nth(0).locator("[data-testid=history-status]").inner_text() == (
+        "voided: reel display fault")
+    assert rows.nth(1).locator("[data-testid=history-status]").inner_text() == "completed"
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-reels]")
+    info = page.inner_text("dl.info")
+    assert "voided: reel display fault" in info and "INC-42" in info
+    assert kept["void"] is None
+
+
 def test_recall_and_replay_a_round(page: Any, server: Any) -> None:
     register(page, server)
     open_game(page, "crystal-star-deluxe")

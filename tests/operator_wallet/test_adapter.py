@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from slotlab.months import add_months
 from slotlab.server.operator_wallet import OperatorError, OperatorWallet, WalletResult
 from slotlab.store.models import utcnow
 from slotlab.store.operator_wallet import (
+    DISCARDED,
     DONE,
     PENDING,
     ROLLED_BACK,
@@ -271,15 +273,18 @@ def test_unpaid_winnings_are_kept_then_discarded_after_24_months(
     op = store.get(credit_txid(rid))
     assert op is not None and op.status == UNPAID
     assert op.keep_until is not None
-    assert op.keep_until - op.created_at == timedelta(days=730)
+    assert op.keep_until == add_months(op.created_at, 24)  # calendar months, not 730 days
     assert [u.transaction_id for u in store.unpaid()] == [credit_txid(rid)]
     assert store.round_open(rid)
     assert store.discard_expired(now=later) == []  # kept on record
     assert store.retry_now(credit_txid(rid))  # an admin asks for an attempt now
     assert [r.status for r in a.resume_pending(now=utcnow() + timedelta(seconds=1))] == [UNPAID]
-    gone = store.discard_expired(now=op.created_at + timedelta(days=731))
+    assert store.discard_expired(now=op.keep_until - timedelta(seconds=1)) == []
+    gone = store.discard_expired(now=op.keep_until)
     assert [g["transaction_id"] for g in gone] == [credit_txid(rid)]
-    assert store.get(credit_txid(rid)) is None
+    kept = store.get(credit_txid(rid))  # kept on record, never sent again
+    assert kept is not None and kept.status == DISCARDED and not store.round_open(rid)
+    assert a.resume_pending(now=op.keep_until + timedelta(days=1)) == []
 
 
 def test_unpaid_winnings_are_still_paid_when_the_operator_recovers(

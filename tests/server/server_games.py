@@ -27,12 +27,13 @@ class PickGame:
     simulation = None
 
     def __init__(self, game_id: str, *, pick: bool, jackpot: str | None = None,
-                 prize_x: int = 3) -> None:
+                 prize_x: int = 3, cash_caps: dict[str, int] | None = None) -> None:
         self.id = game_id
         self.name = game_id.replace("-", " ").title()
         self.pick = pick
         self.jackpot = jackpot
         self.prize_x = prize_x
+        self._cash_caps = dict(cash_caps or {})  # the game's own, whole units per currency
         self.model_hash = hashlib.sha256(f"{game_id}:{pick}:{jackpot}:{prize_x}".encode()
                                          ).hexdigest()
 
@@ -79,6 +80,9 @@ class PickGame:
 
     def max_win_x(self) -> int:
         return self.prize_x
+
+    def cash_caps(self) -> dict[str, int]:
+        return dict(self._cash_caps)
 
     def theoretical_rtp(self) -> float:
         return self.prize_x / 2

@@ -146,6 +146,45 @@ def test_the_cop_cap_binds_before_10000x_at_a_high_cop_bet(srv: LiveServer,
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_games_own_cash_cap_applies_without_an_operator_setting(make_server: Any,
+                                                                  monkeypatch: Any) -> None:
+    """A game that ships its cap (whole units per currency, as Superstars' COP 350,000,000)
+    caps its rounds with no operator setting; with both, the lower applies."""
+    capped = PickGame("capped-test", pick=False, prize_x=10_000, cash_caps={"JPY": 20_000})
+    games = {"capped-test": capped, "big-test": PickGame("big-test", pick=False,
+                                                          prize_x=10_000)}
+    srv = make_server(games=games, currencies={
+        "JPY": {"decimals": 0, "default_denomination": 1, "play_money_balance": 10**6}})
+    jpy = _player(srv, "JPY")
+    listed = {g["id"]: g["max_win_cash"] for g in jpy.get("/api/games").json()}
+    assert listed == {"capped-test": 20_000, "big-test": None}  # JPY has 0 decimals
+    seed = _big_seed(capped, 10, 5_000)  # 5,000x of JPY 10 is over JPY 20,000
+    prize_x = capped.play(10, [seed], []).win // 10
+    queue = [seed, seed]
+    fresh = rounds.fresh_seed
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: queue.pop(0) if queue else fresh())
+    won = _round(jpy, "capped-test", 10)
+    assert won["win"] == 20_000 < prize_x * 10
+    other = _round(jpy, "big-test", 10)  # the same outcome on a game without a cap
+    assert other["win"] == prize_x * 10
+    assert jpy.get(f"/api/rounds/{won['round_id']}/replay").json()["identical"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+@pytest.mark.parametrize(("operator_cap", "expected"), [(None, 350_000_000 * 100),
+                                                         (10**9, 10**9),
+                                                         (10**12, 350_000_000 * 100)])
+def test_superstars_ships_its_cop_cap(operator_cap: int | None, expected: int) -> None:
+    cop: dict[str, Any] = {"decimals": 2, "default_denomination": 1000}
+    if operator_cap is not None:
+        cop["cash_cap"] = operator_cap
+    catalog = load_catalog(Settings(games=["superstars"], currencies={"COP": cop}))
+    assert catalog.find("superstars", "COP").max_win_cash == expected  # the lower of the two
+    assert catalog.find("superstars", "EUR").max_win_cash is None  # no EUR amount in the rules
+    whole = load_catalog(Settings(games=["superstars"], currencies={"COP": {"decimals": 0}}))
+    assert whole.find("superstars", "COP").max_win_cash == 350_000_000  # whole pesos
+
+
 def _pools(c: httpx.Client, game: str) -> dict[tuple[str, str], int]:
     return {(j["currency"], j["tier"]): j["value_micro"]
             for j in c.get("/api/jackpots").json()["jackpots"] if j["game"] == game}

@@ -150,6 +150,22 @@ class AmountCreate(_Request):
     amount: Amount
 
 
+RoundIdItem = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{32}$")]
+
+
+class IncidentVoidCreate(_Request):
+    """The rounds of a malfunction to void: ``round_ids``, or a ``game`` and the window
+    [``start``, ``end``) of the rounds' start times; not both."""
+
+    incident_id: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+    reason: Annotated[StrictStr, Field(min_length=1, max_length=500,
+                                       pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+$")]
+    round_ids: Annotated[list[RoundIdItem], Field(min_length=1, max_length=10_000)] | None = None
+    game: Annotated[StrictStr, Field(min_length=1, max_length=64)] | None = None
+    start: UtcDatetime | None = None
+    end: UtcDatetime | None = None
+
+
 # Properties to return
 class ErrorDetail(BaseModel):
     code: str
@@ -254,6 +270,7 @@ class RoundSummaryPublic(BaseModel):
     outcome: str | None
     created_at: str | None
     completed_at: str | None
+    void: dict[str, Any] | None = None  # voided for a malfunction: incident, reason, amounts
 
 
 class HistoryPublic(BaseModel):
@@ -278,6 +295,7 @@ class RoundRecordPublic(RoundPublic):
     autoplay_run_id: int | None = None  # the autoplay run that started the round
     ledger: list[LedgerEntryPublic]
     notes: list[dict[str, Any]]  # what was done to the round and why (void, refusal)
+    void: dict[str, Any] | None = None  # voided for a malfunction: incident, reason, amounts
 
 
 class ReplayPublic(BaseModel):
@@ -286,8 +304,9 @@ class ReplayPublic(BaseModel):
     events_identical: bool
     win_identical: bool  # win, uncapped win and jackpots won as recorded
     # Every movement of the round's money (its ledger entries, or the operator's confirmed
-    # debit and credit) is the one its replayed outcome calls for.
-    payments_identical: bool
+    # debit and credit) is the one its replayed outcome calls for (None: a round voided for an
+    # incident or discarded, whose own movements the audit checks against their record).
+    payments_identical: bool | None
     payments: list[tuple[str, int]]  # those movements, [kind, amount] sorted
     model_hash_matches: bool
     recorded_model_hash: str

@@ -376,3 +376,35 @@ class AdminAction(Base):
     target: Mapped[str] = mapped_column(String(64))
     detail: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+# Round void statuses.
+VOID_PENDING = "pending"  # operator wallet: the reversal is still being sent
+VOID_DONE = "voided"  # every movement of the round reversed
+VOID_PARTIAL = "partial"  # reversed as far as the balance allowed: ``shortfall`` not recovered
+
+
+class RoundVoid(Base):
+    """A round voided for a malfunction: the incident that voided it and what was reversed.
+
+    One row per round (a round is voided once, whatever incident names it again). The money is
+    moved by new ledger entries of kind ``void`` whose ``ref`` names the incident (internal
+    wallet), or by operator-wallet transactions ``<round>:void:<incident>:credit|debit``."""
+
+    __tablename__ = "round_voids"
+    __table_args__ = (Index("ix_round_voids_incident", "incident_id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    round_id: Mapped[str] = mapped_column(String(32), unique=True)
+    incident_id: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16))  # pending, voided, partial
+    round_status: Mapped[str] = mapped_column(String(16))  # the round's status before the void
+    bet: Mapped[int] = mapped_column(BigInteger)  # what the round charged (0: a free round)
+    paid: Mapped[int] = mapped_column(BigInteger)  # what it paid: win + jackpots
+    bet_returned: Mapped[int] = mapped_column(BigInteger, default=0)
+    win_reversed: Mapped[int] = mapped_column(BigInteger, default=0)
+    shortfall: Mapped[int] = mapped_column(BigInteger, default=0)  # paid, not taken back
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)  # why a part is missing
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)

@@ -17,20 +17,22 @@ Statuses:
   ``<transaction_id>:rollback``) is pending / confirmed.
 - ``unpaid``: a credit still not confirmed after the retry window (24 hours by default). It is
   kept on record, still retried (daily by default), and discarded only after ``keep_until``
-  (24 months after the win).
+  (24 calendar months after the win).
+- ``discarded``: an unpaid credit past ``keep_until``: never sent again, kept on record.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Engine, Index, Integer, String, delete, select, update
+from sqlalchemy import JSON, BigInteger, Engine, Index, Integer, String, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from slotlab.months import add_months
 from slotlab.store.engine import Database
 from slotlab.store.models import BigId, UTCDateTime, utcnow
 
@@ -46,9 +48,10 @@ REFUSED = "refused"
 ROLLING_BACK = "rolling_back"
 ROLLED_BACK = "rolled_back"
 UNPAID = "unpaid"
+DISCARDED = "discarded"
 OPEN_STATUSES = (PENDING, ROLLING_BACK, UNPAID)  # still work to do
 
-KEEP_UNPAID = timedelta(days=730)  # 24 months
+KEEP_UNPAID_MONTHS = 24  # calendar months (not 730 days: a leap day falls in most)
 
 
 def debit_txid(round_id: str) -> str:
@@ -153,7 +156,7 @@ class OperatorWalletStore:
             amount=amount, currency=currency, reference_transaction_id=reference_transaction_id,
             status=status, attempts=0, next_attempt_at=now, last_error=None, balance=None,
             response=None, created_at=now, updated_at=now, completed_at=None,
-            keep_until=now + KEEP_UNPAID if kind == CREDIT else None)
+            keep_until=add_months(now, KEEP_UNPAID_MONTHS) if kind == CREDIT else None)
         try:
             with self.write() as s:
                 s.add(op)
@@ -209,13 +212,16 @@ class OperatorWalletStore:
         return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def discard_expired(self, now: datetime | None = None) -> list[dict[str, Any]]:
-        """Delete unpaid credits past ``keep_until`` (24 months); returns what was discarded."""
+        """Discard unpaid credits past ``keep_until`` (24 calendar months): they become
+        ``discarded`` (never sent again, kept on record); returns what was discarded."""
         now = now or utcnow()
         with self.write() as s:
             rows = list(s.scalars(select(OperatorWalletOp).where(
-                OperatorWalletOp.status == UNPAID, OperatorWalletOp.keep_until < now)))
+                OperatorWalletOp.status == UNPAID, OperatorWalletOp.keep_until <= now)))
+            for r in rows:
+                r.status = DISCARDED
+                r.next_attempt_at = None
+                r.completed_at = now
+                r.updated_at = now
             gone = [r.as_dict() for r in rows]
-            if rows:
-                s.execute(delete(OperatorWalletOp)
-                          .where(OperatorWalletOp.id.in_([r.id for r in rows])))
         return gone

@@ -33,6 +33,8 @@ from . import kernel as k
 from .model import N_REELS, N_ROWS, Model, load_model
 
 COMPONENTS = ["lines", "bonus_reels", "bonus_final_game", "cap_removed"]  # kernel C_*
+# The rule text's cash cap of a round, whole units per currency (COP 350,000,000).
+CASH_CAPS = {"COP": 350_000_000}
 FORCED_SEED = b"\0" * 32  # the Bonus Game's stream of a forced outcome when none is given
 
 
@@ -188,6 +190,11 @@ class Superstars(FamilyGame[Model]):
     def max_win_x(self) -> int:
         return int(self.model.spec.max_win_x)
 
+    def cash_caps(self) -> dict[str, int]:
+        """The rule text's "COP 350,000,000 or 10,000 times the stake, whichever comes first":
+        the cash part, in whole units per currency (an operator's lower cap applies on top)."""
+        return dict(CASH_CAPS)
+
     # -- simulation -------------------------------------------------------------------------
 
     def simulate_chunk(self, bet: int, spins: int,
@@ -268,6 +275,7 @@ def rules_text(m: Model) -> list[str]:
         "Scatter and adds 1 die to the dice counter.",
         "The Bonus Game is played with the bet of the round that triggered it; its total is "
         "added to that round's win, and the game then returns to that round.",
-        f"The maximum win per round is {spec.max_win_x:,} times the stake; the operator's "
-        "currency cap, where lower, applies on top.",
+        f"The maximum win per round is {spec.max_win_x:,} times the stake or "
+        + " or ".join(f"{code} {amount:,}" for code, amount in CASH_CAPS.items())
+        + ", whichever comes first; the operator's currency cap, where lower, applies on top.",
     ]  # the return to player and the pace buttons are told beside the rules (client)

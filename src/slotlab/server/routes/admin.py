@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
@@ -16,6 +17,7 @@ from slotlab.server.schemas import (
     ErrorPublic,
     FreeRoundGrantCreate,
     FreeRoundGrantPublic,
+    IncidentVoidCreate,
     JurisdictionCreate,
     LiveRoundsPublic,
     RoundPublic,
@@ -31,6 +33,7 @@ from slotlab.server.services import (
     round_history,
     round_recovery,
     round_replay,
+    round_voids,
     wallet,
 )
 from slotlab.server.services import idempotency as idem
@@ -108,6 +111,23 @@ def read_any_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
 @router.post("/rounds/{round_id}/void", response_model=RoundPublic)
 def void_round(ctx: ServicesDep, round_id: str) -> JSONResponse:
     return JSONResponse(round_recovery.void_round(ctx, round_id))
+
+
+@router.post("/incident-voids", responses={422: {"model": ErrorPublic}})
+def void_incident(ctx: ServicesDep, body: IncidentVoidCreate) -> dict[str, Any]:
+    """Void the rounds of a malfunction, completed ones too: every bet and payment reversed by
+    new movements naming the incident. By ``round_ids``, or a ``game`` and [``start``,
+    ``end``). A round already voided moves nothing again."""
+    return round_voids.void_incident(ctx, body.incident_id, body.reason,
+                                     round_ids=body.round_ids, game=body.game,
+                                     start=body.start, end=body.end)
+
+
+@router.get("/incident-voids/{incident_id}")
+def read_incident(ctx: ServicesDep, incident_id: Annotated[str, PathParam(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]) -> dict[str, Any]:
+    """The rounds voided for one incident, with what was reversed."""
+    return round_voids.incident(ctx, incident_id)
 
 
 @router.get("/reports/games")

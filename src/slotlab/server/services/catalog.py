@@ -19,7 +19,7 @@ from typing import Any
 from slotlab.games import find_game, game_ids, offered_ids
 from slotlab.kernel_cache import play_once
 from slotlab.model_archive import archived
-from slotlab.rounds import Game
+from slotlab.rounds import Game, game_cash_caps
 from slotlab.server.currencies import CurrencyTerms, not_offered
 from slotlab.server.errors import ApiError, not_found
 from slotlab.server.services.profiles import PROFILES, below_min_rtp
@@ -314,7 +314,19 @@ def in_currency(entry: GameEntry, terms: CurrencyTerms) -> GameEntry:
                 f"denomination {denom} times a bet the game allows (credits {list(allowed)})")
     return dataclasses.replace(entry, denomination=denom, bets_credits=credits,
                                currency=terms.code, decimals=terms.decimals,
-                               cash_cap=terms.cash_cap)
+                               cash_cap=lower_cap(terms.cash_cap,
+                                                  game_cap_minor(entry.game, terms)))
+
+
+def game_cap_minor(game: Game, terms: CurrencyTerms) -> int | None:
+    """The game's own cash cap in this currency, minor units (None: it has none)."""
+    whole = game_cash_caps(game).get(terms.code)
+    return None if whole is None else whole * 10**terms.decimals
+
+
+def lower_cap(a: int | None, b: int | None) -> int | None:
+    """Of two caps the lower (None: no cap)."""
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _check_named_games(settings: Settings, offered: set[str]) -> None:

@@ -26,7 +26,9 @@ JACKPOT = "jackpot"
 ADMIN_CREDIT = "admin_credit"
 ADMIN_DEBIT = "admin_debit"
 FREE_ROUND_WIN = "free_round_win"  # the win of a Free Round Bonus round (no bet was debited)
-PLAY_KINDS = (BET, WIN, REFUND, JACKPOT, FREE_ROUND_WIN)
+VOID = "void"  # a malfunction void reversing one movement of a round; the ref names the incident
+UNPAID_DISCARDED = "unpaid_discarded"  # 0: an incomplete round's win discarded after 24 months
+PLAY_KINDS = (BET, WIN, REFUND, JACKPOT, FREE_ROUND_WIN, VOID)
 
 
 def lock_wallet(s: Session, player_id: int) -> Wallet:

@@ -1,13 +1,15 @@
 """Housekeeping: start-up recovery, then a periodic sweep.
 
-The sweep auto-completes abandoned rounds, forgets idempotency keys older than their retention
-(never under 24 hours), deletes sessions that ended more than a day ago and login-limit counters
-whose window has passed, stops autoplay runs whose session ended and deletes demo players whose
-session ended (services/demo.py). With
+The sweep auto-completes abandoned rounds, closes rounds still incomplete 24 calendar months
+after they started, their winnings discarded (services/unpaid_winnings.py), forgets idempotency
+keys older than their retention (never under 24 hours), deletes sessions that ended more than a
+day ago and login-limit counters whose window has passed, stops autoplay runs whose session ended
+and deletes demo players whose session ended (services/demo.py). With
 ``wallet_mode=operator`` it also resumes the operator wallet's unconfirmed operations
 (:func:`slotlab.server.services.round_operator.operator_sweep`): a ``crediting`` round is
 completed once its credit is confirmed, at start-up (a restart resumes the retries) and on every
-sweep.
+sweep; and malfunction voids whose reversal the operator has not confirmed yet are sent again
+(services/round_voids.py).
 
 Several server processes on one database (``--workers``, several hosts): each one ticks every
 ``maintenance_interval_s``, and each periodic job runs in exactly one of them per interval, the
@@ -36,6 +38,8 @@ from slotlab.server.services import (
     login_delays,
     round_operator,
     round_recovery,
+    round_voids,
+    unpaid_winnings,
 )
 from slotlab.server.services.context import Services
 from slotlab.store import jobs
@@ -69,6 +73,8 @@ def sweep(ctx: Services) -> dict[str, int]:
     # Debited rounds that a process which died left unplayed (the others go on serving).
     recovered = round_recovery.recover(ctx, older_than_s=ctx.settings.open_round_grace_s)
     operator = round_operator.operator_sweep(ctx) if ctx.operator is not None else {}
+    voids = round_voids.resume_pending(ctx)  # operator wallet: voids not yet confirmed
+    discarded = unpaid_winnings.discard_incomplete(ctx)  # incomplete for 24 months
     now = utcnow()
     with ctx.db.write() as s:
         keys = s.execute(delete(IdempotencyKey).where(
@@ -87,8 +93,8 @@ def sweep(ctx: Services) -> dict[str, int]:
             "keys_forgotten": keys.rowcount,  # type: ignore[attr-defined]
             "sessions_deleted": sessions.rowcount,  # type: ignore[attr-defined]
             "login_limits_dropped": limits, "demo_players_deleted": demo_deleted,
-            "autoplay_runs_ended": runs_ended,
-            **operator}
+            "autoplay_runs_ended": runs_ended, "voids_settled": voids,
+            "unpaid_discarded": discarded, **operator}
 
 
 def tick(ctx: Services) -> dict[str, Any]:

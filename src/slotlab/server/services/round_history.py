@@ -13,6 +13,7 @@ from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_recovery import expire_awaiting
 from slotlab.server.services.round_view import ROUND_ID, iso, round_public, round_summary
+from slotlab.server.services.round_voids import voids_of
 from slotlab.store.models import (
     CANCELLED,
     COMPLETED,
@@ -47,9 +48,10 @@ def live_round_of(ctx: Services, player_id: int) -> dict[str, Any] | None:
 
 def history(ctx: Services, auth: Auth, limit: int) -> list[dict[str, Any]]:
     with ctx.db.read() as s:
-        rows = s.scalars(select(Round).where(Round.player_id == auth.player_id)
-                         .order_by(Round.seq.desc()).limit(limit))
-        return [round_summary(ctx, r) for r in rows]
+        rows = list(s.scalars(select(Round).where(Round.player_id == auth.player_id)
+                              .order_by(Round.seq.desc()).limit(limit)))
+        voids = voids_of(s, [r.id for r in rows if r.status == CANCELLED])
+        return [{**round_summary(ctx, r), "void": voids.get(r.id)} for r in rows]
 
 
 def load_own(s: Session, auth: Auth, round_id: str) -> Round:
@@ -77,6 +79,7 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
         balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == r.player_id))
         notes = s.scalars(select(AdminAction).where(AdminAction.target == r.id)
                           .order_by(AdminAction.id)).all()
+        void = voids_of(s, [r.id]).get(r.id)
         body = round_public(ctx, r, balance)
     terminal = r.status in (COMPLETED, CANCELLED)
     body.update({
@@ -92,6 +95,7 @@ def round_record(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
                    for e in entries],
         "notes": [{"action": n.action, "detail": n.detail, "created_at": iso(n.created_at)}
                   for n in notes],
+        "void": void,  # voided for a malfunction: the incident, its reason, what was reversed
     })
     return body
 

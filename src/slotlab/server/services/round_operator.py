@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import exists, select
 
 from slotlab.server.operator_wallet import WalletResult
+from slotlab.server.services import unpaid_winnings
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import round_public
 from slotlab.store.models import (
@@ -123,6 +124,9 @@ def operator_sweep(ctx: Services) -> dict[str, int]:
             log.warning("debit %s has no round; rolling it back", txid)
             if op.rollback(player, rid, txid).status == DONE:
                 counts["operator_rolled_back"] += 1
-        # Winnings unpaid for 24 months are discarded (kept on record until then).
-        counts["operator_unpaid_discarded"] = len(op.store.discard_expired())
+        # Winnings unpaid for 24 months are discarded (kept on record, their rounds closed).
+        gone = op.store.discard_expired()
+        for g in gone:
+            unpaid_winnings.close_discarded(ctx, g["round_id"], amount=g["amount"])
+        counts["operator_unpaid_discarded"] = len(gone)
     return counts

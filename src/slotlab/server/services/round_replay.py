@@ -22,7 +22,9 @@ from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record
 from slotlab.server.services.round_operator import REFUND_OUTCOMES
-from slotlab.server.services.round_view import to_jsonable
+from slotlab.server.services.round_view import cash_cap_of, to_jsonable
+from slotlab.server.services.round_voids import INCIDENT_VOID
+from slotlab.server.services.unpaid_winnings import DISCARDED
 from slotlab.store.models import (
     AWAITING_CHOICE,
     CANCELLED,
@@ -31,6 +33,7 @@ from slotlab.store.models import (
     OPEN,
     LedgerEntry,
     Round,
+    RoundVoid,
 )
 from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, ROLLBACK, OperatorWalletOp
 
@@ -67,10 +70,12 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
     money_ok = (win == rec["win"] and uncapped == rec["uncapped_win"]
                 and tiers == [j["tier"] for j in rec["jackpots"]])
     at_operator, moved = _moved(ctx, rec)
-    paid_ok = win is not None and moved == _movements(rec, win, at_operator)
+    # A void or a discard added movements of its own: the audit checks those against its record.
+    paid_ok = (None if rec["outcome"] in (INCIDENT_VOID, DISCARDED)
+               else win is not None and moved == _movements(rec, win, at_operator))
     return {
         "round_id": rec["round_id"],
-        "identical": same and money_ok and paid_ok and hash_ok,
+        "identical": same and money_ok and paid_ok is not False and hash_ok,
         "events_identical": same,
         "win_identical": money_ok,
         # Every movement of money the round made (ledger entries, or the operator's confirmed
@@ -132,8 +137,10 @@ def _decided_money(ctx: Services, rec: dict[str, Any], win_credits: int, tiers: 
     if rec["status"] == CANCELLED:  # voided or refunded: nothing won, the bet went back
         return 0, 0, []
     uncapped = win_credits * rec["denomination"]
-    cap = ctx.settings.cash_cap(rec["currency"])
+    cap = cash_cap_of(ctx, rec["game"], rec["currency"])
     win = uncapped if cap is None else min(uncapped, cap)
+    if rec["outcome"] == DISCARDED:  # incomplete for 24 months: its winnings were not paid
+        return 0, uncapped, []
     # The better-of rule pays the win so far of a round that stopped: no jackpot is awarded.
     return win, uncapped, [] if rec["outcome"] == "better_of_win" else tiers
 
@@ -144,7 +151,9 @@ def _kind(kind: str) -> tuple[Any, Any]:
             func.sum(case((L.kind == kind, L.amount), else_=0)).label(f"{kind}_sum"))
 
 
-_KINDS = (ledger.BET, ledger.WIN, ledger.FREE_ROUND_WIN, ledger.REFUND, ledger.JACKPOT)
+_KINDS = (ledger.BET, ledger.WIN, ledger.FREE_ROUND_WIN, ledger.REFUND, ledger.JACKPOT, ledger.VOID,
+          ledger.UNPAID_DISCARDED)
+_PAYMENTS = (ledger.WIN, ledger.FREE_ROUND_WIN, ledger.JACKPOT)
 
 
 def audit_rounds(ctx: Services, s: Session) -> dict[str, Any]:
@@ -156,11 +165,13 @@ def audit_rounds(ctx: Services, s: Session) -> dict[str, Any]:
     operator = exists().where(OperatorWalletOp.round_id == Round.id).label("operator")
     at_operator = _operator_moves()
     rows = s.execute(
-        select(Round.id, Round.status, Round.bet, Round.win, Round.uncapped_win,
+        select(Round.id, Round.status, Round.outcome, Round.bet, Round.win, Round.uncapped_win,
                Round.win_credits, Round.denomination, Round.jackpot_win, Round.jackpots,
-               Round.free_round_id, Round.outcome, operator, moved,
+               Round.free_round_id, operator, moved,
+               RoundVoid.paid.label("void_paid"), RoundVoid.shortfall.label("void_shortfall"),
                *[c for c in at_operator.c if c.key != "round_id"])
         .outerjoin(moved, moved.c.round_id == Round.id)
+        .outerjoin(RoundVoid, RoundVoid.round_id == Round.id)
         .outerjoin(at_operator, at_operator.c.round_id == Round.id)
         .order_by(Round.seq)).mappings()
     bad, count = [], 0
@@ -187,6 +198,7 @@ def _operator_moves() -> Any:
                 .label(f"op_{kind}_sum")]
 
     return (select(op.round_id, *confirmed(DEBIT), *confirmed(CREDIT), *confirmed(ROLLBACK))
+            .where(op.transaction_id.not_like("%:void:%"))  # an incident void's are its own
             .group_by(op.round_id).subquery())
 
 
@@ -205,7 +217,9 @@ def _operator_problems(row: Any) -> list[str]:
     credits = (int(row["op_credit_n"] or 0), int(row["op_credit_sum"] or 0))
     if status in (COMPLETED, CANCELLED):
         refund = row["outcome"] in REFUND_OUTCOMES
-        amount = (0 if free else bet) if refund else row["win"] + row["jackpot_win"]
+        amount = ((0 if free else bet) if refund
+                  else int(row["void_paid"] or 0) if row["outcome"] == INCIDENT_VOID
+                  else row["win"] + row["jackpot_win"])
         if credits != (1, amount):
             problems.append(f"operator credits: {credits[0]} of {credits[1]}, expected 1 of "
                             f"{amount}")
@@ -235,7 +249,10 @@ def _round_problems(ctx: Services, row: Any) -> list[str]:
         if entries:
             problems.append("an operator-wallet round has ledger entries")
         return problems + _operator_problems(row)
+    if row["outcome"] == INCIDENT_VOID and status == CANCELLED:
+        return problems + _void_problems(row, got, entries)
     paid = status == COMPLETED
+    discarded = row["outcome"] == DISCARDED
     want = {
         ledger.BET: (0, 0) if free is not None else (1, -bet),
         ledger.WIN: (1, win) if paid and win and free is None else (0, 0),
@@ -243,6 +260,8 @@ def _round_problems(ctx: Services, row: Any) -> list[str]:
         ledger.REFUND: (1, bet) if status == CANCELLED and free is None else (0, 0),
         ledger.JACKPOT: ((sum(1 for j in jackpots if j.get("amount")), row["jackpot_win"])
                          if paid else (0, 0)),
+        ledger.VOID: (0, 0),
+        ledger.UNPAID_DISCARDED: (1, 0) if discarded else (0, 0),
     }
     if status not in (OPEN, AWAITING_CHOICE, COMPLETED, CANCELLED):
         problems.append(f"status {status!r} without an operator wallet")
@@ -250,6 +269,28 @@ def _round_problems(ctx: Services, row: Any) -> list[str]:
         if got[k] != want[k]:
             problems.append(f"{k} entries: {got[k][0]} of {got[k][1]}, expected "
                             f"{want[k][0]} of {want[k][1]}")
+    if entries != sum(n for n, _ in got.values()):
+        problems.append("ledger entries of another kind")
+    return problems
+
+
+def _void_problems(row: Any, got: dict[str, tuple[int, int]], entries: int) -> list[str]:
+    """A completed round voided for a malfunction: its bet and payments stay in the ledger, the
+    ``void`` entries reverse them, and all of it adds up to the shortfall not taken back."""
+    problems = []
+    if row["void_paid"] is None:
+        return ["an incident-voided round without its void record"]
+    if got[ledger.BET] != ((0, 0) if row["free_round_id"] is not None else (1, -row["bet"])):
+        problems.append(f"bet entries: {got[ledger.BET][0]} of {got[ledger.BET][1]}")
+    paid = sum(got[k][1] for k in _PAYMENTS)
+    if paid != row["void_paid"]:
+        problems.append(f"payments of {paid} in the ledger, the void reversed {row['void_paid']}")
+    total = sum(amount for _, amount in got.values())
+    if total != row["void_shortfall"] or row["void_shortfall"] < 0:
+        problems.append(f"the round's entries add up to {total}, not the void's shortfall "
+                        f"{row['void_shortfall']}")
+    if got[ledger.REFUND][0] or got[ledger.UNPAID_DISCARDED][0]:
+        problems.append("refund or discard entries on a voided round")
     if entries != sum(n for n, _ in got.values()):
         problems.append("ledger entries of another kind")
     return problems

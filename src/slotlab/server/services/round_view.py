@@ -27,11 +27,19 @@ def iso(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat()
 
 
+def cash_cap_of(ctx: Services, game_id: str, currency: str) -> int | None:
+    """The most a round of the game pays in the currency, minor units (None: no cap): the
+    lower of the operator's cap and the game's own (Superstars' COP 350,000,000); for a game
+    or currency no longer offered, the operator's."""
+    entry = ctx.catalog.find(game_id, currency)
+    return entry.cash_cap if entry is not None else ctx.settings.cash_cap(currency)
+
+
 def _win_now(ctx: Services, r: Round) -> int:
     if r.status in (COMPLETED, CANCELLED):
         return r.win
     win = r.win_credits * r.denomination
-    cap = ctx.settings.cash_cap(r.currency)
+    cap = cash_cap_of(ctx, r.game_id, r.currency)
     return win if cap is None else min(win, cap)
 
 

@@ -69,7 +69,7 @@ from slotlab.server.services.catalog import GameEntry, out_of_service
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed as fresh_seed  # fast path's too
 from slotlab.server.services.round_operator import pay_if_crediting
-from slotlab.server.services.round_view import ROUND_ID, round_public, to_jsonable
+from slotlab.server.services.round_view import ROUND_ID, cash_cap_of, round_public, to_jsonable
 from slotlab.store.models import (
     AWAITING_CHOICE,
     CANCELLED,
@@ -115,7 +115,7 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
               tiers: list[str], now: datetime, outcome: str | None) -> None:
     win = r.win_credits * r.denomination
     r.uncapped_win = win
-    cap = ctx.settings.cash_cap(r.currency)  # the round's currency's: COP's is not EUR's
+    cap = cash_cap_of(ctx, r.game_id, r.currency)  # the round's game and currency's
     if cap is not None and win > cap:
         win = cap
     operator = ctx.operator is not None  # the win is paid by an operator credit, not here
@@ -193,7 +193,7 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
         assert r is not None
         if r.status in LIVE_STATUSES:
             win = r.win_credits * r.denomination
-            cap = ctx.settings.cash_cap(r.currency)
+            cap = cash_cap_of(ctx, r.game_id, r.currency)
             if cap is not None:
                 win = min(win, cap)
             if win > r.bet:

@@ -9,6 +9,8 @@ import { fmtTime, h, pick } from "./util.js";
 
 /** A round's status in words (an unknown one as the server says it). */
 const statusText = (s) => tMaybe(`recall.status.${s}`) ?? String(s || "");
+/** A round voided for a malfunction says so, with the operator's reason. */
+const statusOf = (r) => (r.void ? t("recall.voided_because", { reason: r.void.reason }) : statusText(r.status));
 
 export function openRecall(app, gameId) {
   const body = h("div.recall", { "data-testid": "recall" });
@@ -49,7 +51,7 @@ async function showList(app, gameId, body) {
           cell(1, name(pick(r, "game", "game_id")), { class: "what" }),
           cell(2, app.money(pick(r, "bet_amount", "bet") ?? 0)),
           cell(3, app.money(Number(pick(r, "win_amount", "win") ?? 0) + Number(r.jackpot_win || 0)), { "data-testid": "history-win" }),
-          cell(4, statusText(r.status), { "data-testid": "history-status" }),
+          cell(4, statusOf(r), { "data-testid": "history-status" }),
           h("td.act", {}, h("button.ctl.small-text", { "data-testid": "replay", onclick: () => showRound(app, r.round_id, body, () => showList(app, gameId, body)) }, t("recall.replay"))),
         ),
       ),
@@ -185,7 +187,8 @@ async function showRound(app, roundId, body, back) {
     h("dt", {}, t("recall.round")), h("dd.hash", {}, String(rec.round_id || roundId)),
     h("dt", {}, t("recall.game")), h("dd", {}, desc.name),
     h("dt", {}, t("recall.bet")), h("dd", {}, app.money(rec.bet_credits !== undefined || !desc.bets_credits ? Number(rec.bet) : Number(rec.bet) * denom)),
-    h("dt", {}, t("recall.status")), h("dd", {}, statusText(rec.status)),
+    h("dt", {}, t("recall.status")), h("dd", { "data-testid": "replay-status" }, statusOf(rec)),
+    ...(rec.void ? [h("dt", {}, t("recall.incident")), h("dd", {}, String(rec.void.incident_id))] : []),
     // the player's own choices, in words (the model and its hash are the auditor's, not shown here)
     ...((rec.choices || []).length ? [h("dt", {}, t("recall.choices")), h("dd", {}, rec.choices.map((c) => tMaybe(`recall.choice.${c}`) ?? c).join(", "))] : []),
   ]);
