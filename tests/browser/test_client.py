@@ -352,12 +352,12 @@ def test_recall_shows_a_round_voided_for_a_malfunction(page: Any, server: Any) -
     page.wait_for_selector("[data-testid=history-row]")
     rows = page.locator("[data-testid=history-row]")
     assert rows.nth(0).locator("[data-testid=history-status]").inner_text() == (
-        "voided: reel display fault")
-    assert rows.nth(1).locator("[data-testid=history-status]").inner_text() == "completed"
+        "Voided: reel display fault")
+    assert rows.nth(1).locator("[data-testid=history-status]").inner_text() == "Completed"
     page.locator("[data-testid=replay]").first.click()
     page.wait_for_selector("[data-testid=replay-reels]")
     info = page.inner_text("dl.info")
-    assert "voided: reel display fault" in info and "INC-42" in info
+    assert "Voided: reel display fault" in info and "INC-42" in info
     assert kept["void"] is None
 
 
