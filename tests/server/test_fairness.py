@@ -36,7 +36,8 @@ def play_until_choice(c: Any, tries: int = 400) -> tuple[list[dict[str, Any]], d
             plain.append(body)
             continue
         assert "collect" in body["awaiting"]["options"]
-        done = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "collect"},
+        done = c.post(f"/api/rounds/{body['round_id']}/choices", json={"choice": "collect",
+                                                                   "step": body["step"]},
                       headers=key())
         assert done.status_code == 200, done.text
         assert done.json()["status"] == "completed"

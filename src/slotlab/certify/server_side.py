@@ -138,7 +138,8 @@ def _gb_cycle(db: Path, game_id: str) -> dict[str, Any]:
         if waiting:  # finish it: the next round is then refused for its pace alone
             options = waiting["options"]
             c.post(f"/api/rounds/{first.json()['round_id']}/choices",
-                   json={"choice": "collect" if "collect" in options else options[0]},
+                   json={"choice": "collect" if "collect" in options else options[0],
+                         "step": first.json()["step"]},
                    headers={**auth, "Idempotency-Key": uuid.uuid4().hex}).raise_for_status()
         too_soon = _round(c, auth, game_id, bet)
         time.sleep(2.6)

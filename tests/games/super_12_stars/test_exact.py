@@ -236,7 +236,7 @@ def test_cli_rtp_prints_the_fraction_split_frequencies_hit_rate_and_stars():
     from slotlab.cli import app
 
     runner = CliRunner()
-    text = runner.invoke(app, ["rtp", "super-12-stars"], terminal_width=200)
+    text = runner.invoke(app, ["rtp", "super-12-stars", "--fractions"], terminal_width=200)
     assert text.exit_code == 0, text.output
     report = ex.exact_report(load_model(), 30)
     flat = "".join(text.output.split())  # the long fractions fold over lines

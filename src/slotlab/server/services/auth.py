@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import anyio.to_thread
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -208,15 +208,21 @@ def start_login(ctx: Services, username: str, address: str) -> LoginAttempt:
                         address, name_key, account_wait)
 
 
+def refuse_guess(attempt: LoginAttempt) -> NoReturn:
+    """401 for a wrong guess; the operator's metric tells a name with no account from a wrong
+    password, the answer does not."""
+    metrics.login_failed("unknown_username" if attempt.player_id is None else "wrong_password")
+    raise unauthorized("wrong username or password", "invalid_credentials")
+
+
 def finish_login(ctx: Services, attempt: LoginAttempt, ok: bool) -> tuple[str, datetime, int]:
     """Settle a checked guess: a failure stays counted; a success ends the address's and the
     account's streaks and opens a session."""
     st = ctx.settings
     now = utcnow()
     pid = attempt.player_id
-    if pid is None or not ok:  # the operator's metric tells the two apart; the answer does not
-        metrics.login_failed("unknown_username" if pid is None else "wrong_password")
-        raise unauthorized("wrong username or password", "invalid_credentials")
+    if pid is None or not ok:
+        refuse_guess(attempt)
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=st.session_ttl_s)
     with ctx.db.write() as s:
@@ -258,7 +264,7 @@ async def login(ctx: Services, username: str, password: str, address: str
         await asyncio.sleep(attempt.wait_s)
     ok = await check_password(ctx, attempt.password_hash, password)
     if not ok:  # nothing to write: answered here, without a trip through the worker threads
-        raise unauthorized("wrong username or password", "invalid_credentials")
+        refuse_guess(attempt)
     return await settle(ctx, finish_login, ctx, attempt, ok)
 
 
