@@ -9,8 +9,8 @@ import random
 
 import pytest
 
+from slotlab.games import find_game
 from slotlab.games.superstars.exact import class_probabilities
-from slotlab.games.superstars.game import load
 from slotlab.games.superstars.top_prize import PUBLISHED, top_prize_rates, top_square_chance
 
 Z99 = 2.5758  # two-sided 99 %
@@ -18,7 +18,7 @@ Z99 = 2.5758  # two-sided 99 %
 
 @pytest.fixture(scope="module")
 def spec():
-    return load("superstars").model.bonus_spec
+    return find_game("superstars").model.bonus_spec
 
 
 def _simulated(board: list, dice: int, n: int, rng: random.Random) -> float:
@@ -52,13 +52,13 @@ def test_per_final_game_and_per_round_readings_are_out_of_reach(spec):
     assert all(top_square_chance(spec, d) >= floor for d in range(5, 12))
     assert float(floor) > 5 * PUBLISHED
     # Per round it is at most P(a round starts the Bonus Game), exactly 1 in 337.75.
-    p_bonus = sum(class_probabilities(load("superstars").model).values())
+    p_bonus = sum(class_probabilities(find_game("superstars").model).values())
     assert float(p_bonus) < PUBLISHED / 3
 
 
 @pytest.mark.slow
 def test_the_shipped_model_per_bonus_game_figure_and_its_gap():
-    r = top_prize_rates(load("superstars"), bonuses=200_000, seed=0)
+    r = top_prize_rates(find_game("superstars"), bonuses=200_000, seed=0)
     lo, hi = r["ci99"]
     # The recorded figure (RULES.md): 0.234 % per Bonus Game, 99 % interval 0.206 .. 0.261 %.
     assert lo <= 0.00234 <= hi
