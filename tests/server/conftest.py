@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ..operator_wallet.conftest import WalletServer
 from .server_games import make_test_games
 from .server_util import PG_URL, Database, LiveServer, make_database, server_settings
 
@@ -66,3 +67,10 @@ def serve_games(database: Database) -> Iterator[Callable[..., LiveServer]]:
 def server(make_server: Callable[..., LiveServer]) -> LiveServer:
     return make_server()
 
+
+@pytest.fixture
+def wallet_server(tmp_path: Path) -> Iterator[WalletServer]:
+    """The reference operator wallet on a real port, for operator-wallet mode."""
+    srv = WalletServer(tmp_path / "operator-wallet.db").start()
+    yield srv
+    srv.stop()

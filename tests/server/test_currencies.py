@@ -318,15 +318,6 @@ def test_migration_0011_keeps_pools_and_entries_and_keys_them_by_currency(databa
         db.dispose()
 
 
-@pytest.fixture
-def wallet_server(tmp_path: Any) -> Any:
-    from ..operator_wallet.conftest import WalletServer
-
-    srv = WalletServer(tmp_path / "operator-wallet.db").start()
-    yield srv
-    srv.stop()
-
-
 def test_with_the_operators_wallet_the_player_gets_the_operators_currency(
         make_server: Any, wallet_server: Any) -> None:
     from ..operator_wallet.conftest import SECRET

@@ -5,13 +5,11 @@ winnings of incomplete rounds."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import update
 
 from slotlab.server.services.unpaid_winnings import discard_incomplete
@@ -171,13 +169,6 @@ def test_bad_requests_void_nothing(server):
 
 
 # -- the operator's wallet ------------------------------------------------------------------
-
-
-@pytest.fixture
-def wallet_server(tmp_path: Path) -> Iterator[WalletServer]:
-    srv = WalletServer(tmp_path / "operator-wallet.db").start()
-    yield srv
-    srv.stop()
 
 
 def _operator_player(make_server: Callable[..., LiveServer], ws: WalletServer, balance: int

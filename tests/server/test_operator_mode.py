@@ -4,8 +4,7 @@ reference operator wallet (a uvicorn server on 127.0.0.1), exactly once each, th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -15,13 +14,6 @@ from ..operator_wallet.conftest import SECRET, WalletServer
 from .server_util import LiveServer, key
 
 START = 10_000
-
-
-@pytest.fixture
-def wallet_server(tmp_path: Path) -> Iterator[WalletServer]:
-    srv = WalletServer(tmp_path / "operator-wallet.db").start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture

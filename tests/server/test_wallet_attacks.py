@@ -51,19 +51,12 @@ class Proxy:
 
 
 @pytest.fixture
-def wallet(tmp_path: Path) -> Iterator[WalletServer]:
-    srv = WalletServer(tmp_path / "operator-wallet.db").start()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture
-def attacked(make_server: Callable[..., LiveServer], wallet: WalletServer
+def attacked(make_server: Callable[..., LiveServer], wallet_server: WalletServer
              ) -> Iterator[Callable[[str], tuple[LiveServer, Proxy]]]:
     proxies: list[Proxy] = []
 
     def start(attack: str) -> tuple[LiveServer, Proxy]:
-        proxy = Proxy(wallet.url, attack)
+        proxy = Proxy(wallet_server.url, attack)
         proxies.append(proxy)
         srv = make_server(wallet_mode="operator", operator_wallet_url=proxy.url,
                           operator_wallet_secret=SECRET, operator_wallet_timeout_s=5.0,
@@ -75,9 +68,9 @@ def attacked(make_server: Callable[..., LiveServer], wallet: WalletServer
         p.stop()
 
 
-def _play(srv: LiveServer, wallet: WalletServer) -> tuple[str, list[httpx.Response]]:
+def _play(srv: LiveServer, wallet_server: WalletServer) -> tuple[str, list[httpx.Response]]:
     c, username = srv.player()
-    r = wallet.post("/admin/players", {"player_id": username, "token": f"tok-{username}",
+    r = wallet_server.post("/admin/players", {"player_id": username, "token": f"tok-{username}",
                                        "balance": START, "currency": "EUR"})
     assert r.status_code == 200, r.text
     answers = [c.post("/api/games/instant-test/rounds", json={"bet": BET}, headers=key())
@@ -85,7 +78,7 @@ def _play(srv: LiveServer, wallet: WalletServer) -> tuple[str, list[httpx.Respon
     return username, answers
 
 
-def _agree(srv: LiveServer, wallet: WalletServer, username: str,
+def _agree(srv: LiveServer, wallet_server: WalletServer, username: str,
            answers: list[httpx.Response]) -> list[dict[str, Any]]:
     """The rounds slotlab settled: each had exactly one debit and one credit applied at the
     operator, no applied debit lacks its round, and the operator's balance is what those
@@ -93,58 +86,59 @@ def _agree(srv: LiveServer, wallet: WalletServer, username: str,
     played = [a.json() for a in answers if a.status_code == 201]
     assert all(p["status"] == "completed" for p in played)
     ids = {p["round_id"] for p in played}
-    moves = wallet.post("/admin/transactions", {"player_id": username}).json()["transactions"]
+    moves = wallet_server.post("/admin/transactions", {"player_id": username}
+                               ).json()["transactions"]
     applied = [(t["round_id"], t["kind"], t["amount"]) for t in moves
                if t["applied"] and not t["rolled_back"] and t["kind"] != "rollback"]
     assert sorted(applied) == sorted(
         [(p["round_id"], "debit", BET) for p in played]
         + [(p["round_id"], "credit", p["win"]) for p in played])
     assert {rid for rid, _, _ in applied} == ids
-    assert wallet.balance(username) == START + sum(p["win"] - BET for p in played)
+    assert wallet_server.balance(username) == START + sum(p["win"] - BET for p in played)
     assert srv.admin().get("/api/admin/audit").json()["ok"]
     return played
 
 
-def test_without_an_attack_every_round_is_played(attacked, wallet):
+def test_without_an_attack_every_round_is_played(attacked, wallet_server):
     srv, proxy = attacked("none")
-    username, answers = _play(srv, wallet)
+    username, answers = _play(srv, wallet_server)
     assert [a.status_code for a in answers] == [201] * ROUNDS
-    assert len(_agree(srv, wallet, username, answers)) == ROUNDS
+    assert len(_agree(srv, wallet_server, username, answers)) == ROUNDS
     assert proxy.report()["forwarded"] >= 2 * ROUNDS
 
 
 @pytest.mark.parametrize("attack", ["debit-to-credit", "tamper-amount"])
-def test_a_rewritten_debit_moves_no_money_and_plays_no_round(attacked, wallet, attack):
+def test_a_rewritten_debit_moves_no_money_and_plays_no_round(attacked, wallet_server, attack):
     """The operator refuses a request not signed as it arrives; its refusal is signed over the
     rewritten request, so slotlab cannot take it for an answer to its own: the outcome is
     unknown, the debit is rolled back, and no round is played."""
     srv, proxy = attacked(attack)
-    username, answers = _play(srv, wallet)
+    username, answers = _play(srv, wallet_server)
     assert proxy.report()["carried_out"] == ROUNDS
     assert {(a.status_code, a.json()["error"]["code"]) for a in answers} == {
         (503, "operator_unavailable")}
-    assert _agree(srv, wallet, username, answers) == []
-    assert wallet.balance(username) == START
+    assert _agree(srv, wallet_server, username, answers) == []
+    assert wallet_server.balance(username) == START
     assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
 
 
-def test_a_replayed_answer_is_no_debit(attacked, wallet):
+def test_a_replayed_answer_is_no_debit(attacked, wallet_server):
     """Every debit after the first is answered with the first one's correctly signed answer:
     it answers another request, so no round is played on it."""
     srv, proxy = attacked("replay-answer")
-    username, answers = _play(srv, wallet)
+    username, answers = _play(srv, wallet_server)
     assert proxy.report()["carried_out"] == ROUNDS - 1
     assert answers[0].status_code == 201
     assert {(a.status_code, a.json()["error"]["code"]) for a in answers[1:]} == {
         (503, "operator_unavailable")}
-    assert len(_agree(srv, wallet, username, answers)) == 1
+    assert len(_agree(srv, wallet_server, username, answers)) == 1
 
 
-def test_a_replayed_request_is_refused_and_moves_nothing(attacked, wallet):
+def test_a_replayed_request_is_refused_and_moves_nothing(attacked, wallet_server):
     srv, proxy = attacked("replay-request")
-    username, answers = _play(srv, wallet)
+    username, answers = _play(srv, wallet_server)
     report = proxy.report()
     assert report["carried_out"] >= 2 * ROUNDS
     assert set(report["replay_statuses"]) == {401}  # every copy refused (replayed_request)
     assert [a.status_code for a in answers] == [201] * ROUNDS
-    assert len(_agree(srv, wallet, username, answers)) == ROUNDS
+    assert len(_agree(srv, wallet_server, username, answers)) == ROUNDS
