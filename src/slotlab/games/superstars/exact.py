@@ -174,6 +174,24 @@ def class_probabilities(model: Model) -> dict[tuple[int, int], Fraction]:
 
 
 @njit(cache=True)
+def place_triggers(stream: np.ndarray, cum: np.ndarray, cfgs: np.ndarray,
+                   cells: np.ndarray) -> int:
+    """One window of a trigger class: configuration ``cfgs[i]`` (a reel state per reel) drawn
+    with cumulative weights ``cum``, each Scatter marked in ``cells`` on a uniform row; the
+    Dice's cell (-1: none)."""
+    cfg = cfgs[weighted_pick(stream, cum)]
+    dice_cell = -1
+    for r in range(N_REELS):
+        if cfg[r] != NONE:
+            cell = r * N_ROWS + randbelow(stream, N_ROWS)
+            if cfg[r] == SCATTER:
+                cells[cell] = 1
+            else:
+                dice_cell = cell
+    return dice_cell
+
+
+@njit(cache=True)
 def _simulate_class(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.ndarray,
                     cfgs: np.ndarray, cap_x: float, stats: np.ndarray) -> float:
     """Play ``n`` Bonus Games from windows of one class: configuration ``cfgs[i]`` (a reel
@@ -183,15 +201,7 @@ def _simulate_class(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum:
     ev = np.zeros((0, EV_WIDTH), np.int64)
     sq = 0.0
     for _ in range(n):
-        cfg = cfgs[weighted_pick(stream, cum)]
-        dice_cell = -1
-        for r in range(N_REELS):
-            if cfg[r] != NONE:
-                cell = r * N_ROWS + randbelow(stream, N_ROWS)
-                if cfg[r] == SCATTER:
-                    cells[cell] = 1
-                else:
-                    dice_cell = cell
+        dice_cell = place_triggers(stream, cum, cfgs, cells)
         reels, final, _n, flags = _bonus.play_bonus_parts(stream, bp, cells, dice_cell, False,
                                                           ev, 0)
         win = reels + final

@@ -21,12 +21,12 @@ import numpy as np
 from numba import njit
 
 from slotlab.mechanics.accumulators import Z99
-from slotlab.rng import chunk_stream, cumulative_weights, randbelow, weighted_pick
+from slotlab.rng import chunk_stream, cumulative_weights
 
 from . import bonus as _bonus
 from .bonus_spec import BonusSpec
-from .exact import NONE, SCATTER, class_probabilities, trigger_classes
-from .model import N_CELLS, N_REELS, N_ROWS
+from .exact import class_probabilities, place_triggers, trigger_classes
+from .model import N_CELLS
 
 if TYPE_CHECKING:
     from .game import Superstars
@@ -44,15 +44,7 @@ def _count_class(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np
     cells = np.zeros(N_CELLS, np.int64)
     ev = np.zeros((EV_ROWS, _bonus.EV_WIDTH), np.int64)
     for _ in range(n):
-        cfg = cfgs[weighted_pick(stream, cum)]
-        dice_cell = -1
-        for r in range(N_REELS):
-            if cfg[r] != NONE:
-                cell = r * N_ROWS + randbelow(stream, N_ROWS)
-                if cfg[r] == SCATTER:
-                    cells[cell] = 1
-                else:
-                    dice_cell = cell
+        dice_cell = place_triggers(stream, cum, cfgs, cells)
         _reels, _final, n_ev, flags = _bonus.play_bonus_parts(stream, bp, cells, dice_cell, True,
                                                               ev, 0)
         for i in range(N_CELLS):
