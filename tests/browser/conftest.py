@@ -73,6 +73,19 @@ def phone(browser: Any) -> Iterator[Any]:
     ctx.close()
 
 
+def checked_page(browser: Any, options: dict[str, Any]) -> Iterator[Any]:
+    """A page in a new context with ``options`` (``yield from`` it in a fixture); JavaScript
+    errors on it fail the test."""
+    ctx = browser.new_context(**options)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
 def shot(page: Any, name: str, *, docs: bool = False) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

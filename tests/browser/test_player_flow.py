@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import shot
+from .conftest import checked_page, shot
 from .test_client import api, last_window, loses, minor, money, reels_window, register, wins
 
 pytestmark = pytest.mark.browser
@@ -46,14 +46,7 @@ def sized(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def desktop(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport=SIZES["desktop"])
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    yield from checked_page(browser, {"viewport": SIZES["desktop"]})
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import shot
+from .conftest import checked_page, shot
 from .test_client import api, minor, money, open_game, register, rounds_played, spin, wait_round
 
 pytestmark = pytest.mark.browser
@@ -28,23 +28,12 @@ DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
 @pytest.fixture
 def desktop(browser: Any) -> Iterator[Any]:
-    yield from _page(browser, DESKTOP)
+    yield from checked_page(browser, DESKTOP)
 
 
 @pytest.fixture
 def phone(browser: Any) -> Iterator[Any]:
-    yield from _page(browser, PHONE)
-
-
-def _page(browser: Any, options: dict[str, Any]) -> Iterator[Any]:
-    ctx = browser.new_context(**options)
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    yield from checked_page(browser, PHONE)
 
 
 def max_bet(page: Any, gid: str) -> int:
