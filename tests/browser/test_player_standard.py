@@ -17,7 +17,17 @@ from typing import Any
 import pytest
 
 from .conftest import checked_page, shot
-from .test_client import api, minor, money, open_game, register, rounds_played, spin, wait_round
+from .test_client import (
+    api,
+    collect,
+    minor,
+    money,
+    open_game,
+    register,
+    rounds_played,
+    spin,
+    wait_round,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -228,6 +238,7 @@ def test_menu_and_replay_say_nothing_internal(desktop: Any, server: Any) -> None
     assert "Jurisdiction" not in menu and "Model" not in menu
     page.keyboard.press("Escape")
     spin(page)
+    collect(page)  # a win may be held for a gamble: the round shown is a completed one
     page.click("[data-testid=recall]")
     page.locator("[data-testid=replay]").first.click()
     page.wait_for_selector("[data-testid=replay-step]")

@@ -117,22 +117,32 @@ def prometheus(tmp_path: Path, slotlab_server: str) -> Iterator[str]:
         _stop(proc)
 
 
-def _play(url: str, rounds: int, errors: list[str]) -> None:
+def _player(url: str) -> dict[str, str]:
+    """A registered, logged-in player's headers (made one at a time: the registration queue
+    and login delays are not what this test is about)."""
     name, password = f"p{uuid.uuid4().hex[:10]}", "correct horse 1"
     with httpx.Client(base_url=url, timeout=60) as c:
-        c.post("/api/players", json={"username": name, "password": password})
-        token = c.post("/api/sessions", json={"username": name, "password": password}
-                       ).json()["token"]
-        auth = {"Authorization": f"Bearer {token}"}
-        for _ in range(rounds):
-            r = c.post("/api/games/classic-3x3/rounds", json={"bet": 5},
-                       headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
-            if r.status_code == 201 and r.json()["status"] == "awaiting_choice":  # a gamble
-                r = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
-                           json={"choice": "collect", "step": r.json()["step"]},
+        made = c.post("/api/players", json={"username": name, "password": password})
+        assert made.status_code == 201, made.text
+        login = c.post("/api/sessions", json={"username": name, "password": password})
+        assert login.status_code == 201, login.text
+        return {"Authorization": f"Bearer {login.json()['token']}"}
+
+
+def _play(url: str, auth: dict[str, str], rounds: int, errors: list[str]) -> None:
+    try:
+        with httpx.Client(base_url=url, timeout=60) as c:
+            for _ in range(rounds):
+                r = c.post("/api/games/classic-3x3/rounds", json={"bet": 5},
                            headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
-            if r.status_code not in (200, 201) or r.json()["status"] != "completed":
-                errors.append(r.text)
+                if r.status_code == 201 and r.json()["status"] == "awaiting_choice":  # a gamble
+                    r = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                               json={"choice": "collect", "step": r.json()["step"]},
+                               headers={**auth, "Idempotency-Key": uuid.uuid4().hex})
+                if r.status_code not in (200, 201) or r.json()["status"] != "completed":
+                    errors.append(r.text)
+    except Exception as e:  # a thread's failure must fail the test, not only warn
+        errors.append(repr(e))
 
 
 def _query(prometheus: str, promql: str) -> list[dict[str, object]]:
@@ -143,8 +153,10 @@ def _query(prometheus: str, promql: str) -> list[dict[str, object]]:
 
 def test_prometheus_scrapes_the_rounds_played(slotlab_server: str, prometheus: str) -> None:
     errors: list[str] = []
-    clients = [threading.Thread(target=_play, args=(slotlab_server, ROUNDS // CLIENTS, errors))
-               for _ in range(CLIENTS)]
+    players = [_player(slotlab_server) for _ in range(CLIENTS)]
+    clients = [threading.Thread(target=_play,
+                                args=(slotlab_server, auth, ROUNDS // CLIENTS, errors))
+               for auth in players]
     for t in clients:
         t.start()
     for t in clients:
