@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from slotlab.ledger.batch import GroupWriter, RoundWrite
+from slotlab.ledger.postgres import BATCH_SQL, PARAMETERS, PostgresRoundWriter
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
-from slotlab.store.fast_rounds.batch import GroupWriter, RoundWrite
-from slotlab.store.fast_rounds.postgres import BATCH_SQL, PARAMETERS, PostgresRoundWriter
 
 from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, key, make_database, server_settings

@@ -9,7 +9,7 @@ without a jackpot won. For it this module does what the general path
 dependency solving, the thread pool or an ORM session: the same session check
 (:func:`~slotlab.server.services.auth.cached_auth`), the same seed (``rounds.fresh_seed``) and
 play (``rounds.play``), the same rows (round, ledger entries, idempotency key with its answer,
-jackpot contributions), written by :mod:`slotlab.store.fast_rounds` in a statement that checks
+jackpot contributions), written by :mod:`slotlab.ledger` (its batch writers) in a statement that checks
 the funds, the live round, the key and the loss limits with the wallet locked.
 
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
@@ -40,23 +40,23 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from slotlab import CODE_VERSION
+from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
+from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite
+from slotlab.ledger.postgres import PostgresRoundWriter
+from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.schemas import RoundCreate
 from slotlab.server.services import auth as auth_service
-from slotlab.server.services import fairness, jackpots, ledger, profiles, round_view
+from slotlab.server.services import fairness, jackpots, profiles, round_view
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.fast_rounds.batch import GroupWriter, LedgerLine, RoundWrite
-from slotlab.store.fast_rounds.postgres import PostgresRoundWriter
-from slotlab.store.fast_rounds.sqlite import SqliteRoundWriter
 from slotlab.store.models import COMPLETED, Round, utcnow
 
 log = logging.getLogger("slotlab.server")

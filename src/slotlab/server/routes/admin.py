@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
+from slotlab import ledger
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
 from slotlab.server.errors import not_found
 from slotlab.server.schemas import (
@@ -27,7 +28,6 @@ from slotlab.server.schemas import (
 from slotlab.server.services import (
     autoplay_runs,
     free_rounds,
-    ledger,
     maintenance,
     reports,
     round_history,

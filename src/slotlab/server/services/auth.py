@@ -25,10 +25,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as OrmSession
 from starlette.concurrency import run_in_threadpool
 
+from slotlab import ledger
 from slotlab.server import currencies, metrics, ratelimit
 from slotlab.server.errors import conflict, unauthorized
 from slotlab.server.ratelimit import Refused
-from slotlab.server.services import ledger, login_delays, profiles
+from slotlab.server.services import login_delays, profiles
 from slotlab.server.services.context import Services
 from slotlab.server.services.help import duration_text
 from slotlab.server.settings import Settings

@@ -33,10 +33,11 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session as OrmSession
 
+from slotlab import ledger
 from slotlab.server import ratelimit
 from slotlab.server.errors import ApiError, forbidden
 from slotlab.server.ratelimit import Refused
-from slotlab.server.services import ledger, profiles
+from slotlab.server.services import profiles
 from slotlab.server.services.auth import token_hash
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services

@@ -20,8 +20,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from slotlab import ledger
 from slotlab.server.errors import conflict, unprocessable
-from slotlab.server.services import ledger
 from slotlab.server.services.context import Services
 from slotlab.store.models import CANCELLED, LedgerEntry, PlayerLimit, Round, Wallet, utcnow
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from slotlab import ledger
 from slotlab.server.errors import conflict, not_found
-from slotlab.server.services import fairness, ledger
+from slotlab.server.services import fairness
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed
 from slotlab.server.services.round_operator import pay_if_crediting

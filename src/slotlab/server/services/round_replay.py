@@ -14,10 +14,9 @@ from typing import Any
 from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session
 
-from slotlab import CODE_VERSION
+from slotlab import CODE_VERSION, ledger
 from slotlab.rounds import replay
 from slotlab.server.errors import conflict, not_found
-from slotlab.server.services import ledger
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record

@@ -9,8 +9,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from slotlab import ledger
 from slotlab.json_text import plain
-from slotlab.server.services import ledger, profiles
+from slotlab.server.services import profiles
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.store.models import CANCELLED, COMPLETED, LedgerEntry, Round, Wallet, utcnow

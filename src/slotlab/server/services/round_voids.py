@@ -31,9 +31,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from slotlab import ledger
 from slotlab.server.errors import ApiError, not_found, unprocessable
 from slotlab.server.operator_wallet import OperatorError
-from slotlab.server.services import free_rounds, ledger
+from slotlab.server.services import free_rounds
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import iso, round_public

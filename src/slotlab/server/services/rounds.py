@@ -37,7 +37,7 @@ from sqlalchemy import Table, bindparam, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from slotlab import CODE_VERSION
+from slotlab import CODE_VERSION, ledger
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
 from slotlab.server import metrics
@@ -58,7 +58,6 @@ from slotlab.server.services import (
     fairness,
     free_rounds,
     jackpots,
-    ledger,
     limits,
     profiles,
     reality,

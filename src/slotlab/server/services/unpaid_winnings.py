@@ -17,8 +17,8 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from slotlab import ledger
 from slotlab.months import add_months, months_passed
-from slotlab.server.services import ledger
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import cash_cap_of
 from slotlab.store.models import (

@@ -16,11 +16,12 @@ from typing import Any, cast
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from slotlab import ledger
 from slotlab.server import currencies
 from slotlab.server.errors import ApiError, conflict, not_found, unprocessable
 from slotlab.server.operator_wallet import OperatorError
 from slotlab.server.services import idempotency as idem
-from slotlab.server.services import ledger, limits
+from slotlab.server.services import limits
 from slotlab.server.services.context import Services
 from slotlab.server.services.profiles import PROFILES
 from slotlab.server.services.round_view import money_of

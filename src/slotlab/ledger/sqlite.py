@@ -26,8 +26,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.store.fast_rounds.batch import RoundWrite
-from slotlab.store.fast_rounds.postgres import LOSS_LIMIT
+from slotlab.ledger.batch import RoundWrite
+from slotlab.ledger.postgres import LOSS_LIMIT
 from slotlab.store.models import (
     LIVE_STATUSES,
     LedgerEntry,

@@ -1,4 +1,4 @@
-"""The wallet ledger: the only code that moves money.
+"""Ledger entries on the ORM session: how a service transaction moves money.
 
 Callers hold a write transaction and have locked the wallet with :func:`lock_wallet` (a row lock
 on PostgreSQL; SQLite write transactions are serialised). :func:`post` appends one entry and
@@ -16,19 +16,6 @@ from sqlalchemy.orm import Session
 
 from slotlab.server.errors import insufficient_funds, not_found
 from slotlab.store.models import JackpotEntry, JackpotPool, LedgerEntry, Wallet, utcnow
-
-# Entry kinds.
-DEMO_GRANT = "demo_grant"
-BET = "bet"
-WIN = "win"
-REFUND = "refund"
-JACKPOT = "jackpot"
-ADMIN_CREDIT = "admin_credit"
-ADMIN_DEBIT = "admin_debit"
-FREE_ROUND_WIN = "free_round_win"  # the win of a Free Round Bonus round (no bet was debited)
-VOID = "void"  # a malfunction void reversing one movement of a round; the ref names the incident
-UNPAID_DISCARDED = "unpaid_discarded"  # 0: an incomplete round's win discarded after 24 months
-PLAY_KINDS = (BET, WIN, REFUND, JACKPOT, FREE_ROUND_WIN, VOID)
 
 
 def lock_wallet(s: Session, player_id: int) -> Wallet:

@@ -30,7 +30,7 @@ from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.store.fast_rounds.batch import RoundWrite
+from slotlab.ledger.batch import RoundWrite
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path

@@ -1,0 +1,34 @@
+"""The money rules, in one place: every movement of a player's money is a ledger entry.
+
+- :mod:`.kinds`: what each movement is (bet, win, refund, jackpot, free-round win, void, ...).
+- :mod:`.entries`: a movement made inside a service's ORM transaction (the wallet locked
+  first): deposits, admin adjustments, refunds, voids, a round settled after a choice.
+- :mod:`.batch`: a round's whole write (:class:`~.batch.RoundWrite`: its checks, its ledger
+  lines, its round and key rows) and the group commit that writes many rounds at once;
+  :mod:`.postgres` and :mod:`.sqlite` are that write on each database, one statement or one
+  transaction per batch, checking with the wallet locked what a round needs: the funds, the
+  wallet's currency, one live round, the key unused, no loss limit to count, the pace.
+
+In every writer: a balance never goes below zero, each entry's ``ref`` is unique (a movement
+already made cannot be made twice), and the wallet's balance is the sum of its entries
+(:func:`~.entries.audit` checks it).
+"""
+
+from slotlab.ledger.entries import audit, lock_wallet, lock_wallet_row, post, save_balance
+from slotlab.ledger.kinds import (
+    ADMIN_CREDIT,
+    ADMIN_DEBIT,
+    BET,
+    DEMO_GRANT,
+    FREE_ROUND_WIN,
+    JACKPOT,
+    PLAY_KINDS,
+    REFUND,
+    UNPAID_DISCARDED,
+    VOID,
+    WIN,
+)
+
+__all__ = ["ADMIN_CREDIT", "ADMIN_DEBIT", "BET", "DEMO_GRANT", "FREE_ROUND_WIN", "JACKPOT",
+           "PLAY_KINDS", "REFUND", "UNPAID_DISCARDED", "VOID", "WIN", "audit", "lock_wallet",
+           "lock_wallet_row", "post", "save_balance"]
