@@ -8,6 +8,7 @@ handed over could not pass them by accident.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import uuid
@@ -22,11 +23,14 @@ from sqlalchemy import create_engine, text
 
 from slotlab.ledger.batch import GroupWriter, RoundWrite
 from slotlab.ledger.postgres import BATCH_SQL, PARAMETERS, PostgresRoundWriter
-from slotlab.server.services import rounds
+from slotlab.server import fast_rounds
+from slotlab.server.services import auth as auth_service
+from slotlab.server.services import profiles, round_view, rounds
+from slotlab.server.services import reality as reality_service
 from slotlab.store import normalize_url
 
 from .server_games import PickGame, make_test_games
-from .server_util import Database, LiveServer, key, make_database, server_settings
+from .server_util import Database, LiveServer, ServerClock, key, make_database, server_settings
 
 SEED = bytes(range(7, 39))
 
@@ -289,6 +293,45 @@ def test_many_players_at_once_reconcile(make_server: Any) -> None:
         assert len(hist) == 15
         paid = sum(h["win"] + h["jackpot_win"] - h["bet"] for h in hist)
         assert c.get("/api/wallet").json()["balance"] == 100_000 + paid
+
+
+def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_path(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gb (a round every 2.5 s, the session's figures in every answer, an hourly reminder): the
+    fast path serves its rounds, refuses one too soon through the general path's 429 with
+    nothing moved, returns the same net position the general path reads, and hands a round
+    over once a reminder is due; both paths stamp the same clock."""
+    # The reminder every ten minutes (gb's hour would pass the session's idle timeout first).
+    monkeypatch.setitem(profiles.PROFILES, "gb",
+                        dataclasses.replace(profiles.PROFILES["gb"], reality_check_s=600))
+    srv = make_server(games=games(), jurisdiction="gb")
+    clock = ServerClock(monkeypatch, (auth_service, reality_service, rounds, fast_rounds,
+                                      round_view))
+    c, _ = srv.player()
+    net = 0
+    for _ in range(4):
+        r = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+        assert r.status_code == 201, r.text
+        net += r.json()["win"] - 10
+        assert r.json()["session"]["net_position"] == net
+        balance = r.json()["balance"]
+        soon = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+        assert soon.status_code == 429 and soon.json()["error"]["code"] == "too_fast"
+        assert c.get("/api/wallet").json()["balance"] == balance
+        clock.advance(2.5)
+    # The session's first round finds no acknowledgement remembered: the general path reads it.
+    assert served(srv)["served"] == 3 and served(srv)["passed:round"] == 1, served(srv)
+    assert served(srv)["passed:refused"] == 4  # the rounds too soon: 429 from the general path
+    assert c.get("/api/session/reality-check").json()["net_position"] == net
+    clock.advance(600)
+    due = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert due.status_code == 409 and due.json()["error"]["code"] == "reality_check_due"
+    assert served(srv)["passed:round"] == 2
+    assert c.post("/api/session/reality-check").status_code == 200
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201
+    assert served(srv)["served"] == 4
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
 def test_off_means_the_general_path_only(make_server: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from slotlab.rounds import RoundResult
+from slotlab.server import fast_rounds
 from slotlab.server.services import auth, rounds
 
 from .server_games import PickGame, make_test_games
@@ -36,7 +37,7 @@ def _games() -> dict[str, Any]:
 
 def test_gb_profile(make_server, monkeypatch):
     srv = make_server(games=_games(), jurisdiction="gb")
-    clock = ServerClock(monkeypatch, (auth, rounds))  # rounds' pace: the test's time, not real
+    clock = ServerClock(monkeypatch, (auth, rounds, fast_rounds))  # the pace: the test's time
     c, _ = srv.player()
     j = c.get("/api/session").json()["jurisdiction"]
     assert j["id"] == "gb"

@@ -58,12 +58,27 @@ class RoundWrite:
     response: dict[str, Any]
     response_json: str
     events_json: str
+    # The profile's minimum time between a player's rounds (0: none): the round is written only
+    # if the player's last round started at least this long before ``at``, which it becomes.
+    pace_ms: int = 0
+    # The session's start, when the answer shows the session's net position (None: it does not).
+    since: datetime | None = None
+    play: int = 0  # the round's ledger lines of the play kinds, summed (its net position share)
 
 
-# A backend writes a batch in one transaction: per round, the wallet's balance after it, or
-# None where the database's state calls for the general path (short funds, a live round, a key
-# already used, a limit to check, a wallet changed since the statement began).
-WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[int | None]]]
+@dataclass(slots=True, frozen=True)
+class Written:
+    """A round made durable: the wallet's balance after it and, where the write asked for it
+    (``since``), the session's net position after it."""
+
+    balance: int
+    net: int | None = None
+
+
+# A backend writes a batch in one transaction: per round, what it wrote, or None where the
+# database's state calls for the general path (short funds, a live round, a key already used, a
+# limit to check, a round too soon for the pace, a wallet changed since the statement began).
+WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Written | None]]]
 
 
 class GroupWriter:
@@ -73,7 +88,7 @@ class GroupWriter:
         self._write = write
         self.depth = depth
         self.max_batch = max_batch
-        self._pending: deque[tuple[RoundWrite, asyncio.Future[int | None]]] = deque()
+        self._pending: deque[tuple[RoundWrite, asyncio.Future[Written | None]]] = deque()
         self._busy: set[int] = set()  # players with a round in a batch in flight
         self._running = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -81,11 +96,11 @@ class GroupWriter:
         self.rounds = 0
         self.retried = 0
 
-    async def submit(self, w: RoundWrite) -> int | None:
-        """The wallet's balance after the round, once it is durable; None: not written, take
-        the general path. Raises when the database failed (nothing of the round was kept,
-        or its outcome is unknown: its idempotency key tells)."""
-        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+    async def submit(self, w: RoundWrite) -> Written | None:
+        """What was written (the balance after the round), once it is durable; None: not
+        written, take the general path. Raises when the database failed (nothing of the round
+        was kept, or its outcome is unknown: its idempotency key tells)."""
+        fut: asyncio.Future[Written | None] = asyncio.get_running_loop().create_future()
         self._pending.append((w, fut))
         self._kick()
         return await asyncio.shield(fut)
@@ -100,9 +115,9 @@ class GroupWriter:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def _take(self) -> list[tuple[RoundWrite, asyncio.Future[int | None]]]:
-        batch: list[tuple[RoundWrite, asyncio.Future[int | None]]] = []
-        later: list[tuple[RoundWrite, asyncio.Future[int | None]]] = []
+    def _take(self) -> list[tuple[RoundWrite, asyncio.Future[Written | None]]]:
+        batch: list[tuple[RoundWrite, asyncio.Future[Written | None]]] = []
+        later: list[tuple[RoundWrite, asyncio.Future[Written | None]]] = []
         while self._pending and len(batch) < self.max_batch:
             item = self._pending.popleft()
             pid = item[0].player_id
@@ -114,9 +129,9 @@ class GroupWriter:
         self._pending.extendleft(reversed(later))
         return batch
 
-    async def _run(self, batch: list[tuple[RoundWrite, asyncio.Future[int | None]]]) -> None:
+    async def _run(self, batch: list[tuple[RoundWrite, asyncio.Future[Written | None]]]) -> None:
         writes = [w for w, _ in batch]
-        outcomes: list[int | BaseException | None]
+        outcomes: list[Written | BaseException | None]
         try:
             outcomes = await self._outcomes(writes)
         except BaseException as e:  # cancelled (shutdown): nobody is left waiting unanswered
@@ -137,7 +152,7 @@ class GroupWriter:
         self.rounds += len(batch)
         self._kick()
 
-    async def _outcomes(self, writes: list[RoundWrite]) -> list[int | BaseException | None]:
+    async def _outcomes(self, writes: list[RoundWrite]) -> list[Written | BaseException | None]:
         try:
             return list(await self._write(writes))
         except Exception as e:
@@ -146,7 +161,7 @@ class GroupWriter:
             log.info("a batch of %d rounds was refused (%s); writing them one by one",
                      len(writes), e)
             self.retried += 1
-        outcomes: list[int | BaseException | None] = []
+        outcomes: list[Written | BaseException | None] = []
         for w in writes:
             try:
                 outcomes.extend(await self._write([w]))

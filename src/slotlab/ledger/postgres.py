@@ -3,14 +3,21 @@
 The statement is its own transaction (one commit, one WAL flush, for every round in it). Per
 round it checks, with the wallet row locked, what the general path checks in its transaction:
 the funds, the wallet's currency, no live round, the idempotency key unused, no loss limit to
-count (a player with one takes the general path, which counts it); then it debits the bet and
-credits the win (one UPDATE ... RETURNING), inserts the ledger entries, the round, the key with
-its stored answer, and adds the jackpot contributions to the pools. A round whose checks fail
+count (a player with one takes the general path, which counts it), and where the profile paces
+rounds, the player's last round started long enough ago (the player's row locked, then stamped
+with this round's start); then it debits the bet and credits the win, inserts the ledger
+entries, the round, the key with its stored answer, and adds the jackpot contributions to the
+pools. A round whose checks fail
 is simply left out of every insert, and the caller takes the general path for it.
 
 Locks are taken in one global order, so batches of several processes and the general path
-never wait on each other in a cycle: the batch's wallets in player order, then, once every
-wallet is held, the pools in tier order (the general path: one wallet, then pools by tier).
+never wait on each other in a cycle: the batch's wallets in player order, then the paced
+players' rows in the same order, then, once every wallet is held, the pools in tier order (the
+general path: one wallet, then the player's row, then pools by tier).
+
+Where the answer shows the session's net position, the statement returns it too: the play
+entries of the wallet since the session began, as the statement's snapshot saw them (no other
+entry can have been added since: the wallet would have changed), plus this round's.
 
 Read committed: each statement sees the database as it was when it began, but the lock on a
 wallet waits for any transaction that holds it. A round whose wallet was changed after the
@@ -30,13 +37,15 @@ from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RoundWrite
+from slotlab.ledger.batch import RoundWrite, Written
+from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+_PLAY = ", ".join(f"'{k}'" for k in PLAY_KINDS)
 # A demo player's round feeds no pool (services/demo.py): such a round takes the general path.
 _DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
          "(SELECT 1 FROM players p WHERE p.id = r.pid AND p.demo))"
@@ -49,7 +58,8 @@ _DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
 _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("win", "bigint"), ("rid", "text"), ("owner", "text"), ("key", "text"),
       ("req_hash", "text"), ("ts", "timestamptz"), ("head", "json"), ("lines", "json"),
-      ("contrib", "json"), ("row", "json")]
+      ("contrib", "json"), ("row", "json"), ("pace_ms", "int"), ("since", "timestamptz"),
+      ("play", "bigint")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -76,10 +86,17 @@ WITH r AS MATERIALIZED (
 ), lk AS MATERIALIZED (
   SELECT w.id, w.player_id, w.balance, w.currency, w.xmin::text AS x FROM wallets w
   WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
+), lkp AS MATERIALIZED (
+  SELECT p.id, p.last_round_at FROM players p
+  WHERE p.id IN (SELECT lk.player_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.pace_ms > 0)
+  ORDER BY p.id FOR UPDATE
 ), ok AS MATERIALIZED (
   SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
+  LEFT JOIN lkp ON lkp.id = r.pid
   WHERE lk.balance >= r.bet AND lk.currency = r.currency
+    AND (r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
+         OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
@@ -89,6 +106,9 @@ WITH r AS MATERIALIZED (
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.win FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
+), pace AS (
+  UPDATE players SET last_round_at = ok.ts FROM ok
+  WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
@@ -122,7 +142,12 @@ WITH r AS MATERIALIZED (
          pu.before + sum(c.micro) OVER (PARTITION BY c.pool ORDER BY c.n, c.i), c.rid, c.ts
   FROM c JOIN pu ON pu.id = c.pool ORDER BY c.n, c.i RETURNING 1
 )
-SELECT n, balance FROM ok
+SELECT ok.n, ok.balance,
+  CASE WHEN ok.since IS NOT NULL THEN ok.play + (
+    SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
+    WHERE e.wallet_id = ok.wallet_id AND e.created_at >= ok.since AND e.kind IN ({_PLAY}))
+  END AS net
+FROM ok
 """
 
 
@@ -132,6 +157,7 @@ def round_json(n: int, w: RoundWrite) -> str:
     record = json_text({
         "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
         "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash, "ts": w.at,
+        "pace_ms": w.pace_ms, "since": w.since, "play": w.play,
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
@@ -186,13 +212,14 @@ class PostgresRoundWriter:
             server_settings=NO_SEQUENTIAL_SCANS if prepared else None)
         return cls(pool)
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[int | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(BATCH_SQL, *parameters(batch))
-        balances: list[int | None] = [None] * len(batch)
+        written: list[Written | None] = [None] * len(batch)
         for row in rows:
-            balances[row["n"]] = int(row["balance"])
-        return balances
+            net = row["net"]
+            written[row["n"]] = Written(int(row["balance"]), None if net is None else int(net))
+        return written
 
     async def fetchrow(self, query: str, *args: Any) -> Mapping[str, Any] | None:
         """One row of a read (its own transaction), or None."""

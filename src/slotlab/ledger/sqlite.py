@@ -3,9 +3,10 @@
 One writer thread with its own connection (the standard library's sqlite3: no ORM session,
 no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
 held, what the general path checks (funds, the wallet's currency, no live round, the key
-unused, no loss limit to count); a round that passes is debited and credited and its ledger
-entries, round and key are inserted; the batch's jackpot contributions are added to the pools
-at the end. One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
+unused, no loss limit to count, the pace of a paced profile); a round that passes is debited
+and credited and its ledger entries, round and key are inserted; the batch's jackpot
+contributions are added to the pools at the end. One COMMIT (one fsync with
+``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
 engine's JSON encoder (:func:`slotlab.json_text.json_text`), so the stored text (times, JSON,
@@ -19,6 +20,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement
@@ -26,7 +28,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RoundWrite
+from slotlab.ledger.batch import RoundWrite, Written
+from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.ledger.postgres import LOSS_LIMIT
 from slotlab.store.models import (
     LIVE_STATUSES,
@@ -60,9 +63,12 @@ SELECT w.id, w.balance, w.currency,
   EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
   EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
           AND l.kind = '{LOSS_LIMIT}'),
-  {_DEMO}
+  {_DEMO},
+  (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
 FROM wallets w WHERE w.player_id = ?
 """
+_NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
+        f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
 _INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
                   "ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
 _INSERT_KEY = ("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, "
@@ -91,11 +97,11 @@ class SqliteRoundWriter:
         self._con.execute(f"PRAGMA synchronous={synchronous}")
         self._con.execute("PRAGMA foreign_keys=ON")
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[int | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._write, list(batch))
 
-    def _write(self, batch: list[RoundWrite]) -> list[int | None]:
+    def _write(self, batch: list[RoundWrite]) -> list[Written | None]:
         con = self._con
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -107,24 +113,31 @@ class SqliteRoundWriter:
             raise
         return out
 
-    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> int | None:
+    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | None:
         row = con.execute(_CHECK, (w.owner, w.key, w.player_id)).fetchone()
         if row is None:
             return None
-        wallet_id, balance, currency, live, used, limited, demo = row
+        wallet_id, balance, currency, live, used, limited, demo, last_round_at = row
         if (balance < w.bet or currency != w.currency or live or used or limited
                 or (demo and w.contributions)):
             return None
+        at = _TIME(w.at)
+        if w.pace_ms:  # the stored times are text in one format: they compare as strings
+            if last_round_at is not None and last_round_at > _TIME(
+                    w.at - timedelta(milliseconds=w.pace_ms)):
+                return None
+            con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
         after = balance - w.bet + w.win
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
-        at = _TIME(w.at)
         con.executemany(_INSERT_LEDGER, [
             (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
             for e in w.ledger])
         con.execute(_INSERT_ROUND, _round_row(w))
         con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201,
                                   json_object_with(w.response_json, balance=str(after)), at))
-        return int(after)
+        net = (None if w.since is None
+               else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))
+        return Written(int(after), net)
 
     def _pools(self, con: sqlite3.Connection, written: list[RoundWrite]) -> None:
         """Each pool once for the whole batch; an entry per contribution, in round order,

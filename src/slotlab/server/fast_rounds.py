@@ -2,23 +2,28 @@
 ASGI level, its rows written by one batched statement (group commit) on the database.
 
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
-the game's ladder, no free round and no autoplay declaration, under a profile that asks for no
-pacing, reality check or per-round session figures, and a round that completes in this request
-without a jackpot won. For it this module does what the general path
+the game's ladder, no free round and no autoplay declaration, and a round that completes in this
+request without a jackpot won, under any profile that does not offer provably fair seeds:
+paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
+For it this module does what the general path
 (:func:`slotlab.server.services.rounds.start_round`) does, without FastAPI's routing and
 dependency solving, the thread pool or an ORM session: the same session check
-(:func:`~slotlab.server.services.auth.cached_auth`), the same seed (``rounds.fresh_seed``) and
-play (``rounds.play``), the same rows (round, ledger entries, idempotency key with its answer,
-jackpot contributions), written by :mod:`slotlab.ledger` (its batch writers) in a statement that checks
-the funds, the live round, the key and the loss limits with the wallet locked.
+(:func:`~slotlab.server.services.auth.cached_auth`), the same reality-check rule
+(:func:`~slotlab.server.services.reality.surely_not_due`), the same seed (``rounds.fresh_seed``)
+and play (``rounds.play``), the same rows (round, ledger entries, idempotency key with its
+answer, jackpot contributions, the player's last round time where rounds are paced), written by
+:mod:`slotlab.ledger`'s batch writers in a statement that checks the funds, the live round, the
+key, the loss limits and the pace with the wallet locked, and returns the session's net
+position where the answer shows it.
 
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
 but cannot settle here (a choice to wait for, a jackpot won, or the database saying short funds,
-a live round, a key already used, a loss limit to count, a wallet changed meanwhile, or a
-failure) is passed on with its seed and outcome (:class:`~slotlab.server.services.rounds.Played`),
-so the general path settles that very round or answers the refusal as it would have.
+a live round, a key already used, a loss limit to count, a round too soon for the pace, a wallet
+changed meanwhile, or a failure) is passed on with its seed and outcome
+(:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
+or answers the refusal as it would have.
 
 The 413 body cap and the security headers stay the app's middlewares' (this one runs inside
 them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
@@ -42,7 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite
+from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite, Written
 from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
@@ -51,7 +56,7 @@ from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.schemas import RoundCreate
 from slotlab.server.services import auth as auth_service
-from slotlab.server.services import fairness, jackpots, profiles, round_view
+from slotlab.server.services import fairness, jackpots, profiles, reality, round_view
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
@@ -111,15 +116,15 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
     return _Request(game_id, token, key, req.bet, h)
 
 
-def _plain_profile(ctx: Services, who: Auth, entry: GameEntry) -> bool:
-    """Whether the player's profile lets this path start the round: the general path's checks
-    that need no database either pass, or need nothing (no pacing, no reality check, no
-    per-round session figures). Otherwise the general path checks and answers."""
+def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
+    """Whether the player's profile lets this path start the round: the game's RTP meets it,
+    and no reality check is due (by what this process knows; where it knows nothing, or a
+    reminder is due, the general path reads the stored acknowledgement and answers). The pace
+    is checked by the write itself. Otherwise the general path checks and answers."""
     p = ctx.profile(who.jurisdiction)
     if p.id != ctx.settings.jurisdiction and profiles.below_min_rtp(p, entry.rtp):
         return False
-    return (not p.reality_check_s and not p.session_with_rounds
-            and max(ctx.settings.min_round_interval_ms, p.min_cycle_ms) == 0
+    return (reality.surely_not_due(ctx, who) is True
             and not fairness.offered(ctx, who.jurisdiction))  # its seed is the general path's
 
 
@@ -223,20 +228,26 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     head = json_object_with(json_text(body), events=events_json)
+    profile = ctx.profile(who.jurisdiction)
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=contributions, response=body,
-        response_json=head, events_json=events_json)
+        response_json=head, events_json=events_json,
+        pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),
+        since=who.session_started if profile.session_with_rounds else None,
+        play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS))
 
 
-def answer_text(ctx: Services, who: Auth, write: RoundWrite, balance: int) -> bytes:
+def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
     """The 201 body: the stored answer with its balance, and what the player's profile adds
-    to each answer (``round_view.with_profile``), from the JSON text built once."""
-    body = {**write.response, "balance": balance}
-    full = round_view.with_profile(ctx, who, body)
+    to each answer (``round_view.with_profile``: the session's figures from the write's net
+    position), from the JSON text built once."""
+    body = {**write.response, "balance": written.balance}
+    full = round_view.with_profile(ctx, who, body, written.net)
     added = {k: json_text(v) for k, v in full.items() if k not in body}
-    return json_object_with(write.response_json, balance=str(balance), **added).encode()
+    return json_object_with(write.response_json, balance=str(written.balance),
+                            **added).encode()
 
 
 class FastRounds:
@@ -284,7 +295,7 @@ class FastRounds:
             return None
         entry = _entry(ctx, game_id, who)
         credits = entry.credits_of(req.bet) if entry is not None else None
-        if entry is None or credits is None or not _plain_profile(ctx, who, entry):
+        if entry is None or credits is None or not _profile_allows(ctx, who, entry):
             path.stats["passed:round"] += 1
             return None
         try:
@@ -301,19 +312,19 @@ class FastRounds:
             write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
                              seed, result, await path.pool_ids(entry) if entry.progressives
                              else {})
-            balance = await path.writer.submit(write)
+            written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
                         exc_info=True)
             path.stats["passed:failed"] += 1
             return played
-        if balance is None:
+        if written is None:
             path.stats["passed:refused"] += 1
             return played
         path.stats["served"] += 1
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                               round_id=write.round_id, player_id=who.player_id, demo=who.demo)
-        await _send(send, 201, answer_text(ctx, who, write, balance))
+        await _send(send, 201, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False
 

@@ -158,13 +158,14 @@ def rate_limited(limit: str) -> None:
     RATE_LIMITED.labels(limit).inc()
 
 
-W = TypeVar("W")
+W = TypeVar("W")  # a round write
+R = TypeVar("R")  # what the write of a round gives back
 
 
-def timed_batches(write: Callable[[Sequence[W]], Awaitable[list[int | None]]]
-                  ) -> Callable[[Sequence[W]], Awaitable[list[int | None]]]:
+def timed_batches(write: Callable[[Sequence[W]], Awaitable[list[R | None]]]
+                  ) -> Callable[[Sequence[W]], Awaitable[list[R | None]]]:
     """``write`` (a fast-path backend's batch writer), its batch sizes and times recorded."""
-    async def timed(batch: Sequence[W]) -> list[int | None]:
+    async def timed(batch: Sequence[W]) -> list[R | None]:
         started = time.perf_counter()
         try:
             return await write(batch)

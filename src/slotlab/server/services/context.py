@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from anyio import CapacityLimiter
@@ -31,6 +32,8 @@ class Services:
     registration_pool: PasswordPool = field(init=False)  # registrations' own
     login_blocks: Blocks = field(default_factory=Blocks)  # addresses over their login limit
     auth_cache: dict[str, Any] = field(default_factory=dict)  # token hash -> recent session
+    # session id -> its last reality-check acknowledgement (or start), as this process saw it
+    reality_acks: dict[int, datetime] = field(default_factory=dict)
     # Worker threads of their own for a login whose password was right (its session opened):
     # set at start-up, in the event loop; a flood of wrong logins never queues in front of it.
     login_limiter: CapacityLimiter | None = None

@@ -24,7 +24,33 @@ def _last_ack(ctx: Services, auth: Auth) -> datetime:
     with ctx.db.read() as s:
         acked = s.scalar(select(RealityCheck.acknowledged_at)
                          .where(RealityCheck.session_id == auth.session_id))
-    return acked or auth.session_started
+    last = acked or auth.session_started
+    _remember(ctx, auth, last)
+    return last
+
+
+def _remember(ctx: Services, auth: Auth, last: datetime) -> None:
+    """Keep the session's last acknowledgement in this process: it only ever moves forward, so
+    a remembered one is never later than the stored one (another process may have a newer)."""
+    known = ctx.reality_acks.get(auth.session_id)
+    if known is None or known < last:
+        if len(ctx.reality_acks) > 100_000:
+            ctx.reality_acks.clear()
+        ctx.reality_acks[auth.session_id] = last
+
+
+def surely_not_due(ctx: Services, auth: Auth) -> bool | None:
+    """Whether a round may start with no reminder due, from what this process remembers: True
+    (not due), False (due by the remembered acknowledgement: :func:`check_round` reads the
+    stored one and decides), None (nothing remembered: ask :func:`check_round`). A remembered
+    acknowledgement is never later than the stored one, so True is never wrong."""
+    interval = ctx.profile(auth.jurisdiction).reality_check_s
+    if not interval:
+        return True
+    last = ctx.reality_acks.get(auth.session_id)
+    if last is None:
+        return None
+    return utcnow() - last < timedelta(seconds=interval)
 
 
 def status(ctx: Services, auth: Auth) -> dict[str, Any]:
@@ -66,6 +92,7 @@ def acknowledge(ctx: Services, auth: Auth) -> dict[str, Any]:
                 s.add(RealityCheck(session_id=auth.session_id, acknowledged_at=now))
             else:
                 row.acknowledged_at = now
+        _remember(ctx, auth, now)
     except IntegrityError:  # a concurrent acknowledgement of the same session: it stands
         pass
     return status(ctx, auth)

@@ -97,10 +97,12 @@ def round_summary(ctx: Services, r: Round) -> dict[str, Any]:
     }
 
 
-def with_profile(ctx: Services, auth: Auth, body: dict[str, Any]) -> dict[str, Any]:
+def with_profile(ctx: Services, auth: Auth, body: dict[str, Any], net: int | None = None
+                 ) -> dict[str, Any]:
     """A round response as the player's jurisdiction wants it: ``celebrate`` always; the
-    session's net position and elapsed time when the profile asks for them with every round.
-    Added per response (not stored with the idempotency key): a retry gets them fresh."""
+    session's net position (``net`` where the round's write returned it, else read) and elapsed
+    time when the profile asks for them with every round. Added per response (not stored with
+    the idempotency key): a retry gets them fresh."""
     profile = ctx.profile(auth.jurisdiction)
     out = {**body, "celebrate": profiles.celebrate(
         profile, int(body.get("bet") or 0),
@@ -108,7 +110,8 @@ def with_profile(ctx: Services, auth: Auth, body: dict[str, Any]) -> dict[str, A
     if profile.session_with_rounds:
         now = utcnow()
         out["session"] = {
-            "net_position": net_position(ctx, auth.player_id, auth.session_started),
+            "net_position": (net_position(ctx, auth.player_id, auth.session_started)
+                             if net is None else net),
             "elapsed_s": int((now - auth.session_started).total_seconds()),
             "started_at": auth.session_started.isoformat()}
     return out
