@@ -104,7 +104,9 @@ class Wallet(Base):
 
 class LedgerEntry(Base):
     __tablename__ = "ledger_entries"
-    __table_args__ = (Index("ix_ledger_wallet", "wallet_id", "id"),)
+    __table_args__ = (Index("ix_ledger_wallet", "wallet_id", "id"),
+                      # The session's net position: a wallet's entries since a time.
+                      Index("ix_ledger_wallet_time", "wallet_id", "created_at"))
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     wallet_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("wallets.id"))
