@@ -113,14 +113,20 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     """Same seeds, same requests, one server with the fast path and one without: the same
     rounds, ledger entries, idempotency keys (answers included), pool entries and balances."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    plays = [("pool-test", 10), ("pool-test", 5), ("instant-test", 2), ("pool-test", 10)]
+    # The last two: free rounds of a package (no debit, no pool fed, the win its own kind).
+    plays = [("pool-test", 10, False), ("pool-test", 5, False), ("instant-test", 2, False),
+             ("pool-test", 10, False), ("pool-test", 10, True), ("pool-test", 10, True)]
     found, answers = [], []
     for db, fast in ((database, True), (second_database, False)):
         with LiveServer(server_settings(db, fast_rounds=fast), games()) as srv:
             c, name = srv.player("samerows")
+            package = srv.admin().post("/api/admin/free-rounds", json={
+                "username": name, "game": "pool-test", "bet": 10, "rounds": 2,
+                "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
             got = []
-            for game, bet in plays:
-                r = c.post(f"/api/games/{game}/rounds", json={"bet": bet}, headers=key())
+            for game, bet, free in plays:
+                body = {"bet": bet, **({"free_round_id": package} if free else {})}
+                r = c.post(f"/api/games/{game}/rounds", json=body, headers=key())
                 assert r.status_code == 201, r.text
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at")})
@@ -134,6 +140,8 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     assert answers[0] == answers[1]
     assert found[0] == found[1]
     assert found[0]["pools"], "the max-bet rounds fed the pools"
+    assert answers[0][-1]["free_round"]["rounds_left"] == 0
+    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 4  # none for the free rounds
 
 
 def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None:
@@ -331,6 +339,43 @@ def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_
     assert c.post("/api/games/pool-test/rounds", json={"bet": 10},
                   headers=key()).status_code == 201
     assert served(srv)["served"] == 4
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_free_rounds_take_the_fast_path_and_its_refusals_are_the_general_paths(
+        make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, name = srv.player()
+
+    def grant(rounds: int, game: str = "pool-test") -> int:
+        r = srv.admin().post("/api/admin/free-rounds", json={
+            "username": name, "game": game, "bet": 10, "rounds": rounds,
+            "expires_at": "2099-01-01T00:00:00+00:00"})
+        assert r.status_code == 201, r.text
+        return int(r.json()["id"])
+
+    first, second = grant(2), grant(1)
+    spin = {"bet": 10, "free_round_id": first}
+    early = c.post("/api/games/pool-test/rounds", json={**spin, "free_round_id": second},
+                   headers=key())
+    assert early.status_code == 409 and early.json()["error"]["code"] == "free_round_out_of_order"
+    assert served(srv)["passed:free_round"] == 1
+    won = 0
+    for left in (1, 0):
+        r = c.post("/api/games/pool-test/rounds", json=spin, headers=key())
+        assert r.status_code == 201, r.text
+        won += r.json()["win"]
+        assert r.json()["free_round"] == {"id": first, "rounds_left": left, "total_won": won,
+                                          "status": "active" if left else "used"}
+    used = c.post("/api/games/pool-test/rounds", json=spin, headers=key())
+    assert used.status_code == 409 and used.json()["error"]["code"] == "free_round_used_up"
+    wrong = c.post("/api/games/pool-test/rounds", json={"bet": 5, "free_round_id": second},
+                   headers=key())
+    assert wrong.status_code == 422 and wrong.json()["error"]["code"] == "free_round_wrong_bet"
+    assert served(srv)["served"] == 2 and served(srv)["passed:free_round"] == 3, served(srv)
+    assert c.get("/api/wallet").json()["balance"] == 100_000 + won  # nothing was debited
+    packages = {p["id"]: p for p in c.get("/api/free-rounds").json()["packages"]}
+    assert packages[first]["total_won"] == won and packages[second]["rounds_left"] == 1
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 

@@ -42,7 +42,7 @@ class LedgerLine:
 class RoundWrite:
     player_id: int
     currency: str  # the wallet must hold it (the bet was checked on this currency's ladder)
-    bet: int
+    bet: int  # debited (0: a free round)
     win: int  # credited in the same transaction (0: no win entry)
     round_id: str
     owner: str  # of the idempotency key
@@ -64,6 +64,9 @@ class RoundWrite:
     # The session's start, when the answer shows the session's net position (None: it does not).
     since: datetime | None = None
     play: int = 0  # the round's ledger lines of the play kinds, summed (its net position share)
+    # A free round: (package id, its rounds left, its total won) as read before the round. The
+    # write requires the package unchanged, uses one of its rounds and adds the win to it.
+    free_round: tuple[int, int, int] | None = None
 
 
 @dataclass(slots=True, frozen=True)

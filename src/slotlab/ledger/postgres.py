@@ -5,15 +5,17 @@ round it checks, with the wallet row locked, what the general path checks in its
 the funds, the wallet's currency, no live round, the idempotency key unused, no loss limit to
 count (a player with one takes the general path, which counts it), and where the profile paces
 rounds, the player's last round started long enough ago (the player's row locked, then stamped
-with this round's start); then it debits the bet and credits the win, inserts the ledger
+with this round's start), and for a free round, its package as it was when read (locked, then
+one round used and the win added); then it debits the bet and credits the win, inserts the ledger
 entries, the round, the key with its stored answer, and adds the jackpot contributions to the
-pools. A round whose checks fail
-is simply left out of every insert, and the caller takes the general path for it.
+pools. A round whose checks fail is simply left out of every insert, and the caller takes the
+general path for it.
 
 Locks are taken in one global order, so batches of several processes and the general path
-never wait on each other in a cycle: the batch's wallets in player order, then the paced
-players' rows in the same order, then, once every wallet is held, the pools in tier order (the
-general path: one wallet, then the player's row, then pools by tier).
+never wait on each other in a cycle: the batch's wallets in player order, then the rows that
+belong to a held wallet's player (a paced player's row, a free round's package: no one else
+locks them without that wallet), then, once every wallet is held, the pools in tier order (the
+general path: one wallet, then the player's row or package, then pools by tier).
 
 Where the answer shows the session's net position, the statement returns it too: the play
 entries of the wallet since the session began, as the statement's snapshot saw them (no other
@@ -59,7 +61,7 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("win", "bigint"), ("rid", "text"), ("owner", "text"), ("key", "text"),
       ("req_hash", "text"), ("ts", "timestamptz"), ("head", "json"), ("lines", "json"),
       ("contrib", "json"), ("row", "json"), ("pace_ms", "int"), ("since", "timestamptz"),
-      ("play", "bigint")]
+      ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -90,13 +92,18 @@ WITH r AS MATERIALIZED (
   SELECT p.id, p.last_round_at FROM players p
   WHERE p.id IN (SELECT lk.player_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.pace_ms > 0)
   ORDER BY p.id FOR UPDATE
+), lkf AS MATERIALIZED (
+  SELECT f.id, f.rounds_left, f.total_won FROM free_round_packages f
+  WHERE f.id IN (SELECT r.fr_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.fr_id IS NOT NULL)
+  ORDER BY f.id FOR UPDATE
 ), ok AS MATERIALIZED (
   SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
-  LEFT JOIN lkp ON lkp.id = r.pid
+  LEFT JOIN lkp ON lkp.id = r.pid LEFT JOIN lkf ON lkf.id = r.fr_id
   WHERE lk.balance >= r.bet AND lk.currency = r.currency
     AND (r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
          OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
+    AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won))
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
@@ -109,6 +116,10 @@ WITH r AS MATERIALIZED (
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
+), fru AS (
+  UPDATE free_round_packages f
+  SET rounds_left = f.rounds_left - 1, total_won = f.total_won + ok.win FROM ok
+  WHERE f.id = ok.fr_id RETURNING f.id
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
@@ -154,10 +165,12 @@ FROM ok
 def round_json(n: int, w: RoundWrite) -> str:
     """Round ``n`` of a batch as the statement reads it: the answer's head and the events go in
     as the JSON text already encoded for the answer, never encoded again."""
+    fr = w.free_round
     record = json_text({
         "n": n, "pid": w.player_id, "currency": w.currency, "bet": w.bet, "win": w.win,
         "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash, "ts": w.at,
         "pace_ms": w.pace_ms, "since": w.since, "play": w.play,
+        "fr_id": fr and fr[0], "fr_left": fr and fr[1], "fr_won": fr and fr[2],
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}

@@ -3,7 +3,8 @@
 One writer thread with its own connection (the standard library's sqlite3: no ORM session,
 no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
 held, what the general path checks (funds, the wallet's currency, no live round, the key
-unused, no loss limit to count, the pace of a paced profile); a round that passes is debited
+unused, no loss limit to count, the pace of a paced profile, a free round's package as it was
+read); a round that passes is debited
 and credited and its ledger entries, round and key are inserted; the batch's jackpot
 contributions are added to the pools at the end. One COMMIT (one fsync with
 ``synchronous=FULL``) makes the whole batch durable.
@@ -69,6 +70,8 @@ FROM wallets w WHERE w.player_id = ?
 """
 _NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
         f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
+_USE_FREE_ROUND = ("UPDATE free_round_packages SET rounds_left = rounds_left - 1, "
+                   "total_won = total_won + ? WHERE id = ? AND rounds_left = ? AND total_won = ?")
 _INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
                   "ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
 _INSERT_KEY = ("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, "
@@ -122,10 +125,15 @@ class SqliteRoundWriter:
                 or (demo and w.contributions)):
             return None
         at = _TIME(w.at)
-        if w.pace_ms:  # the stored times are text in one format: they compare as strings
-            if last_round_at is not None and last_round_at > _TIME(
-                    w.at - timedelta(milliseconds=w.pace_ms)):
-                return None
+        # The stored times are text in one format: they compare as strings.
+        if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
+                w.at - timedelta(milliseconds=w.pace_ms)):
+            return None
+        if w.free_round is not None:
+            package, left, won = w.free_round
+            if con.execute(_USE_FREE_ROUND, (w.win, package, left, won)).rowcount != 1:
+                return None  # the package changed since it was read (no write before this)
+        if w.pace_ms:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
         after = balance - w.bet + w.win
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))

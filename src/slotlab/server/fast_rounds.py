@@ -2,7 +2,8 @@
 ASGI level, its rows written by one batched statement (group commit) on the database.
 
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
-the game's ladder, no free round and no autoplay declaration, and a round that completes in this
+the game's ladder (or a free round of a package the player may play now), no autoplay
+declaration, and a round that completes in this
 request without a jackpot won, under any profile that does not offer provably fair seeds:
 paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
 For it this module does what the general path
@@ -56,13 +57,20 @@ from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.schemas import RoundCreate
 from slotlab.server.services import auth as auth_service
-from slotlab.server.services import fairness, jackpots, profiles, reality, round_view
+from slotlab.server.services import (
+    fairness,
+    free_rounds,
+    jackpots,
+    profiles,
+    reality,
+    round_view,
+)
 from slotlab.server.services import idempotency as idem
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import COMPLETED, Round, utcnow
+from slotlab.store.models import COMPLETED, FreeRoundPackage, Round, utcnow
 
 log = logging.getLogger("slotlab.server")
 
@@ -87,6 +95,7 @@ class _Request:
     key: str
     bet: int
     request_hash: str
+    free_round_id: int | None
 
 
 def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Request | None:
@@ -110,10 +119,10 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
         req = RoundCreate.model_validate_json(body)  # strict fields: as json.loads + validate
     except (ApiError, ValueError):  # pydantic's ValidationError is a ValueError
         return None
-    if req.free_round_id is not None or req.autoplay is not None:
+    if req.autoplay is not None:
         return None
     h = idem.request_hash("POST", f"{_PREFIX}{game_id}{_SUFFIX}", req.model_dump(exclude_none=True))
-    return _Request(game_id, token, key, req.bet, h)
+    return _Request(game_id, token, key, req.bet, h, req.free_round_id)
 
 
 def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
@@ -191,12 +200,13 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns
 
 
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
-          request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int]
-          ) -> RoundWrite:
+          request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int],
+          package: FreeRoundPackage | None = None) -> RoundWrite:
     """The rows the general path writes for a round that completes at once with no jackpot
     won, the wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the
     two paths' rows equal). The round is a plain record with the model's attributes, not an
-    ORM object: this path has no session, and instrumented attributes cost more than the game."""
+    ORM object: this path has no session, and instrumented attributes cost more than the game.
+    ``package``: a free round's package as read (nothing debited, the win its own kind)."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -213,30 +223,42 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
         "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
         "auto_seeds": [], "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
-        "free_round_id": None, "created_at": now, "updated_at": now, "completed_at": now}
+        "free_round_id": None if package is None else package.id,
+        "created_at": now, "updated_at": now, "completed_at": now}
     # round_public reads attributes only; the answer's events are added as JSON text below.
     r = cast(Round, SimpleNamespace(**values, events=None))
-    lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
-    if win:
-        lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
-    # A demo player's play money never feeds a pool (services/demo.py).
+    if package is None:
+        lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
+        if win:
+            lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
+    else:  # as services/rounds.py credits a free round's win
+        lines = [LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
+                            f"free_round:{package.id}:round:{rid}:win")] if win else []
+    # A demo player's play money never feeds a pool (services/demo.py), nor does a free round.
     feeds = (entry.progressives and credits == entry.max_bet_credits
-             and not who.demo)
+             and not who.demo and package is None)
     contributions = tuple((pools[tier], micro) for tier, micro in
                           (jackpots.contributions(entry, bet) if feeds else [])
                           if tier in pools)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
+    if package is not None:  # the package as this round leaves it
+        body["free_round"] = free_rounds.round_state(FreeRoundPackage(
+            id=package.id, rounds_left=package.rounds_left - 1,
+            total_won=package.total_won + win, expires_at=package.expires_at), now)
     head = json_object_with(json_text(body), events=events_json)
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(
-        player_id=who.player_id, currency=entry.currency, bet=bet, win=win, round_id=rid,
+        player_id=who.player_id, currency=entry.currency, bet=0 if package else bet, win=win,
+        round_id=rid,
         owner=general._owner(who), key=key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=contributions, response=body,
         response_json=head, events_json=events_json,
         pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),
         since=who.session_started if profile.session_with_rounds else None,
-        play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS))
+        play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
+        free_round=None if package is None
+        else (package.id, package.rounds_left, package.total_won))
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -298,6 +320,14 @@ class FastRounds:
         if entry is None or credits is None or not _profile_allows(ctx, who, entry):
             path.stats["passed:round"] += 1
             return None
+        package = None
+        if req.free_round_id is not None:
+            try:
+                package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
+                                                  req.free_round_id, entry, req.bet, utcnow())
+            except Exception:  # refused (the general path says why), or the database
+                path.stats["passed:free_round"] += 1
+                return None
         try:
             seed = general.fresh_seed()  # the general path's source (503 there if it fails)
             result = general.play(entry, credits, [seed], [])
@@ -310,8 +340,8 @@ class FastRounds:
             return played
         try:
             write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
-                             seed, result, await path.pool_ids(entry) if entry.progressives
-                             else {})
+                          seed, result, await path.pool_ids(entry)
+                          if entry.progressives and package is None else {}, package)
             written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
@@ -323,7 +353,8 @@ class FastRounds:
             return played
         path.stats["served"] += 1
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
-                              round_id=write.round_id, player_id=who.player_id, demo=who.demo)
+                              round_id=write.round_id, player_id=who.player_id,
+                              free=package is not None, demo=who.demo)
         await _send(send, 201, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False

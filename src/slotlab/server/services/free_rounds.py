@@ -122,11 +122,18 @@ def summary(ctx: Services, player_id: int) -> dict[str, Any]:
     return {"packages": active, "rounds_left": sum(p["rounds_left"] for p in active)}
 
 
-def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, bet: int,
-               now: datetime) -> FreeRoundPackage:
-    """In the round's write transaction (wallet locked): check and use one round of a package."""
-    p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id)
-                 .with_for_update())
+def _older(s: Session, p: FreeRoundPackage, now: datetime) -> int | None:
+    """An older package of the same player and game that can still be played (it goes first)."""
+    return s.scalar(select(FreeRoundPackage.id).where(
+        FreeRoundPackage.player_id == p.player_id, FreeRoundPackage.game_id == p.game_id,
+        FreeRoundPackage.id < p.id, FreeRoundPackage.rounds_left > 0,
+        FreeRoundPackage.expires_at > now).order_by(FreeRoundPackage.id).limit(1))
+
+
+def check_use(p: FreeRoundPackage | None, package_id: int, player_id: int, entry: GameEntry,
+              bet: int, now: datetime, older: int | None) -> FreeRoundPackage:
+    """The package, if this player may play a round of it now on this game at this bet (with
+    ``older``, the package that must go first); else the error that says why not."""
     if p is None:
         raise not_found("unknown_free_round", f"no free round package {package_id}")
     if p.player_id != player_id:
@@ -142,13 +149,19 @@ def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, be
     if p.expires_at <= now:
         raise conflict("free_round_expired",
                        f"free round package {p.id} expired at {p.expires_at.isoformat()}")
-    older = s.scalar(select(FreeRoundPackage.id).where(
-        FreeRoundPackage.player_id == player_id, FreeRoundPackage.game_id == p.game_id,
-        FreeRoundPackage.id < p.id, FreeRoundPackage.rounds_left > 0,
-        FreeRoundPackage.expires_at > now).order_by(FreeRoundPackage.id).limit(1))
     if older is not None:
         raise conflict("free_round_out_of_order",
                        f"packages are used in creation order: play package {older} first")
+    return p
+
+
+def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, bet: int,
+               now: datetime) -> FreeRoundPackage:
+    """In the round's write transaction (wallet locked): check and use one round of a package."""
+    p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id)
+                 .with_for_update())
+    p = check_use(p, package_id, player_id, entry, bet, now,
+                  None if p is None else _older(s, p, now))
     done = cast(CursorResult[Any], s.execute(update(FreeRoundPackage)
                      .where(FreeRoundPackage.id == p.id, FreeRoundPackage.rounds_left > 0)
                      .values(rounds_left=FreeRoundPackage.rounds_left - 1)
@@ -157,6 +170,19 @@ def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, be
         raise conflict("free_round_used_up", f"free round package {p.id} has no rounds left")
     s.refresh(p)
     return p
+
+
+def usable(ctx: Services, player_id: int, package_id: int, entry: GameEntry, bet: int,
+           now: datetime) -> FreeRoundPackage:
+    """Outside any write: the package as it stands, if a round of it may be played now (the
+    fast round path's read; its write then requires the package unchanged). Raises as
+    :func:`take_round` would."""
+    with ctx.db.read() as s:
+        p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id))
+        older = None if p is None else _older(s, p, now)
+        if p is not None:
+            s.expunge(p)
+    return check_use(p, package_id, player_id, entry, bet, now, older)
 
 
 def add_win(s: Session, package_id: int, amount: int) -> None:

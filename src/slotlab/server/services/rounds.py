@@ -312,7 +312,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator
     result: RoundResult | None
-    if (played is not None and not split and free_round_id is None
+    if (played is not None and not split
             and (played.game_id, played.bet) == (game_id, bet)):
         seed0, result = played.seed, played.result
     else:
