@@ -95,10 +95,12 @@ def rows(db_url: str, player: str) -> dict[str, Any]:
                 "FROM jackpot_entries e WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
             balance = c.execute(text("SELECT balance FROM wallets WHERE player_id = :p"),
                                 {"p": pid}).scalar_one()
+            runs = [tuple(r) for r in c.execute(text(
+                "SELECT status, stop_reason FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
     finally:
         engine.dispose()
     return {"rounds": round_rows, "awaiting_raw": raw, "ledger": ledger, "keys": sorted(keys),
-            "pools": pools, "balance": balance}
+            "pools": pools, "balance": balance, "runs": runs}
 
 
 @pytest.fixture
@@ -113,9 +115,11 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     """Same seeds, same requests, one server with the fast path and one without: the same
     rounds, ledger entries, idempotency keys (answers included), pool entries and balances."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # The last two: free rounds of a package (no debit, no pool fed, the win its own kind).
-    plays = [("pool-test", 10, False), ("pool-test", 5, False), ("instant-test", 2, False),
-             ("pool-test", 10, False), ("pool-test", 10, True), ("pool-test", 10, True)]
+    # Then two free rounds of a package (no debit, no pool fed, the win its own kind), and two
+    # rounds of an autoplay run of two rounds (stamped with the run, which the second stops).
+    plays = [("pool-test", 10, ""), ("pool-test", 5, ""), ("instant-test", 2, ""),
+             ("pool-test", 10, ""), ("pool-test", 10, "free"), ("pool-test", 10, "free"),
+             ("pool-test", 5, "auto"), ("pool-test", 5, "auto")]
     found, answers = [], []
     for db, fast in ((database, True), (second_database, False)):
         with LiveServer(server_settings(db, fast_rounds=fast), games()) as srv:
@@ -123,9 +127,12 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
             package = srv.admin().post("/api/admin/free-rounds", json={
                 "username": name, "game": "pool-test", "bet": 10, "rounds": 2,
                 "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+            run = c.post("/api/autoplay", json={"game": "pool-test", "rounds": 2}).json()
+            extra = {"": {}, "free": {"free_round_id": package},
+                     "auto": {"autoplay": {"rounds_left": 2, "run_id": run["run_id"]}}}
             got = []
-            for game, bet, free in plays:
-                body = {"bet": bet, **({"free_round_id": package} if free else {})}
+            for game, bet, kind in plays:
+                body = {"bet": bet, **extra[kind]}
                 r = c.post(f"/api/games/{game}/rounds", json=body, headers=key())
                 assert r.status_code == 201, r.text
                 got.append({k: v for k, v in r.json().items()
@@ -140,8 +147,9 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     assert answers[0] == answers[1]
     assert found[0] == found[1]
     assert found[0]["pools"], "the max-bet rounds fed the pools"
-    assert answers[0][-1]["free_round"]["rounds_left"] == 0
-    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 4  # none for the free rounds
+    assert answers[0][5]["free_round"]["rounds_left"] == 0
+    assert found[0]["runs"] == [("stopped", "rounds")]
+    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 6  # none for the free rounds
 
 
 def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None:
@@ -376,6 +384,31 @@ def test_free_rounds_take_the_fast_path_and_its_refusals_are_the_general_paths(
     assert c.get("/api/wallet").json()["balance"] == 100_000 + won  # nothing was debited
     packages = {p["id"]: p for p in c.get("/api/free-rounds").json()["packages"]}
     assert packages[first]["total_won"] == won and packages[second]["rounds_left"] == 1
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_autoplay_rounds_take_the_fast_path_and_the_write_stops_the_run(
+        make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    run = c.post("/api/autoplay", json={"game": "lose-test", "rounds": 5,
+                                        "balance_down_by": 25}).json()["run_id"]
+
+    def spin() -> Any:
+        return c.post("/api/games/lose-test/rounds", json={"bet": 10, "autoplay": {
+            "rounds_left": 5, "balance_down_by": 25, "run_id": run}}, headers=key())
+
+    assert [spin().status_code for _ in range(3)] == [201, 201, 201]
+    assert served(srv)["served"] == 3, served(srv)
+    got = c.get(f"/api/autoplay/{run}").json()  # the third round's write stopped the run: 30 lost
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "loss_limit", 3)
+    stopped = spin()
+    assert stopped.status_code == 409 and stopped.json()["error"]["code"] == "autoplay_stopped"
+    assert served(srv)["passed:autoplay"] == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 30
+    other = c.post("/api/games/pool-test/rounds", json={"bet": 10, "autoplay": {
+        "rounds_left": 3, "run_id": run}}, headers=key())
+    assert other.status_code == 409 and other.json()["error"]["code"] == "autoplay_run_other_game"
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 

@@ -67,6 +67,10 @@ class RoundWrite:
     # A free round: (package id, its rounds left, its total won) as read before the round. The
     # write requires the package unchanged, uses one of its rounds and adds the win to it.
     free_round: tuple[int, int, int] | None = None
+    # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
+    # best single payment; the stop reason this round meets, or None). The write requires the
+    # run still active with those figures, and stops it for that reason.
+    autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
 
 
 @dataclass(slots=True, frozen=True)

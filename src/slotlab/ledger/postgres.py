@@ -3,23 +3,20 @@
 The statement is its own transaction (one commit, one WAL flush, for every round in it). Per
 round it checks, with the wallet row locked, what the general path checks in its transaction:
 the funds, the wallet's currency, no live round, the idempotency key unused, no loss limit to
-count (a player with one takes the general path, which counts it), and where the profile paces
-rounds, the player's last round started long enough ago (the player's row locked, then stamped
-with this round's start), and for a free round, its package as it was when read (locked, then
-one round used and the win added); then it debits the bet and credits the win, inserts the ledger
-entries, the round, the key with its stored answer, and adds the jackpot contributions to the
-pools. A round whose checks fail is simply left out of every insert, and the caller takes the
-general path for it.
+count (a player with one takes the general path, which counts it); where the profile paces
+rounds, that the player's last round started long enough ago (the player's row locked, then
+stamped with this round's start); for a free round, its package as it was when read (locked,
+then one round used and the win added); for a round of an autoplay run, the run still active
+with the figures it had when read (locked, then stopped if this round meets a condition). Then
+it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
+stored answer, and adds the jackpot contributions to the pools. A round whose checks fail is
+simply left out of every insert, and the caller takes the general path for it.
 
 Locks are taken in one global order, so batches of several processes and the general path
 never wait on each other in a cycle: the batch's wallets in player order, then the rows that
-belong to a held wallet's player (a paced player's row, a free round's package: no one else
-locks them without that wallet), then, once every wallet is held, the pools in tier order (the
-general path: one wallet, then the player's row or package, then pools by tier).
-
-Where the answer shows the session's net position, the statement returns it too: the play
-entries of the wallet since the session began, as the statement's snapshot saw them (no other
-entry can have been added since: the wallet would have changed), plus this round's.
+belong to a held wallet's player (a paced player's row, a free round's package, an autoplay
+run: whoever else locks one holds no other lock meanwhile), then, once every wallet is held,
+the pools in tier order (the general path: one wallet, the player's rows, pools by tier).
 
 Read committed: each statement sees the database as it was when it began, but the lock on a
 wallet waits for any transaction that holds it. A round whose wallet was changed after the
@@ -41,7 +38,7 @@ from sqlalchemy.engine import make_url
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.store.models import LIVE_STATUSES, Player, Round
+from slotlab.store.models import CANCELLED, LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
@@ -61,7 +58,9 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("win", "bigint"), ("rid", "text"), ("owner", "text"), ("key", "text"),
       ("req_hash", "text"), ("ts", "timestamptz"), ("head", "json"), ("lines", "json"),
       ("contrib", "json"), ("row", "json"), ("pace_ms", "int"), ("since", "timestamptz"),
-      ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint")]
+      ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
+      ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
+      ("ap_best", "bigint"), ("ap_stop", "text")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -69,6 +68,16 @@ _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
 # read by json_populate_record is an SQL NULL).
 _ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.{c.key}"
         for c in _COLUMNS]
+
+
+# An autoplay run's figures from its rounds, as services/autoplay_runs.py counts them: rounds,
+# bets charged (a free or cancelled round costs nothing), everything paid, the best payment.
+RUN_FIGURES = f"""SELECT count(*),
+  coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
+               ELSE 0 END), 0),
+  coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)
+FROM rounds o WHERE o.autoplay_run_id = {{run}}"""
+RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # services/autoplay_runs.py's run states
 
 
 def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
@@ -96,14 +105,21 @@ WITH r AS MATERIALIZED (
   SELECT f.id, f.rounds_left, f.total_won FROM free_round_packages f
   WHERE f.id IN (SELECT r.fr_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.fr_id IS NOT NULL)
   ORDER BY f.id FOR UPDATE
+), lka AS MATERIALIZED (
+  SELECT a.id, a.status FROM autoplay_runs a
+  WHERE a.id IN (SELECT r.ap_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.ap_id IS NOT NULL)
+  ORDER BY a.id FOR UPDATE
 ), ok AS MATERIALIZED (
   SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
   LEFT JOIN lkp ON lkp.id = r.pid LEFT JOIN lkf ON lkf.id = r.fr_id
+  LEFT JOIN lka ON lka.id = r.ap_id
   WHERE lk.balance >= r.bet AND lk.currency = r.currency
     AND (r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
          OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
     AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won))
+    AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
+         r.ap_best) = ({RUN_FIGURES.format(run="r.ap_id")})))
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
@@ -120,6 +136,9 @@ WITH r AS MATERIALIZED (
   UPDATE free_round_packages f
   SET rounds_left = f.rounds_left - 1, total_won = f.total_won + ok.win FROM ok
   WHERE f.id = ok.fr_id RETURNING f.id
+), aps AS (
+  UPDATE autoplay_runs a SET status = '{RUN_STOPPED}', stop_reason = ok.ap_stop, stopped_at = ok.ts
+  FROM ok WHERE a.id = ok.ap_id AND ok.ap_stop IS NOT NULL RETURNING a.id
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts
@@ -171,12 +190,21 @@ def round_json(n: int, w: RoundWrite) -> str:
         "rid": w.round_id, "owner": w.owner, "key": w.key, "req_hash": w.request_hash, "ts": w.at,
         "pace_ms": w.pace_ms, "since": w.since, "play": w.play,
         "fr_id": fr and fr[0], "fr_left": fr and fr[1], "fr_won": fr and fr[2],
+        **_autoplay(w),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
                     for i, (pool, micro) in enumerate(w.contributions)]})
     row = json_object_with(json_text(w.round_values), events=w.events_json)
     return json_object_with(record, head=w.response_json, row=row)
+
+
+def _autoplay(w: RoundWrite) -> dict[str, Any]:
+    if w.autoplay is None:
+        return {}
+    run, (rounds, bet, win, best), stop = w.autoplay
+    return {"ap_id": run, "ap_rounds": rounds, "ap_bet": bet, "ap_win": win, "ap_best": best,
+            "ap_stop": stop}
 
 
 def parameters(batch: Sequence[RoundWrite]) -> list[str]:

@@ -3,11 +3,10 @@
 One writer thread with its own connection (the standard library's sqlite3: no ORM session,
 no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
 held, what the general path checks (funds, the wallet's currency, no live round, the key
-unused, no loss limit to count, the pace of a paced profile, a free round's package as it was
-read); a round that passes is debited
-and credited and its ledger entries, round and key are inserted; the batch's jackpot
-contributions are added to the pools at the end. One COMMIT (one fsync with
-``synchronous=FULL``) makes the whole batch durable.
+unused, no loss limit to count, the pace of a paced profile, a free round's package and an
+autoplay run as they were read); a round that passes is debited and credited and its ledger
+entries, round and key are inserted; the batch's jackpot contributions are added to the pools
+at the end. One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
 engine's JSON encoder (:func:`slotlab.json_text.json_text`), so the stored text (times, JSON,
@@ -31,7 +30,7 @@ from sqlalchemy.engine import make_url
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.ledger.postgres import LOSS_LIMIT
+from slotlab.ledger.postgres import LOSS_LIMIT, RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
 from slotlab.store.models import (
     LIVE_STATUSES,
     LedgerEntry,
@@ -70,6 +69,7 @@ FROM wallets w WHERE w.player_id = ?
 """
 _NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
         f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
+_RUN_FIGURES = RUN_FIGURES.format(run="?")
 _USE_FREE_ROUND = ("UPDATE free_round_packages SET rounds_left = rounds_left - 1, "
                    "total_won = total_won + ? WHERE id = ? AND rounds_left = ? AND total_won = ?")
 _INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
@@ -129,12 +129,22 @@ class SqliteRoundWriter:
         if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
                 w.at - timedelta(milliseconds=w.pace_ms)):
             return None
+        if w.autoplay is not None:
+            run, figures, _ = w.autoplay
+            status = con.execute("SELECT status FROM autoplay_runs WHERE id = ?", (run,)
+                                 ).fetchone()
+            if (status is None or status[0] != RUN_ACTIVE
+                    or tuple(con.execute(_RUN_FIGURES, (run,)).fetchone()) != figures):
+                return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
             if con.execute(_USE_FREE_ROUND, (w.win, package, left, won)).rowcount != 1:
                 return None  # the package changed since it was read (no write before this)
         if w.pace_ms:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
+        if w.autoplay is not None and w.autoplay[2] is not None:
+            con.execute("UPDATE autoplay_runs SET status = ?, stop_reason = ?, stopped_at = ? "
+                        "WHERE id = ?", (RUN_STOPPED, w.autoplay[2], at, w.autoplay[0]))
         after = balance - w.bet + w.win
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
         con.executemany(_INSERT_LEDGER, [

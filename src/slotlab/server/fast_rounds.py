@@ -2,8 +2,8 @@
 ASGI level, its rows written by one batched statement (group commit) on the database.
 
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
-the game's ladder (or a free round of a package the player may play now), no autoplay
-declaration, and a round that completes in this
+the game's ladder (or a free round of a package the player may play now; an autoplay round
+of a run still going included), and a round that completes in this
 request without a jackpot won, under any profile that does not offer provably fair seeds:
 paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
 For it this module does what the general path
@@ -32,6 +32,7 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import uuid
@@ -55,9 +56,11 @@ from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
-from slotlab.server.schemas import RoundCreate
+from slotlab.server.schemas import AutoplayCreate, RoundCreate
 from slotlab.server.services import auth as auth_service
+from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import (
+    autoplay_runs,
     fairness,
     free_rounds,
     jackpots,
@@ -96,6 +99,7 @@ class _Request:
     bet: int
     request_hash: str
     free_round_id: int | None
+    autoplay: AutoplayCreate | None
 
 
 def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Request | None:
@@ -119,10 +123,8 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
         req = RoundCreate.model_validate_json(body)  # strict fields: as json.loads + validate
     except (ApiError, ValueError):  # pydantic's ValidationError is a ValueError
         return None
-    if req.autoplay is not None:
-        return None
     h = idem.request_hash("POST", f"{_PREFIX}{game_id}{_SUFFIX}", req.model_dump(exclude_none=True))
-    return _Request(game_id, token, key, req.bet, h, req.free_round_id)
+    return _Request(game_id, token, key, req.bet, h, req.free_round_id, req.autoplay)
 
 
 def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
@@ -201,12 +203,14 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns
 
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
           request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int],
-          package: FreeRoundPackage | None = None) -> RoundWrite:
+          package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None
+          ) -> RoundWrite:
     """The rows the general path writes for a round that completes at once with no jackpot
     won, the wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the
     two paths' rows equal). The round is a plain record with the model's attributes, not an
     ORM object: this path has no session, and instrumented attributes cost more than the game.
-    ``package``: a free round's package as read (nothing debited, the win its own kind)."""
+    ``package``: a free round's package as read (nothing debited, the win its own kind);
+    ``run``: the autoplay run the round is played in, as read."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -224,6 +228,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
         "auto_seeds": [], "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
         "free_round_id": None if package is None else package.id,
+        "autoplay_run_id": None if run is None else run.run_id,
         "created_at": now, "updated_at": now, "completed_at": now}
     # round_public reads attributes only; the answer's events are added as JSON text below.
     r = cast(Round, SimpleNamespace(**values, events=None))
@@ -258,7 +263,9 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         since=who.session_started if profile.session_with_rounds else None,
         play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
         free_round=None if package is None
-        else (package.id, package.rounds_left, package.total_won))
+        else (package.id, package.rounds_left, package.total_won),
+        autoplay=None if run is None
+        else (run.run_id, dataclasses.astuple(run.before), run.after(r)))
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -328,6 +335,15 @@ class FastRounds:
             except Exception:  # refused (the general path says why), or the database
                 path.stats["passed:free_round"] += 1
                 return None
+        run = None
+        if req.autoplay is not None:
+            try:
+                autoplay_rules.check_round(ctx.profile(who.jurisdiction), req.autoplay)
+                run = await run_in_threadpool(autoplay_runs.usable, ctx, who, game_id,
+                                              req.autoplay)
+            except Exception:  # refused, the run stopping or busy: the general path answers
+                path.stats["passed:autoplay"] += 1
+                return None
         try:
             seed = general.fresh_seed()  # the general path's source (503 there if it fails)
             result = general.play(entry, credits, [seed], [])
@@ -341,7 +357,7 @@ class FastRounds:
         try:
             write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
                           seed, result, await path.pool_ids(entry)
-                          if entry.progressives and package is None else {}, package)
+                          if entry.progressives and package is None else {}, package, run)
             written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",

@@ -39,6 +39,7 @@ from slotlab.server.services.profiles import PROFILES
 from slotlab.store.models import (
     CANCELLED,
     COMPLETED,
+    LIVE_STATUSES,
     AutoplayRun,
     Player,
     Round,
@@ -193,6 +194,42 @@ def check_round(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreat
                 _stop(run, reason, utcnow())
             refusal = _stopped(run)
         raise refusal
+
+
+@dataclass(frozen=True)
+class RunUse:
+    """What the fast round path needs of a run for a round it plays: the run's figures as read
+    (its write requires them unchanged, with the run still active) and how the round leaves
+    the run: stopped for ``stop`` (None: it goes on)."""
+
+    run_id: int
+    before: Figures
+    run: AutoplayRun
+
+    def after(self, r: Round) -> str | None:
+        return stop_reason(self.run, self.before.plus(r))
+
+
+def usable(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | None
+           ) -> RunUse | None:
+    """Outside any write, for the fast round path: the run a round may be played in, or None
+    when the round names no run. Raises for a run that is another game's or not the player's;
+    returns nothing usable (LookupError) for a run that has stopped or must stop, or that has
+    a round still live: the general path records the stop and answers, as it always does."""
+    if declared is None or declared.run_id is None:
+        return None
+    with ctx.db.read() as s:
+        run = _own_run(s, auth.player_id, declared.run_id)
+        if run.game_id != game_id:
+            raise conflict("autoplay_run_other_game",
+                           f"autoplay run {run.id} plays {run.game_id}, not {game_id}")
+        before = _figures(s, run.id)
+        live = s.scalar(select(func.count()).where(Round.autoplay_run_id == run.id,
+                                                   Round.status.in_(LIVE_STATUSES)))
+        s.expunge(run)
+    if run.status != ACTIVE or stop_reason(run, before) is not None or live:
+        raise LookupError("the general path takes this round")
+    return RunUse(run.id, before, run)
 
 
 def take_round(s: Session, player_id: int, declared: AutoplayCreate | None, r: Round,
