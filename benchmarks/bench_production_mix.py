@@ -39,6 +39,7 @@ from typing import Any
 
 import bench_server as bs  # the sibling script (its folder is first on sys.path): server, CPU
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 RESULTS = bs.ROOT / "benchmarks" / "results" / "production_mix.json"
 GAMES = ("crystal-star-deluxe", "super-12-stars", "superstars")
@@ -155,11 +156,25 @@ async def _send(c: httpx.AsyncClient, p: Player, path: str, body: dict[str, Any]
     return None
 
 
+def round_starts_by_path(base: str) -> Counter[str]:
+    """Round starts answered so far, per path (fast: the batched money path; general: the ORM
+    path), from the server's own /metrics."""
+    text = httpx.get(f"{base}/metrics", timeout=30).text
+    out: Counter[str] = Counter()
+    for family in text_string_to_metric_families(text):
+        if family.name == "slotlab_round_seconds":
+            for sample in family.samples:
+                if sample.name.endswith("_count"):
+                    out[sample.labels["path"]] += int(sample.value)
+    return out
+
+
 def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
           postgres: bool) -> dict[str, Any]:
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
+    paths0 = round_starts_by_path(base)
     tally = Tally()
     rings = [ring[i::clients] for i in range(clients)]
     start_t = time.perf_counter()
@@ -172,6 +187,8 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     with bs.Meter(pid, postgres) as meter:
         asyncio.run(run())
     elapsed = time.perf_counter() - start_t
+    paths = round_starts_by_path(base)
+    paths.subtract(paths0)
     lat = sorted(tally.latencies) or [0.0]
     return meter.annotate({
         "concurrency": clients, "players": len(ring), "rounds": tally.rounds,
@@ -179,7 +196,8 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3) for p in (50, 90, 99)},
         "max_ms": round(1000 * lat[-1], 3), "requests": len(tally.latencies),
         "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
-        "rounds_by_kind": dict(tally.kinds), "client_cpu_s": time.process_time() - cpu0})
+        "rounds_by_kind": dict(tally.kinds), "round_starts_by_path": dict(paths),
+        "client_cpu_s": time.process_time() - cpu0})
 
 
 def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -196,7 +214,7 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
             rows.append(row)
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
-                  f"{row['rounds_by_kind']}", flush=True)
+                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}", flush=True)
         return {"backend": backend, "levels": rows}
     finally:
         bs.stop_server(proc)

@@ -162,6 +162,9 @@ class Game(Protocol):
     def exact(self) -> ExactMath | None: ...
 
     @property
+    def composed(self) -> ComposedMath | None: ...
+
+    @property
     def sd(self) -> StandardDeviation | None: ...
 
     @property

@@ -106,3 +106,34 @@ def test_a_level_with_too_few_rounds_is_not_judged(make_server: Callable[..., Li
         watch = admin.get("/api/admin/rtp-watch").json()
     (level,) = watch["levels"]
     assert level["rounds"] == 20 and level["interval"] is None and not level["alert"]
+
+
+def test_a_game_whose_rtp_report_simulates_a_feature_is_watched_against_its_offered_rtp(
+        serve_games: Callable[..., LiveServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Superstars' report simulates a million Bonus Games (tens of seconds of a core, the GIL
+    held): the watch, a scrape and the games report never run it; they use the RTP the
+    catalogue offers, which that simulation proves in the game's tests."""
+    from slotlab.games.superstars.game import Superstars
+
+    ran: list[object] = []
+
+    def recorded(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        ran.append(args)  # (a failure raised here would be taken for a game without a report)
+        raise RuntimeError("the composed RTP report was run on a request")
+
+    monkeypatch.setattr(Superstars, "exact", recorded)
+    srv = serve_games("superstars")
+    player, _ = srv.player()
+    with player:
+        bet = player.get("/api/games/superstars").json()["bets"][0]
+        for _ in range(3):
+            r = player.post("/api/games/superstars/rounds", json={"bet": bet}, headers=key())
+            assert r.status_code == 201, r.text
+        offered = player.get("/api/games").json()
+    with srv.admin() as admin:
+        watch = admin.get("/api/admin/rtp-watch").json()
+        assert admin.get("/metrics").status_code == 200
+    (level,) = watch["levels"]
+    rtp = {g["id"]: g["rtp"] for g in offered}["superstars"]
+    assert level["expected_rtp"] == pytest.approx(rtp)
+    assert ran == []

@@ -86,8 +86,12 @@ def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None
 
 
 def theoretical_rtp(entry: GameEntry, bet_credits: int) -> float | None:
+    """The model's RTP at this bet: its exact report's where the game has exact math; for a
+    game whose report simulates a feature (``composed``: a million Bonus Games, tens of seconds
+    of a core) the figure the catalogue offers, which that simulation proves in the game's
+    tests. A scrape or a report is never the place for a long simulation."""
     exact = entry.game.exact
-    if exact is not None:
+    if exact is not None and entry.game.composed is None:
         try:
             v = _float_or_none(exact(bet_credits)["rtp"])
             if v is not None:
