@@ -335,18 +335,17 @@ def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_
         assert soon.status_code == 429 and soon.json()["error"]["code"] == "too_fast"
         assert c.get("/api/wallet").json()["balance"] == balance
         clock.advance(2.5)
-    # The session's first round finds no acknowledgement remembered: the general path reads it.
-    assert served(srv)["served"] == 3 and served(srv)["passed:round"] == 1, served(srv)
+    assert served(srv)["served"] == 4 and served(srv)["passed:round"] == 0, served(srv)
     assert served(srv)["passed:refused"] == 4  # the rounds too soon: 429 from the general path
     assert c.get("/api/session/reality-check").json()["net_position"] == net
     clock.advance(600)
     due = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
     assert due.status_code == 409 and due.json()["error"]["code"] == "reality_check_due"
-    assert served(srv)["passed:round"] == 2
+    assert served(srv)["passed:round"] == 1
     assert c.post("/api/session/reality-check").status_code == 200
     assert c.post("/api/games/pool-test/rounds", json={"bet": 10},
                   headers=key()).status_code == 201
-    assert served(srv)["served"] == 4
+    assert served(srv)["served"] == 5
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
@@ -410,6 +409,34 @@ def test_autoplay_rounds_take_the_fast_path_and_the_write_stops_the_run(
         "rounds_left": 3, "run_id": run}}, headers=key())
     assert other.status_code == 409 and other.json()["error"]["code"] == "autoplay_run_other_game"
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_run_remembered_by_one_process_and_played_in_another_is_never_trusted(
+        make_server: Any) -> None:
+    """A process remembers a run's figures after each round it writes; a round of the run
+    written by another process makes them stale, and the write refuses them: the round goes to
+    the general path, which counts the run's rounds as stored."""
+    here = make_server(games=games())
+    there = make_server(games=games(), fast_rounds=False)  # another process on the database
+    c, _ = here.player()
+    token = c.headers["Authorization"].split()[1]
+    run = c.post("/api/autoplay", json={"game": "lose-test", "rounds": 3}).json()["run_id"]
+    body = {"bet": 10, "autoplay": {"rounds_left": 3, "run_id": run}}
+
+    def spin(srv: LiveServer) -> Any:
+        with srv.client(token) as cl:
+            return cl.post("/api/games/lose-test/rounds", json=body, headers=key())
+
+    assert spin(here).status_code == 201 and served(here)["served"] == 1
+    assert spin(there).status_code == 201
+    assert spin(here).status_code == 201  # remembered figures: one round; stored: two
+    assert served(here)["served"] == 1 and served(here)["passed:refused"] == 1, served(here)
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "rounds", 3)
+    stopped = spin(here)
+    assert stopped.status_code == 409 and stopped.json()["error"]["code"] == "autoplay_stopped"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 30
+    assert here.admin().get("/api/admin/audit").json()["ok"]
 
 
 def test_off_means_the_general_path_only(make_server: Any) -> None:

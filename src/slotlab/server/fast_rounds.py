@@ -127,16 +127,19 @@ def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Re
     return _Request(game_id, token, key, req.bet, h, req.free_round_id, req.autoplay)
 
 
-def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
+async def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
     """Whether the player's profile lets this path start the round: the game's RTP meets it,
-    and no reality check is due (by what this process knows; where it knows nothing, or a
-    reminder is due, the general path reads the stored acknowledgement and answers). The pace
+    and no reality check is due (by the acknowledgement this process remembers, read once per
+    session; where a reminder is due, the general path reads it again and answers). The pace
     is checked by the write itself. Otherwise the general path checks and answers."""
     p = ctx.profile(who.jurisdiction)
     if p.id != ctx.settings.jurisdiction and profiles.below_min_rtp(p, entry.rtp):
         return False
-    return (reality.surely_not_due(ctx, who) is True
-            and not fairness.offered(ctx, who.jurisdiction))  # its seed is the general path's
+    if fairness.offered(ctx, who.jurisdiction):  # its seed is the general path's
+        return False
+    if reality.surely_not_due(ctx, who) is None:
+        await run_in_threadpool(reality.last_ack, ctx, who)
+    return reality.surely_not_due(ctx, who) is True
 
 
 def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
@@ -163,6 +166,8 @@ class FastRoundPath:
     read_row: ReadRow | None = None  # the backend's read, where it has one
     pools: dict[Any, dict[str, int]] = field(default_factory=dict)
     stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
+    # (player, autoplay run) -> the run as the last round this process wrote left it
+    runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
         k = jackpots.pool_key(entry)
@@ -186,6 +191,36 @@ class FastRoundPath:
         if who is None:
             who = await run_in_threadpool(auth_service.authenticate, ctx, token)
         return who
+
+    async def autoplay_run(self, who: Auth, game_id: str, declared: AutoplayCreate
+                           ) -> autoplay_runs.RunUse | None:
+        """The run a round is played in: as this process last wrote it (the write checks the
+        figures against the stored rounds, so a stale one is refused, never trusted), else
+        read (:func:`autoplay_runs.usable`, which raises where the general path must answer)."""
+        if declared.run_id is None:
+            return None
+        known = self.runs.get((who.player_id, declared.run_id))
+        if known is not None and known.run.game_id == game_id:
+            return known
+        return await run_in_threadpool(autoplay_runs.usable, self.ctx, who, game_id, declared)
+
+    def remember_run(self, who: Auth, run: autoplay_runs.RunUse | None, write: RoundWrite
+                     ) -> None:
+        """The run's figures after a round written here, for its next round (a run this round
+        stopped is forgotten: its next round is the general path's to refuse)."""
+        if run is None or write.autoplay is None:
+            return
+        k = (who.player_id, run.run_id)
+        if write.autoplay[2] is not None:
+            self.runs.pop(k, None)
+            return
+        if len(self.runs) > 100_000:
+            self.runs.clear()
+        self.runs[k] = run.played(write.round_values)
+
+    def forget_run(self, who: Auth, run: autoplay_runs.RunUse | None) -> None:
+        if run is not None:
+            self.runs.pop((who.player_id, run.run_id), None)
 
     async def close(self) -> None:
         await self.writer.drain()
@@ -324,7 +359,7 @@ class FastRounds:
             return None
         entry = _entry(ctx, game_id, who)
         credits = entry.credits_of(req.bet) if entry is not None else None
-        if entry is None or credits is None or not _profile_allows(ctx, who, entry):
+        if entry is None or credits is None or not await _profile_allows(ctx, who, entry):
             path.stats["passed:round"] += 1
             return None
         package = None
@@ -339,8 +374,7 @@ class FastRounds:
         if req.autoplay is not None:
             try:
                 autoplay_rules.check_round(ctx.profile(who.jurisdiction), req.autoplay)
-                run = await run_in_threadpool(autoplay_runs.usable, ctx, who, game_id,
-                                              req.autoplay)
+                run = await path.autoplay_run(who, game_id, req.autoplay)
             except Exception:  # refused, the run stopping or busy: the general path answers
                 path.stats["passed:autoplay"] += 1
                 return None
@@ -363,11 +397,14 @@ class FastRounds:
             log.warning("fast round write failed; the general path takes the round",
                         exc_info=True)
             path.stats["passed:failed"] += 1
+            path.forget_run(who, run)
             return played
         if written is None:
             path.stats["passed:refused"] += 1
+            path.forget_run(who, run)
             return played
         path.stats["served"] += 1
+        path.remember_run(who, run, write)
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                               round_id=write.round_id, player_id=who.player_id,
                               free=package is not None, demo=who.demo)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
@@ -208,6 +209,11 @@ class RunUse:
 
     def after(self, r: Round) -> str | None:
         return stop_reason(self.run, self.before.plus(r))
+
+    def played(self, values: dict[str, Any]) -> RunUse:
+        """The run after a round (its row's values) was written in it."""
+        r = cast(Round, SimpleNamespace(**values))
+        return RunUse(self.run_id, self.before.plus(r), self.run)
 
 
 def usable(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | None

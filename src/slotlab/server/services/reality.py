@@ -20,7 +20,8 @@ from slotlab.server.services.round_view import net_position
 from slotlab.store.models import RealityCheck, utcnow
 
 
-def _last_ack(ctx: Services, auth: Auth) -> datetime:
+def last_ack(ctx: Services, auth: Auth) -> datetime:
+    """The session's last acknowledgement (or its start), read, and remembered."""
     with ctx.db.read() as s:
         acked = s.scalar(select(RealityCheck.acknowledged_at)
                          .where(RealityCheck.session_id == auth.session_id))
@@ -42,7 +43,7 @@ def _remember(ctx: Services, auth: Auth, last: datetime) -> None:
 def surely_not_due(ctx: Services, auth: Auth) -> bool | None:
     """Whether a round may start with no reminder due, from what this process remembers: True
     (not due), False (due by the remembered acknowledgement: :func:`check_round` reads the
-    stored one and decides), None (nothing remembered: ask :func:`check_round`). A remembered
+    stored one and decides), None (nothing remembered: :func:`last_ack` reads it). A remembered
     acknowledgement is never later than the stored one, so True is never wrong."""
     interval = ctx.profile(auth.jurisdiction).reality_check_s
     if not interval:
@@ -64,7 +65,7 @@ def status(ctx: Services, auth: Auth) -> dict[str, Any]:
         "due_in_s": None,
     }
     if interval:
-        due = _last_ack(ctx, auth) + timedelta(seconds=interval)
+        due = last_ack(ctx, auth) + timedelta(seconds=interval)
         out["due_in_s"] = max(0, int((due - now).total_seconds()))
     return out
 
@@ -74,7 +75,7 @@ def check_round(ctx: Services, auth: Auth) -> None:
     interval = ctx.profile(auth.jurisdiction).reality_check_s
     if not interval:
         return
-    if utcnow() - _last_ack(ctx, auth) >= timedelta(seconds=interval):
+    if utcnow() - last_ack(ctx, auth) >= timedelta(seconds=interval):
         figures = status(ctx, auth)
         minutes = figures["elapsed_s"] // 60
         raise conflict("reality_check_due",
