@@ -17,9 +17,13 @@ Jackpot wins come at the games' own rates (no forcing: this server has no test h
 of concurrent clients: completed rounds/s, p50/p90/p99/max latency of every request (choices
 included), answers by status, the server's CPU ms per round and the machine's load. A pacing
 profile limits each player, not the server, so each client holds enough players
-(``--players-per-client``) to be busy. Writes benchmarks/results/production_mix.json.
+(``--players-per-client``) to be busy. The round starts each path answered (the batched money
+path and the ORM path) come from the server's /metrics. ``--operator``: the same mix in
+seamless-wallet mode, every bet and win a signed call to the reference operator (its own
+process and SQLite file). Writes benchmarks/results/production_mix.json.
 
     .venv/bin/python benchmarks/bench_production_mix.py [--seconds 10] [--levels 1,8,32,128]
+        [--operator]
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import asyncio
 import json
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -40,6 +46,8 @@ from typing import Any
 import bench_server as bs  # the sibling script (its folder is first on sys.path): server, CPU
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
+
+from slotlab.operator.signing import Keyring, sign_request
 
 RESULTS = bs.ROOT / "benchmarks" / "results" / "production_mix.json"
 GAMES = ("crystal-star-deluxe", "super-12-stars", "superstars")
@@ -66,12 +74,52 @@ class Tally:
     rounds: int = 0
 
 
-def start(db_url: str) -> tuple[Any, int]:
-    return bs.start_server(db_url, list(GAMES), settings={
-        "SLOTLAB_ADMIN_TOKEN": ADMIN, "SLOTLAB_JURISDICTION": "mt"})
+OPERATOR_SECRET = "bench-operator-" + uuid.uuid4().hex
 
 
-def players(port: int, n: int, mix: dict[str, float], rng: random.Random) -> list[Player]:
+class ReferenceOperator:
+    """The reference operator wallet (``python -m slotlab.operator.reference_wallet``), its own
+    process and SQLite file, signed calls: the casino a seamless-wallet game server talks to."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = bs.free_port()
+        self.url = f"http://{bs.HOST}:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "slotlab.operator.reference_wallet", "--port",
+             str(self.port), "--db", str(folder / "operator.db")],
+            env={**os.environ, "SLOTLAB_OPERATOR_SECRET": OPERATOR_SECRET},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:  # unsigned: refused, so it is up
+                if httpx.post(f"{self.url}/wallet/balance", timeout=1).status_code == 401:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise RuntimeError("the reference operator did not start")
+
+    def add_player(self, name: str, balance: int) -> None:
+        body = json.dumps({"player_id": name, "balance": balance, "currency": "EUR"}).encode()
+        signed = sign_request(Keyring(OPERATOR_SECRET), "POST", "/admin/players", body)
+        httpx.post(f"{self.url}/admin/players", content=body, headers=signed.headers,
+                   timeout=30).raise_for_status()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def start(db_url: str, operator: ReferenceOperator | None = None) -> tuple[Any, int]:
+    settings = {"SLOTLAB_ADMIN_TOKEN": ADMIN, "SLOTLAB_JURISDICTION": "mt"}
+    if operator is not None:
+        settings.update({"SLOTLAB_WALLET_MODE": "operator",
+                         "SLOTLAB_OPERATOR_WALLET_URL": operator.url,
+                         "SLOTLAB_OPERATOR_WALLET_SECRET": OPERATOR_SECRET})
+    return bs.start_server(db_url, list(GAMES), settings=settings)
+
+
+def players(port: int, n: int, mix: dict[str, float], rng: random.Random,
+            operator: ReferenceOperator | None = None) -> list[Player]:
     """``n`` players, half gb and half mt (with an autoplay run), one in eight with a package."""
     out = []
     base = f"http://{bs.HOST}:{port}"
@@ -82,6 +130,8 @@ def players(port: int, n: int, mix: dict[str, float], rng: random.Random) -> lis
             name = f"mix{uuid.uuid4().hex[:12]}"
             creds = {"username": name, "password": "a benchmark pass phrase"}
             c.post("/api/players", json=creds).raise_for_status()
+            if operator is not None:  # the money is the operator's: the player's id is the name
+                operator.add_player(name, 10**12)
             gb = i % 2 == 0
             if gb:
                 c.put(f"/api/admin/players/{name}/jurisdiction", json={"jurisdiction": "gb"},
@@ -201,12 +251,14 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
 
 
 def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]:
-    proc, port = start(db_url)
+    folder = Path(tempfile.mkdtemp(prefix="slotlab-mix-"))
+    operator = ReferenceOperator(folder) if args.operator else None
+    proc, port = start(db_url, operator)
     rng = random.Random(1)
     mix = dict(zip(GAMES, (float(x) for x in args.mix.split(",")), strict=True))
     levels = [int(x) for x in args.levels.split(",")]
     try:
-        ring = players(port, max(levels) * args.players_per_client, mix, rng)
+        ring = players(port, max(levels) * args.players_per_client, mix, rng, operator)
         rows = []
         for n in levels:
             row = level(port, ring[:n * args.players_per_client], n, args.seconds, proc.pid,
@@ -215,9 +267,12 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
                   f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}", flush=True)
-        return {"backend": backend, "levels": rows}
+        return {"backend": backend, "wallet": "operator" if operator else "internal",
+                "levels": rows}
     finally:
         bs.stop_server(proc)
+        if operator is not None:
+            operator.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -229,6 +284,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pg", default=os.environ.get("SLOTLAB_TEST_DATABASE_URL"))
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--no-sqlite", action="store_true")
+    ap.add_argument("--operator", action="store_true",
+                    help="seamless-wallet mode against the reference operator (its own process)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     results: dict[str, Any] = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
