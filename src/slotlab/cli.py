@@ -423,13 +423,17 @@ def par(
     bonuses: Annotated[int, typer.Option(help="Games whose feature is simulated (Superstars): "
                                               "Bonus Games per exact report.", min=1000)] = (
         200_000),
+    sessions: Annotated[int, typer.Option(parser=count, metavar="N",
+                                          help="Player sessions of 1,000 rounds simulated for "
+                                               "the session table (shorter sessions are their "
+                                               "starts).")] = 10_000,
 ) -> None:
     """Write a PAR sheet: par.html (self-contained, plots embedded), par.xlsx and par.json."""
     from slotlab.simulate.par import write_par
 
     game = _load(model)
     paths = write_par(game, model, out, _bet(game, bet), spins, seed=seed, workers=workers,
-                      sample_rounds=sample, bonuses=bonuses)
+                      sample_rounds=sample, bonuses=bonuses, sessions=sessions)
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
 
