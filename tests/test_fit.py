@@ -122,3 +122,30 @@ def test_fit_command_refuses_bad_input_and_writes_nothing(tmp_path: Path):
     res = runner.invoke(app, ["fit", "classic-3x3", "--target", "rtp=0.95+-0.001",
                               "--param", "pays.BAR1.3=x", "--out", str(out)])
     assert res.exit_code == 2 and "PATH=LOW..HIGH" in res.output and not out.exists()
+
+
+def test_fit_command_refuses_an_output_folder_that_is_not_there(tmp_path: Path):
+    out = tmp_path / "missing" / "fitted.json"
+    res = runner.invoke(app, ["fit", "classic-3x3", "--target", "rtp=0.95+-0.001",
+                              "--param", "pays.BAR1.3=5..40", "--out", str(out)])
+    assert res.exit_code == 2 and "no folder" in res.output and not out.parent.exists()
+
+
+def test_fit_holds_crystal_star_deluxe_sd_and_tail_exactly():
+    """Crystal Star Deluxe's full cycle makes its SD and its tail at a band edge exact too: a
+    fit to another model's RTP, SD and P(win >= 10x) finds that model's pay."""
+    family, raw = find_game("crystal-star-deluxe").model_source()
+    bound = Bound.parse(raw, "line_pays_x_line_bet.ANYB=1..10")
+    other = game_from_source(family, bound.param.applied(raw, Fraction(6))).exact(9)
+    tail = sum(p for label, p in other["win_bands"].items()
+               if label in ("10-20x", "20-50x", "50-100x", "100-200x", "200-500x", "500-1000x",
+                            "1000-5000x", "5000x and over"))
+    assert tail != measure(find_game("crystal-star-deluxe"), 9, ["p_win_ge_10"], 1000,
+                           0)["p_win_ge_10"].value  # the pay moves the tail
+    targets = [Target("rtp", Fraction(other["rtp_fraction"]), Fraction(0)),
+               Target("sd", Fraction(other["sd"]), Fraction(1, 10**6)),
+               Target("p_win_ge_10", Fraction(tail), Fraction(1, 10**9))]
+    result = fit(family, raw, 9, targets, [bound], seed=2, maxiter=5, popsize=4)
+    assert result.all_met and result.values == {"line_pays_x_line_bet.ANYB": 6}
+    assert all(v.measure.exact for v in result.verdicts)
+    assert "exact arithmetic" in result.verdicts[0].why  # tolerance 0: the RTP is the fraction

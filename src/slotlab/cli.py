@@ -443,6 +443,10 @@ def fit(
     game = _load(model)
     family, raw = game.model_source()
     total_bet = None if bet is None else _bet(game, bet)
+    for path in (out, report):
+        if path is not None and not path.parent.is_dir():
+            _error(f"no folder {path.parent} to write {path.name} in")
+            raise typer.Exit(2)
     try:
         targets = [Target.parse(t) for t in target]
         bounds = [Bound.parse(raw, p) for p in param]
