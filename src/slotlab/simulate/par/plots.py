@@ -96,7 +96,7 @@ def plots(figures: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
     fig, ax = plt.subplots(figsize=(8, 4))
     for bankroll, curve in sessions["broke"].items():
         ax.plot(sessions["rounds"], curve, label=f"bankroll {bankroll} bets")
-    ax.set_xscale("log")
+    ax.set_xlim(0, sessions["longest"])
     ax.set_xlabel("rounds played")
     ax.set_ylabel("share of sessions broke")
     ax.set_title(f"Chance of going broke by round ({stamp})")

@@ -46,7 +46,7 @@ def session_figures(game: AnyGame, bet: int, sessions: int,
                 ahead / s.count, *wilson99(ahead, s.count),
                 big / s.count, *wilson99(big, s.count),
             ])
-    at = np.unique(np.geomspace(1, longest, CURVE_POINTS).round().astype(int))
+    at = np.unique(np.linspace(1, longest, CURVE_POINTS).round().astype(int))
     plot = {
         "rounds": at.tolist(),
         "broke": {str(b): broke_curve(wins, bet, b * bet)[at - 1].tolist() for b in BANKROLLS},
