@@ -93,14 +93,14 @@ def test_crystal_star_deluxe_tail_and_sd_are_exact():
 
 def test_a_simulated_verdict_is_undecided_when_its_interval_crosses_the_band():
     t = Target("hit_rate", Fraction(3, 10), Fraction(1, 100))
-    assert judge(t, Measure(0.3, False, 0.295, 0.305, "sim"), None, 1).met is True
-    assert judge(t, Measure(0.305, False, 0.30, 0.315, "sim"), None, 1).met is None
-    assert judge(t, Measure(0.33, False, 0.32, 0.34, "sim"), None, 1).met is False
+    assert judge(t, Measure(0.3, False, 0.295, 0.305, "sim"), [], 1).met is True
+    assert judge(t, Measure(0.305, False, 0.30, 0.315, "sim"), [], 1).met is None
+    assert judge(t, Measure(0.33, False, 0.32, 0.34, "sim"), [], 1).met is False
     # exact: decided in fractions, so the band's edge itself is inside
     edge = Measure(Fraction(31, 100), True, 0.31, 0.31, "exact")
-    assert judge(t, edge, None, 1).met is True
+    assert judge(t, edge, [], 1).met is True
     beyond = Measure(Fraction(31, 100) + Fraction(1, 10**30), True, 0.31, 0.31, "exact")
-    assert judge(t, beyond, None, 1).met is False
+    assert judge(t, beyond, [], 1).met is False
 
 
 def test_targets_and_parameters_are_parsed_or_refused():
@@ -149,3 +149,18 @@ def test_fit_holds_crystal_star_deluxe_sd_and_tail_exactly():
     assert result.all_met and result.values == {"line_pays_x_line_bet.ANYB": 6}
     assert all(v.measure.exact for v in result.verdicts)
     assert "exact arithmetic" in result.verdicts[0].why  # tolerance 0: the RTP is the fraction
+
+
+def test_a_target_between_two_integer_steps_says_so():
+    """pays.BAR1.3 = 15 and 16 give RTPs either side of 95% +- 0.1%: not met, and the report
+    names the nearest values on both sides."""
+    family, raw = classic()
+    result = fit(family, raw, None, [Target.parse("rtp=95%+-0.1%")],
+                 [Bound.parse(raw, "pays.BAR1.3=5..40")], seed=0)
+    (verdict,) = result.verdicts
+    assert verdict.met is False and not result.all_met
+    below, above = (exact_figures(family, Bound.parse(raw, "pays.BAR1.3=0..99").param.applied(
+        raw, Fraction(v)))[0] for v in (15, 16))
+    assert below < Fraction(949, 1000) and above > Fraction(951, 1000)
+    assert f"nearest the band were {float(below):.6g} and {float(above):.6g}" in verdict.why
+    assert "integer steps jump over the band" in verdict.why

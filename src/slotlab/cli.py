@@ -443,6 +443,10 @@ def fit(
     game = _load(model)
     family, raw = game.model_source()
     total_bet = None if bet is None else _bet(game, bet)
+    show = None if json_out else (lambda s: console.print(
+        "  " + ", ".join(f"{p}={v}" for p, v in s["params"].items()) + ": " + (
+            "not a valid model" if s["values"] is None else
+            ", ".join(f"{f} {v:.6g}" for f, v in s["values"].items())), style="dim"))
     for path in (out, report):
         if path is not None and not path.parent.is_dir():
             _error(f"no folder {path.parent} to write {path.name} in")
@@ -451,7 +455,7 @@ def fit(
         targets = [Target.parse(t) for t in target]
         bounds = [Bound.parse(raw, p) for p in param]
         result = run_fit(family, raw, total_bet, targets, bounds, rounds=rounds, seed=seed,
-                         maxiter=generations, popsize=population)
+                         maxiter=generations, popsize=population, on_step=show)
     except FitError as exc:
         _error(str(exc))
         raise typer.Exit(2) from exc

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -235,10 +235,9 @@ def _miss(m: Measure, target: Target) -> float:
     return max(off, 0.0) / scale
 
 
-def judge(target: Target, m: Measure, seen: tuple[float, float] | None,
-          evaluations: int) -> Verdict:
-    """The verdict on one target; ``seen`` is the range of the figure over every valid model
-    tried (the why of a target no model in the ranges came near)."""
+def judge(target: Target, m: Measure, seen: list[float], evaluations: int) -> Verdict:
+    """The verdict on one target; ``seen`` holds the figure of every valid model tried (the why
+    of a target not met: no model came near, or the models stepped over the band)."""
     band = f"[{float(target.value - target.tolerance):.6g}, " \
            f"{float(target.value + target.tolerance):.6g}]"
     if m.exact:
@@ -259,14 +258,20 @@ def judge(target: Target, m: Measure, seen: tuple[float, float] | None,
                            f"edge of {band} (estimate {'inside' if inside else 'outside'}); "
                            "more rounds (--rounds) decide it")
         why = f"the 99% interval [{m.low:.6g}, {m.high:.6g}] lies outside {band}"
-    if seen is not None:
-        lo, hi = seen
-        where = ("outside every value seen: no model in the parameters' ranges came near"
-                 if float(target.value) + float(target.tolerance) < lo
-                 or float(target.value) - float(target.tolerance) > hi else
-                 "inside the values seen, but not together with the other targets")
-        why += f"; over {evaluations} valid models tried it ranged {lo:.6g} .. {hi:.6g}, " \
-               f"the band is {where}"
+    if seen:
+        lo, hi = min(seen), max(seen)
+        band_lo = float(target.value - target.tolerance)
+        band_hi = float(target.value + target.tolerance)
+        why += f"; over {evaluations} valid models tried it ranged {lo:.6g} .. {hi:.6g}"
+        if band_hi < lo or band_lo > hi:
+            why += ", and the band lies outside every value seen: no model in the parameters' " \
+                   "ranges came near (widen them or name other parameters)"
+        else:
+            below = max((v for v in seen if v < band_lo), default=None)
+            above = min((v for v in seen if v > band_hi), default=None)
+            near = " and ".join(f"{v:.6g}" for v in (below, above) if v is not None)
+            why += (f"; the values nearest the band were {near}: the parameters' integer steps "
+                    "jump over the band, or the other targets pull away from it")
     return Verdict(target, m, False, why)
 
 
@@ -279,7 +284,6 @@ class FitResult:
     evaluations: int
     invalid: int
     stopped: str
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def all_met(self) -> bool:
@@ -289,7 +293,7 @@ class FitResult:
         return {"all_met": self.all_met, "params": self.values, "previous": self.previous,
                 "targets": [v.to_json() for v in self.verdicts],
                 "evaluations": self.evaluations, "invalid_models": self.invalid,
-                "stopped": self.stopped, **self.extra}
+                "stopped": self.stopped}
 
 
 def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target],
@@ -361,9 +365,7 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
     found = valid[best]
     verdicts = []
     for t in targets:
-        values = seen[t.figure]
-        verdicts.append(judge(t, found[t.figure], (min(values), max(values)) if values else None,
-                              len(valid)))
+        verdicts.append(judge(t, found[t.figure], seen[t.figure], len(valid)))
     paths = [b.param.path for b in bounds]
     return FitResult(model_at(best), dict(zip(paths, best, strict=True)),
                      {b.param.path: int(b.param.current) for b in bounds}, verdicts,
