@@ -164,3 +164,16 @@ def test_a_target_between_two_integer_steps_says_so():
     assert below < Fraction(949, 1000) and above > Fraction(951, 1000)
     assert f"nearest the band were {float(below):.6g} and {float(above):.6g}" in verdict.why
     assert "integer steps jump over the band" in verdict.why
+
+
+def test_superstars_rtp_is_composed_and_its_feature_rate_exact():
+    """Superstars' RTP is composed (exact base game, simulated Bonus Games): the fit reads it
+    with the composed 99% interval, and the Bonus Game trigger rate as its exact fraction."""
+    game = find_game("superstars")
+    m = measure(game, 20, ["rtp", "feature_rate", "hit_rate"], 5_000, seed=3, bonuses=2_000)
+    report = game.composed(20, bonuses=2_000, seed=3)
+    assert not m["rtp"].exact and m["rtp"].value == report["rtp"]
+    assert m["rtp"].high - m["rtp"].low == pytest.approx(2 * report["ci99_half_width"])
+    assert m["feature_rate"].exact
+    assert m["feature_rate"].value == Fraction(report["bonus_frequency_fraction"])
+    assert m["hit_rate"].how == "simulated, 5,000 rounds"  # no exact hit rate: simulated

@@ -424,6 +424,9 @@ def fit(
     rounds: Annotated[int, typer.Option(parser=count_of_at_least(1000), metavar="N",
                                         help="Simulated rounds per model, for the figures the "
                                              "game has no exact value of.")] = 1_000_000,
+    bonuses: Annotated[int, typer.Option(help="Games whose RTP is composed (Superstars): "
+                                              "simulated Bonus Games per model.",
+                                         min=1000)] = 100_000,
     seed: Annotated[int, typer.Option(help="Seed of the search and of every simulation.",
                                       min=0)] = 0,
     generations: Annotated[int, typer.Option(help="Most generations of the search.",
@@ -455,7 +458,8 @@ def fit(
         targets = [Target.parse(t) for t in target]
         bounds = [Bound.parse(raw, p) for p in param]
         result = run_fit(family, raw, total_bet, targets, bounds, rounds=rounds, seed=seed,
-                         maxiter=generations, popsize=population, on_step=show)
+                         maxiter=generations, popsize=population, bonuses=bonuses,
+                         on_step=show)
     except FitError as exc:
         _error(str(exc))
         raise typer.Exit(2) from exc

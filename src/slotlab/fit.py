@@ -8,16 +8,17 @@ integer of the model file named by its path, as ``slotlab tune`` reads it (a pay
 the range it may take.
 
 Each figure is exact where the game's exact report has it (the line family's RTP and hit rate,
-all of Crystal Star Deluxe's figures, a tail at a band edge where the report has exact bands)
-and simulated otherwise, on the same seed for every model tried (common random numbers), with
-its 99 % interval. The search is scipy's differential evolution over the integers (its
-``integrality``), started from the model as it is, stopped as soon as every target is met. The
-verdicts are then made on the best model again, exact figures in exact arithmetic: an exact
-target is met when ``|value - target| <= tolerance`` holds between fractions (an exact RTP is a
-fraction, the target and tolerance are read as decimals), so a met exact target is met exactly,
-not to a float's rounding. A simulated target is met when its 99 % interval lies inside the
-band, not met when the interval lies outside it, and undecided when the interval crosses an
-edge (more rounds decide it).
+all of Crystal Star Deluxe's figures, a tail at a band edge where the report has exact bands),
+composed where the game composes its RTP (Superstars: an exact base game and feature rate,
+simulated Bonus Games with the RTP's 99 % interval) and simulated otherwise, on the same seed
+for every model tried (common random numbers), with its 99 % interval. The search is scipy's
+differential evolution over the integers (its ``integrality``), started from the model as it
+is, stopped as soon as every target is met. The verdicts are then made on the best model again,
+exact figures in exact arithmetic: an exact target is met when ``|value - target| <=
+tolerance`` holds between fractions (an exact RTP is a fraction, the target and tolerance are
+read as decimals), so a met exact target is met exactly, not to a float's rounding. A simulated
+target is met when its 99 % interval lies inside the band, not met when the interval lies
+outside it, and undecided when the interval crosses an edge (more rounds decide it).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ FIGURES = ("rtp", "hit_rate", "feature_rate", "sd", "volatility")
 TAIL = re.compile(r"p_win_ge_(\d+(?:\.\d+)?)$")
 INVALID = 1e12  # the objective of a model that is not valid
 ROUNDS = 1_000_000  # simulated rounds per model where a figure is simulated
+BONUSES = 100_000  # simulated Bonus Games per model where the RTP is composed (Superstars)
 
 
 class FitError(ValueError):
@@ -160,15 +162,38 @@ def _exact_figure(report: dict[str, Any], figure: str, bet: int) -> Fraction | f
     return None
 
 
-def measure(game: AnyGame, bet: int, figures: list[str], rounds: int,
-            seed: int) -> dict[str, Measure]:
-    """Each of ``figures`` for ``game`` at ``bet``: exact where it can be, else simulated on
-    ``rounds`` rounds of chunk stream 0 of ``seed`` (the same rounds for every model)."""
+def _composed_figure(game: AnyGame, bet: int, figure: str, bonuses: int,
+                     seed: int) -> Measure | None:
+    """A game whose RTP is composed (an exact base game, a simulated feature): its RTP with the
+    composed 99 % interval, its feature rate exact; None for any other figure or game."""
+    if game.composed is None or figure not in ("rtp", "feature_rate"):
+        return None
+    report = game.composed(bet, bonuses=bonuses, seed=seed)
+    if figure == "feature_rate":
+        text = report.get("bonus_frequency_fraction")
+        if not isinstance(text, str):
+            return None
+        value = Fraction(text)
+        return Measure(value, True, float(value), float(value), "exact")
+    rtp, half = float(report["rtp"]), float(report["ci99_half_width"])
+    return Measure(rtp, False, rtp - half, rtp + half,
+                   f"composed: exact base game, {bonuses:,} simulated Bonus Games")
+
+
+def measure(game: AnyGame, bet: int, figures: list[str], rounds: int, seed: int,
+            bonuses: int = BONUSES) -> dict[str, Measure]:
+    """Each of ``figures`` for ``game`` at ``bet``: exact where it can be, composed where the
+    game composes it (``bonuses`` simulated Bonus Games), else simulated on ``rounds`` rounds
+    of chunk stream 0 of ``seed`` (the same rounds for every model)."""
     report = _exact_report(game, bet)
     out: dict[str, Measure] = {}
     sim: tuple[np.ndarray, np.ndarray] | None = None
     wins: np.ndarray | None = None
     for figure in figures:
+        composed = _composed_figure(game, bet, figure, bonuses, seed)
+        if composed is not None:
+            out[figure] = composed
+            continue
         value = _exact_figure(report, figure, bet)
         if value is not None:
             v = float(value)
@@ -298,7 +323,8 @@ class FitResult:
 
 def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target],
         bounds: list[Bound], *, rounds: int = ROUNDS, seed: int = 0, maxiter: int = 30,
-        popsize: int = 8, on_step: Callable[[dict[str, Any]], None] | None = None) -> FitResult:
+        popsize: int = 8, bonuses: int = BONUSES,
+        on_step: Callable[[dict[str, Any]], None] | None = None) -> FitResult:
     """Fit the parameters ``bounds`` of the model ``raw`` to ``targets``."""
     from scipy.optimize import differential_evolution  # type: ignore[import-untyped]
 
@@ -321,7 +347,7 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
             try:
                 game = game_from_source(family, model_at(x))
                 at = bet if bet is not None else game.bets()[0]
-                cache[x] = measure(game, at, figures, rounds, seed)
+                cache[x] = measure(game, at, figures, rounds, seed, bonuses)
             except (ModelError, ValueError, KeyError, IndexError, ZeroDivisionError,
                     OverflowError):
                 cache[x] = None
