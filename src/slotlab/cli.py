@@ -1,5 +1,5 @@
-"""The ``slotlab`` command: games, play, rtp, simulate, tune, par, rng dump, integrity, certify,
-verify, compile, serve."""
+"""The ``slotlab`` command: games, play, rtp, simulate, tune, fit, par, rng dump, integrity,
+certify, verify, compile, serve."""
 
 from __future__ import annotations
 
@@ -408,6 +408,85 @@ def tune(
 
 
 @app.command()
+def fit(
+    model: ModelArg,
+    target: Annotated[list[str], typer.Option(
+        help="A target, FIGURE=VALUE+-TOLERANCE (repeat): rtp=96%+-0.05%, hit_rate=0.3+-0.01, "
+             "feature_rate=1/150+-1/3000, sd=8+-1, volatility=13+-2, p_win_ge_100=1/4000+-1/"
+             "20000 (a win of 100x the bet or more).")],
+    param: Annotated[list[str], typer.Option(
+        help="An integer of the model to fit, PATH=LOW..HIGH (repeat): pays.CHERRY.3=2..40, "
+             "strips.base.0.SEVEN=1..6 (that symbol's stops on the strip).")],
+    out: Annotated[Path, typer.Option(help="Write the fitted model file here.")],
+    report: Annotated[Path | None, typer.Option(help="Also write the report as JSON here.")] = (
+        None),
+    bet: BetOpt = None,
+    rounds: Annotated[int, typer.Option(parser=count_of_at_least(1000), metavar="N",
+                                        help="Simulated rounds per model, for the figures the "
+                                             "game has no exact value of.")] = 1_000_000,
+    bonuses: Annotated[int, typer.Option(help="Games whose RTP is composed (Superstars): "
+                                              "simulated Bonus Games per model.",
+                                         min=1000)] = 100_000,
+    seed: Annotated[int, typer.Option(help="Seed of the search and of every simulation.",
+                                      min=0)] = 0,
+    generations: Annotated[int, typer.Option(help="Most generations of the search.",
+                                             min=1)] = 30,
+    population: Annotated[int, typer.Option(help="Population per parameter.", min=2)] = 8,
+    model_id: Annotated[str | None, typer.Option("--id", help="Id of the written model.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Fit a model to many targets at once: the named integers (pays, weights, strip counts)
+    are searched by differential evolution (scipy); each figure is exact where the game has
+    exact math (checked in exact fractions at the end) and simulated with a 99% interval
+    where not. Writes the best model and reports every target met or not, and why; exits 1
+    when a target is not met."""
+    from slotlab.fit import Bound, FitError, Target
+    from slotlab.fit import fit as run_fit
+
+    game = _load(model)
+    family, raw = game.model_source()
+    total_bet = None if bet is None else _bet(game, bet)
+    show = None if json_out else (lambda s: console.print(
+        "  " + ", ".join(f"{p}={v}" for p, v in s["params"].items()) + ": " + (
+            "not a valid model" if s["values"] is None else
+            ", ".join(f"{f} {v:.6g}" for f, v in s["values"].items())), style="dim"))
+    for path in (out, report):
+        if path is not None and not path.parent.is_dir():
+            _error(f"no folder {path.parent} to write {path.name} in")
+            raise typer.Exit(2)
+    try:
+        targets = [Target.parse(t) for t in target]
+        bounds = [Bound.parse(raw, p) for p in param]
+        result = run_fit(family, raw, total_bet, targets, bounds, rounds=rounds, seed=seed,
+                         maxiter=generations, popsize=population, bonuses=bonuses,
+                         on_step=show)
+    except FitError as exc:
+        _error(str(exc))
+        raise typer.Exit(2) from exc
+    fitted = result.model
+    if model_id:
+        fitted["id"] = model_id
+    out.write_text(json.dumps(fitted, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    data = {**result.to_json(), "out": str(out)}
+    if report is not None:
+        report.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    if json_out:
+        _print_json(data)
+    else:
+        rows = [{"target": str(v.target), "value": f"{float(v.measure.value):.8g}",
+                 "how": v.measure.how,
+                 "met": {True: "met", False: "NOT MET", None: "undecided"}[v.met],
+                 "why": v.why} for v in result.verdicts]
+        console.print(_table("targets", rows, fold=True))
+        console.print("parameters: " + ", ".join(
+            f"{p} = {v} (was {result.previous[p]})" for p, v in result.values.items()))
+        console.print(f"{result.evaluations} models tried ({result.invalid} not valid); "
+                      f"{result.stopped}; model written to {out}")
+    if not result.all_met:
+        raise typer.Exit(1)
+
+
+@app.command()
 def par(
     model: ModelArg,
     out: Annotated[Path, typer.Option(help="Folder for par.html, par.xlsx and par.json.")],
@@ -423,13 +502,17 @@ def par(
     bonuses: Annotated[int, typer.Option(help="Games whose feature is simulated (Superstars): "
                                               "Bonus Games per exact report.", min=1000)] = (
         200_000),
+    sessions: Annotated[int, typer.Option(parser=count, metavar="N",
+                                          help="Player sessions of 1,000 rounds simulated for "
+                                               "the session table (shorter sessions are their "
+                                               "starts).")] = 10_000,
 ) -> None:
     """Write a PAR sheet: par.html (self-contained, plots embedded), par.xlsx and par.json."""
     from slotlab.simulate.par import write_par
 
     game = _load(model)
     paths = write_par(game, model, out, _bet(game, bet), spins, seed=seed, workers=workers,
-                      sample_rounds=sample, bonuses=bonuses)
+                      sample_rounds=sample, bonuses=bonuses, sessions=sessions)
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")
 

@@ -52,6 +52,7 @@ def _simulate(game: AnyGame) -> None:
     from slotlab.rng import chunk_stream
 
     game.simulate_chunk(game.bets()[0], 16, chunk_stream(0, 0))
+    game.round_wins(game.bets()[0], 16, chunk_stream(0, 0))  # a player's session
 
 
 def _exact(game: AnyGame) -> None:

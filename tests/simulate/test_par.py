@@ -180,13 +180,16 @@ def test_par_command_on_a_copy_of_a_seed_model(tmp_path):
     shutil.copy(models / "crystal-star-deluxe.v1.json", copy)
     out = tmp_path / "sheet"
     res = CliRunner().invoke(app, ["par", str(copy), "--out", str(out), "--spins", "20k",
-                                   "--sample", "5k", "--workers", "2"])
+                                   "--sample", "5k", "--workers", "2", "--sessions", "2k"])
     assert res.exit_code == 0, res.output
     figures = json.loads((out / "par.json").read_text())
+    assert {r[2] for r in table(figures, "sessions")["rows"]} == {2_000}
     assert figures["simulation"]["workers"] == 2  # the workers load a copy of any family too
     assert figures["game"] == "crystal-star-deluxe" and figures["spins"] == 20_000
     assert figures["model_hash"] == find_game("crystal-star-deluxe").model_hash
     assert (out / "par.html").stat().st_size > 0 and (out / "par.xlsx").stat().st_size > 0
+    res = CliRunner().invoke(app, ["par", str(copy), "--out", str(out), "--sessions", "0"])
+    assert res.exit_code == 2 and "not a positive count" in res.output
     broken = tmp_path / "broken.json"
     broken.write_text('{"id": "x"}')
     res = CliRunner().invoke(app, ["par", str(broken), "--out", str(out)])

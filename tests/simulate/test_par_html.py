@@ -24,7 +24,7 @@ def test_par_html_renders_offline_with_the_json_figures(browser: Any, tmp_path: 
                                                          game_id: str) -> None:
     game = find_game(game_id)
     paths = write_par(game, game_id, tmp_path, game.bets()[0], 20_000, seed=5,
-                      sample_rounds=5_000)
+                      sample_rounds=5_000, sessions=500)
     figures = json.loads(paths["json"].read_text())
     html = paths["html"].read_text()
     assert "<script" not in html and "http://" not in html and "https://" not in html
@@ -50,7 +50,8 @@ def test_par_html_renders_offline_with_the_json_figures(browser: Any, tmp_path: 
         id: i.closest('figure').id, ok: i.complete && i.naturalWidth > 0,
         w: i.naturalWidth, src: i.src.slice(0, 22)}))""")
     assert {i["id"] for i in images} == {"plot-convergence", "plot-win-distribution",
-                                         "plot-rtp-share", "plot-feature-wins"}
+                                         "plot-rtp-share", "plot-feature-wins",
+                                         "plot-session-broke", "plot-session-results"}
     assert all(i["ok"] and i["w"] >= 400 and i["src"] == "data:image/png;base64,"
                for i in images), images
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
+from slotlab.mechanics.accumulators import ACC_WIN
 from slotlab.model import ModelError
 from slotlab.rng import Seed
 from slotlab.rounds import (
@@ -150,6 +151,15 @@ class FamilyGame(ABC, Generic[M]):
     @abstractmethod
     def component_names(self) -> list[str]:
         """Names of the win components the kernel accumulates, in slot order."""
+
+    def round_wins(self, bet: int, rounds: int, stream: np.ndarray) -> np.ndarray:
+        """The win in credits of each of ``rounds`` rounds played from ``stream`` (int64), each
+        drawing what it draws in :meth:`simulate_chunk`. This is the slow path, a call per
+        round; the families override it with a kernel that loops in compiled code."""
+        out = np.zeros(rounds, np.int64)
+        for i in range(rounds):
+            out[i] = self.simulate_chunk(bet, 1, stream)[0][ACC_WIN]
+        return out
 
 
 AnyGame = FamilyGame[Any]

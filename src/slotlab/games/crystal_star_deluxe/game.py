@@ -206,6 +206,19 @@ class CrystalStarDeluxe(FamilyGame[Model]):
         )
         return acc, sq
 
+    def round_wins(self, bet: int, rounds: int, stream: np.ndarray) -> np.ndarray:
+        line_bet = self.line_bet(bet)
+        m = self.model
+        acc, sq = new_accumulators()
+        out = np.zeros(rounds, np.int64)
+        k.round_wins(
+            stream, line_bet, line_bet == m.max_line_bet, bet, m.strips, m.lengths, m.nonblank,
+            m.line_table, m.base, m.mult, m.arrow, m.lines, m.combo_mask, m.combo_pay,
+            m.params, out, acc, sq, np.zeros(3, np.int64), np.zeros(k.T_SIZE, np.int64),
+            np.zeros((1, k.EV_COLS), np.int64), np.zeros(k.W_SIZE, np.int64),
+        )
+        return out
+
     def component_names(self) -> list[str]:
         return list(COMPONENTS)
 

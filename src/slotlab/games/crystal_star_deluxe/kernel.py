@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record
 from slotlab.mechanics.events import put_event
 from slotlab.mechanics.jit import njit_no_nrt
 from slotlab.rng import randbelow
@@ -261,6 +261,23 @@ def simulate_plays(stream: np.ndarray, spins: int, line_bet: int, is_max: bool, 
         acc[ACC_COMPONENTS] += tot[T_LINES]
         acc[ACC_COMPONENTS + 1] += prog
         acc[ACC_COMPONENTS + 2] += tot[T_FLAT]
+
+
+@njit_no_nrt(cache=True)
+def round_wins(stream: np.ndarray, line_bet: int, is_max: bool, bet: int, strips: np.ndarray,
+               lengths: np.ndarray, nonblank: np.ndarray, line_table: np.ndarray,
+               base: np.ndarray, mult: np.ndarray, arrow: np.ndarray, lines: np.ndarray,
+               combo_mask: np.ndarray, combo_pay: np.ndarray, params: np.ndarray,
+               out: np.ndarray, acc: np.ndarray, sq: np.ndarray, stops: np.ndarray,
+               tot: np.ndarray, ev: np.ndarray, work: np.ndarray) -> None:
+    """``out[i]`` (int64[n]): the win in credits of the i-th of ``n`` plays from ``stream``,
+    each drawing what it draws in :func:`simulate_plays` (progressives at reset)."""
+    for i in range(out.shape[0]):
+        before = acc[ACC_WIN]
+        simulate_plays(stream, 1, line_bet, is_max, bet, strips, lengths, nonblank, line_table,
+                       base, mult, arrow, lines, combo_mask, combo_pay, params, acc, sq, stops,
+                       tot, ev, work)
+        out[i] = acc[ACC_WIN] - before
 
 
 # The full cycle lives here, beside the rules it inlines: numba caches compiled code per source

@@ -280,6 +280,13 @@ class LineGame(FamilyGame[LineModel]):
                                sq, *kernel.scratch(self._packed))
         return acc, sq
 
+    def round_wins(self, bet: int, rounds: int, stream: np.ndarray) -> np.ndarray:
+        acc, sq = new_accumulators()
+        out = np.zeros(rounds, np.int64)
+        kernel.round_wins(self._packed, stream, bet // self.model.divisor, bet, out, acc, sq,
+                          *kernel.scratch(self._packed))
+        return out
+
 
 def _and(words: Sequence[str]) -> str:
     """``["a", "b", "c"]`` -> ``"a, b and c"``."""

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.games.lines.model import LineArrays
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record
 from slotlab.mechanics.events import put_event
 from slotlab.mechanics.lines import (
     W_COUNT,
@@ -199,3 +199,15 @@ def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: 
         acc[ACC_COMPONENTS + 1] += bs * level
         acc[ACC_COMPONENTS + 2] += fu * level
         acc[ACC_COMPONENTS + 3] += (win - uncapped) * level
+
+
+@njit(cache=True)
+def round_wins(m: Packed, stream: np.ndarray, level: int, bet: int, out: np.ndarray,
+               acc: np.ndarray, sq: np.ndarray, stops: np.ndarray, window: np.ndarray,
+               wins: np.ndarray) -> None:
+    """``out[i]`` (int64[n]): the win in credits of the i-th of ``n`` rounds played from
+    ``stream``, each drawing what it draws in :func:`simulate_rounds`."""
+    for i in range(out.shape[0]):
+        before = acc[ACC_WIN]
+        simulate_rounds(m, stream, 1, level, bet, acc, sq, stops, window, wins)
+        out[i] = acc[ACC_WIN] - before

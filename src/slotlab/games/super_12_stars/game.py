@@ -327,6 +327,13 @@ class Super12Stars(FamilyGame[Model]):
                           *k.scratch(self._packed))
         return acc, sq
 
+    def round_wins(self, bet: int, rounds: int, stream: np.ndarray) -> np.ndarray:
+        acc, sq = new_accumulators()
+        out = np.zeros(rounds, np.int64)
+        k.round_wins(self._packed, stream, self.line_bet(bet), bet, out, acc, sq, k.new_script(),
+                     *k.scratch(self._packed))
+        return out
+
     def component_names(self) -> list[str]:
         return list(COMPONENTS)
 

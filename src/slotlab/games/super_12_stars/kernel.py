@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record
 from slotlab.mechanics.events import put_event
 from slotlab.mechanics.hold_and_win import land_on_free_cells, next_counter
 from slotlab.mechanics.lines import (
@@ -537,3 +537,17 @@ def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: 
         record(acc, sq, win * level, bet, feature)
     for i in range(comp.shape[0]):
         acc[ACC_COMPONENTS + i] += comp[i] * level
+
+
+@njit(cache=True)
+def round_wins(m: Packed, stream: np.ndarray, level: int, bet: int, out: np.ndarray,
+               acc: np.ndarray, sq: np.ndarray, script: np.ndarray, stops: np.ndarray,
+               window: np.ndarray, wins: np.ndarray, held: np.ndarray, value: np.ndarray,
+               landed: np.ndarray, comp: np.ndarray) -> None:
+    """``out[i]`` (int64[n]): the win in credits of the i-th of ``n`` whole rounds played from
+    ``stream``, each drawing what it draws in :func:`simulate_rounds`."""
+    for i in range(out.shape[0]):
+        before = acc[ACC_WIN]
+        simulate_rounds(m, stream, 1, level, bet, acc, sq, script, stops, window, wins, held,
+                        value, landed, comp)
+        out[i] = acc[ACC_WIN] - before

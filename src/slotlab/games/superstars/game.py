@@ -206,6 +206,13 @@ class Superstars(FamilyGame[Model]):
                           wins, cells)
         return acc, sq
 
+    def round_wins(self, bet: int, rounds: int, stream: np.ndarray) -> np.ndarray:
+        acc, sq = new_accumulators()
+        out = np.zeros(rounds, np.int64)
+        k.round_wins(self._m, self._bp, stream, self.pay_unit(bet), bet, out, acc, sq,
+                     *k.scratch())
+        return out
+
     def component_names(self) -> list[str]:
         return list(COMPONENTS)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record
 from slotlab.mechanics.events import put_event
 from slotlab.mechanics.lines import (
     W_COUNT,
@@ -195,3 +195,15 @@ def simulate_rounds(m: Packed, bp: Packed, stream: np.ndarray, spins: int, level
         acc[ACC_COMPONENTS + C_BONUS_REELS] += (bu - fu) * level
         acc[ACC_COMPONENTS + C_FINAL] += fu * level
         acc[ACC_COMPONENTS + C_CAP] += (win - uncapped) * level
+
+
+@njit(cache=True)
+def round_wins(m: Packed, bp: Packed, stream: np.ndarray, level: int, bet: int,
+               out: np.ndarray, acc: np.ndarray, sq: np.ndarray, stops: np.ndarray,
+               window: np.ndarray, wins: np.ndarray, cells: np.ndarray) -> None:
+    """``out[i]`` (int64[n]): the win in credits of the i-th of ``n`` rounds played from
+    ``stream``, each drawing what it draws in :func:`simulate_rounds`."""
+    for i in range(out.shape[0]):
+        before = acc[ACC_WIN]
+        simulate_rounds(m, bp, stream, 1, level, bet, acc, sq, stops, window, wins, cells)
+        out[i] = acc[ACC_WIN] - before

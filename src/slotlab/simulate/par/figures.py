@@ -20,8 +20,10 @@ import slotlab
 from slotlab.games.contract import AnyGame
 from slotlab.rng import chunk_stream
 from slotlab.simulate.par.intervals import batch_means99, wilson99
+from slotlab.simulate.par.sessions import session_figures
 from slotlab.simulate.par.tables import Cell, Table, from_records, model_tables, slug
 from slotlab.simulate.runner import Chunk, chunk_plan, simulate
+from slotlab.simulate.session import SESSIONS
 from slotlab.simulate.stats import (
     ACC_COMPONENTS,
     ACC_FEATURES,
@@ -427,16 +429,18 @@ def exact_tables(exact: dict[str, Any] | None) -> list[Table]:
 
 def compute(game: AnyGame, game_ref: str, bet: int, spins: int, seed: int = 0,
             workers: int = 1, sample_rounds: int = SAMPLE_ROUNDS, bonuses: int = BONUSES,
-            chunk_spins: int | None = None) -> dict[str, Any]:
+            chunk_spins: int | None = None, sessions: int = SESSIONS) -> dict[str, Any]:
     """Every figure of the PAR sheet of ``game`` at ``bet``: tables, checks and plot data."""
     exact = exact_report(game, bet, bonuses, seed)
     run_ = run(game, game_ref, bet, spins, seed, workers, sample_rounds, chunk_spins)
     bets, bets_ok = bet_level_table(game, game_ref, spins, seed, workers, bonuses)
     feature_wins, fine = feature_win_table(run_, bet)
+    session_table, session_plot = session_figures(game, bet, sessions, seed)
     tables = [identity_table(game, run_, bet, exact, bonuses), summary_table(run_, exact),
               rtp_split_table(run_, bet, exact), win_band_table(run_, exact),
               max_win_table(game, run_, exact), features_table(run_, bet, exact), bets,
-              feature_wins, convergence_table(run_, bet, exact), *exact_tables(exact),
+              feature_wins, session_table, convergence_table(run_, bet, exact),
+              *exact_tables(exact),
               *model_tables(game.model.raw)]
     passes = [r[-1] for t in tables[1:4] for r in t.rows if isinstance(r[-1], bool)]
     return {
@@ -450,6 +454,7 @@ def compute(game: AnyGame, game_ref: str, bet: int, spins: int, seed: int = 0,
                    "marks": len(passes), "bet_levels_do_not_fall": bets_ok},
         "tables": [t.to_json() for t in tables],
         "plots": {"exact_rtp": (exact or {}).get("rtp"),
-                  "feature_win_edges": FEATURE_EDGES.tolist(), "feature_wins": fine},
+                  "feature_win_edges": FEATURE_EDGES.tolist(), "feature_wins": fine,
+                  "sessions": session_plot},
         "simulation": run_.sim,
     }

@@ -21,6 +21,7 @@ SECTIONS = [
     ("features", "Feature triggers"),
     ("bets", "RTP per bet level"),
     ("featurewins", "Feature wins"),
+    ("sessions", "A player's session"),
     ("plots", "Plots"),
     ("convergence", "Convergence"),
     ("exact", "Exact PAR tables"),

@@ -23,7 +23,7 @@ def _png(fig: Any) -> bytes:
 
 
 def plots(figures: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
-    """``plot id -> (caption, PNG)`` for the four plots of a PAR sheet."""
+    """``plot id -> (caption, PNG)`` for the plots of a PAR sheet."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,4 +91,28 @@ def plots(figures: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
     if figures["plots"]["feature_wins"]:
         ax.legend(fontsize="small", ncol=2)
     out["plot-feature-wins"] = ("Wins of each feature in the rounds it pays", _png(fig))
+
+    sessions = figures["plots"]["sessions"]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for bankroll, curve in sessions["broke"].items():
+        ax.plot(sessions["rounds"], curve, label=f"bankroll {bankroll} bets")
+    ax.set_xlim(0, sessions["longest"])
+    ax.set_xlabel("rounds played")
+    ax.set_ylabel("share of sessions broke")
+    ax.set_title(f"Chance of going broke by round ({stamp})")
+    ax.legend()
+    out["plot-session-broke"] = ("The chance a session is broke after each round, by bankroll",
+                                 _png(fig))
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for bankroll, values in sessions["results"].items():
+        ax.plot(values, sessions["result_quantiles"], label=f"bankroll {bankroll} bets")
+    ax.axvline(0, color="black", lw=1)
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlabel(f"net result after {sessions['longest']:,} rounds (bets, symlog scale)")
+    ax.set_ylabel("percentile of sessions")
+    ax.set_title(f"Session results ({stamp})")
+    ax.legend()
+    out["plot-session-results"] = (f"Distribution of the net result of {sessions['longest']:,}"
+                                   "-round sessions, by bankroll", _png(fig))
     return out
