@@ -125,7 +125,9 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
         ctx.integrity = IntegrityMonitor(db, ctx.catalog, settings.certified_list,
-                                         healed=healed)
+                                         healed=healed,
+                                         certified_bundles=settings.certified_bundles,
+                                         jurisdiction=settings.jurisdiction)
         ctx.integrity.check(record_new=True)  # after the warm-up: the kernels are compiled
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
