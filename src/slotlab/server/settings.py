@@ -182,6 +182,10 @@ class Settings(BaseSettings):
     # "json": JSON lines, with a line per request and per round settled (request_log.py);
     # "text": plain lines, start-up and trouble only.
     log_format: Literal["text", "json"] = "text"
+    # OpenTelemetry spans per request and per round settled (server/tracing.py; needs
+    # pip install 'slotlab[otel]'): "otlp" exports by OTLP/HTTP (OTEL_EXPORTER_OTLP_* set the
+    # endpoint), "console" prints them, "off" loads nothing of OpenTelemetry.
+    tracing: Literal["off", "otlp", "console"] = "off"
     threads: int = Field(8, ge=1, le=256)  # worker threads running the (blocking) endpoints
 
     @field_validator("admin_token")
