@@ -182,3 +182,42 @@ def test_tracing_asked_for_without_opentelemetry_stops_serve_with_the_install_co
     message = str(refused.value)
     assert "\n" not in message and "pip install 'slotlab[otel]'" in message
     assert not (tmp_path / "slotlab.db").exists()  # refused before anything was touched
+
+
+def test_rounds_committed_together_are_each_traced_under_their_own_request(
+        tmp_path: Path) -> None:
+    """On SQLite the general path commits concurrent rounds in one group commit, in the thread
+    of whichever request came last: each round's span (and log line) still carries its own
+    request's id and hangs under its own request's span."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .server_util import make_database
+
+    srv, exporter = _traced(make_database("sqlite", tmp_path), fast_rounds=False)
+    with srv:
+        players = [srv.player()[0] for _ in range(8)]
+
+        def play(i: int) -> list[tuple[str, str]]:
+            played = []
+            for n in range(6):
+                rid = f"group-{i}-{n}"
+                r = players[i].post("/api/games/instant-test/rounds", json={"bet": 5},
+                                    headers={**key(), "X-Request-ID": rid})
+                assert r.status_code == 201, r.text
+                played.append((r.json()["round_id"], rid))
+            return played
+
+        with ThreadPoolExecutor(8) as pool:
+            by_round = dict(p for ps in pool.map(play, range(8)) for p in ps)
+        for c in players:
+            c.close()
+    spans = exporter.get_finished_spans()
+    requests = {(s.attributes or {}).get("slotlab.request_id"): s for s in spans
+                if s.parent is None}
+    settled = [s for s in spans if s.name == "round settled"]
+    assert len(settled) == len(by_round) == 48
+    for s in settled:
+        attrs = dict(s.attributes or {})
+        rid = by_round[str(attrs["slotlab.round_id"])]
+        assert attrs["slotlab.request_id"] == rid
+        assert s.parent is not None and s.parent.span_id == requests[rid].context.span_id
