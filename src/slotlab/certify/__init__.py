@@ -69,7 +69,7 @@ def make(game: Game, ref: str, out: Path, spins: int, *, workers: int = 1,
     bundle["math"] = math_section(game, ref, spins, workers, bonuses)
     say("generator")
     bundle["generator"] = generator.evidence(game, stop_rounds, draws, seed, battery)
-    say("platform: running the server's tests for R5, R11, R12, R20 and R23")
+    say("platform: running the server's tests for R5, R11, R12, R20, R22 and R23")
     bundle["platform"] = platform_evidence.platform_tests(test_marker)
     bundle["profiles"] = server_side.profiles()
     if server:

@@ -188,8 +188,7 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
              _r20(b)]
     rows.append(_row("R21", f"digests: {len(b['digests']['files'])} files and the model hash; "
                             "`slotlab certify --check` recomputes them", MET))
-    rows += [_row("R22", "live RTP reports are the server's (docs/operators.md), not shown here",
-                  NOT_SHOWN),
+    rows += [_platform(b, "R22"),
              _platform(b, "R23", "; by construction: a demo round and a real one take the "
                                  "same catalogue, model and kernels, and a round request has "
                                  "no language in it (a language changes the client's texts "

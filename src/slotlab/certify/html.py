@@ -130,7 +130,7 @@ def _server(b: dict[str, Any]) -> str:
 
 
 def _platform(p: dict[str, Any] | None) -> str:
-    """The server's tests run for R5, R11, R12, R20 and R23, each result of this run."""
+    """The server's tests run for R5, R11, R12, R20, R22 and R23, each result of this run."""
     if p is None:
         return ""
     run = p["run"]
@@ -141,5 +141,5 @@ def _platform(p: dict[str, Any] | None) -> str:
              "<br>".join(f"<code>{escape(t['test'])}</code> " + _status(t["result"])
                          for t in r["tests"])] for r in p["rows"]]
     return ('<section id="platform"><h2>Platform tests (the server\'s, for R5, R11, R12, R20, '
-            "R23)</h2>" + head + _t(["#", "what they show", "tests (result in this run)"],
+            "R22, R23)</h2>" + head + _t(["#", "what they show", "tests (result in this run)"],
                                     rows, raw={1, 2}) + "</section>")

@@ -1,7 +1,8 @@
 """The platform's own evidence for the requirements no game's rule map covers: the server's
-tests for fail-closed play (R5), idempotent money (R11), funds (R12), account security (R20)
-and free play with the same math (R23), named here per requirement and run in the bundle's run
-(as the rule map's are: from the source checkout, each result recorded).
+tests for fail-closed play (R5), idempotent money (R11), funds (R12), account security (R20),
+the live RTP watch (R22) and free play with the same math (R23), named here per requirement
+and run in the bundle's run (as the rule map's are: from the source checkout, each result
+recorded).
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ PLATFORM_TESTS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ("tests/server/test_inactivity.py", "test_an_idle_session_ends_with_its_own_reason"),
         ("tests/server/test_inactivity.py",
          "test_the_profile_sets_the_timeout_and_help_states_it"))),
+    "R22": ("a game whose live rounds pay more than its model alerts (metric, admin API, log) "
+            "and a right one over as many rounds does not; the watch's periodic check logs the "
+            "alert with no one asking", (
+        ("tests/server/test_rtp_watch.py",
+         "test_a_game_paying_wrong_alerts_and_a_right_one_does_not"),
+        ("tests/server/test_rtp_watch.py",
+         "test_the_periodic_tick_logs_an_alert_with_no_one_asking"))),
     "R23": ("a demo round of each seed game is the real round of its seed (same model, same "
             "events, same win); the rules a language shows are read from the game's own", (
         ("tests/server/test_demo.py",
