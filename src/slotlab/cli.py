@@ -592,6 +592,9 @@ def certify(
                                             "scaling functions.")] = 100_000,
     server: Annotated[bool, typer.Option(help="Run the server's part (a short real run on a "
                                               "temporary SQLite file).")] = True,
+    battery: Annotated[bool, typer.Option(help="Run dieharder's tests on the generator's raw "
+                                               "output, where dieharder is installed (256 MiB "
+                                               "per test).")] = True,
 ) -> None:
     """Write a test lab's evidence bundle for a game (HTML and JSON), or --check one."""
     from slotlab import certify as bundle
@@ -616,6 +619,7 @@ def certify(
     g = _load(game)
     paths = bundle.make(g, game, out, spins, workers=workers, bonuses=bonuses,
                         test_marker=tests, stop_rounds=stop_rounds, draws=draws, server=server,
+                        battery=battery,
                         log=lambda msg: Console(stderr=True).print(f"[dim]{msg}[/dim]"))
     for kind, path in paths.items():
         console.print(f"{kind}: {path}")

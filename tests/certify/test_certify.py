@@ -15,6 +15,7 @@ from slotlab import certify
 from slotlab.certify import digests, rule_map
 from slotlab.certify.clauses import MET, NOT_SHOWN
 from slotlab.certify.generator import allowed_failures, chi2_critical_99, chi_square, lag1
+from slotlab.certify.platform_evidence import PLATFORM_TESTS
 from slotlab.cli import app
 from slotlab.games import find_game
 
@@ -23,10 +24,11 @@ FIXED = b"certify-test-seed"
 
 
 def short_bundle(game_id: str, out: Path, **kw: Any) -> dict[str, Any]:
-    """The short form: few spins, few stop rounds and draws, the rule map's tests not run."""
+    """The short form: few spins, few stop rounds and draws, the rule map's and the platform's
+    tests and the raw battery not run."""
     args: dict[str, Any] = {"test_marker": "none", "stop_rounds": 400, "draws": 4000,
                             "server_rounds": 12, "interrupt_search": 40, "bonuses": 2000,
-                            "seed": FIXED, **kw}
+                            "seed": FIXED, "battery": False, **kw}
     certify.make(find_game(game_id), game_id, out, 20_000, **args)
     return json.loads((out / "bundle.json").read_text())
 
@@ -190,3 +192,76 @@ def test_chi_square_and_serial_correlation_catch_a_biased_or_serial_source() -> 
     biased = chi_square(np.array([1200, 930, 930, 940]), np.full(4, 0.25))
     assert fair["pass"] and not biased["pass"]
     assert not lag1(np.arange(1000) % 7)["pass"]
+
+
+def test_every_platform_test_the_clause_map_names_exists() -> None:
+    root = rule_map.checkout_root()
+    assert root is not None
+    named = [(rid, f, name) for rid, (_, tests) in PLATFORM_TESTS.items() for f, name in tests]
+    assert {rid for rid, _, _ in named} == {"R5", "R11", "R12", "R20", "R22", "R23"}
+    missing = [f"{f}::{name}" for _, f, name in named
+               if not rule_map._defined(root, rule_map.Test(f, name))]
+    assert missing == []
+
+
+def _with_platform(b: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    """The bundle with a platform section whose every test of a clause had that result."""
+    return {**b, "platform": {"run": {"ran": True}, "rows": [
+        {"clause": rid, "shows": shows,
+         "tests": [{"test": f"{f}::{n}", "result": results.get(rid, "passed")}
+                   for f, n in tests]} for rid, (shows, tests) in PLATFORM_TESTS.items()]}}
+
+
+def test_the_platform_clauses_follow_their_tests_results(tmp_path: Path) -> None:
+    from slotlab.certify.clauses import NOT_MET, clause_map
+
+    b = short_bundle("classic-3x3", tmp_path, server=False)
+    status = {c["id"]: c for c in clause_map(_with_platform(b, {}))}
+    assert {status[r]["status"] for r in ("R5", "R11", "R12", "R22", "R23")} == {MET}
+    assert "test_idempotent_choice_retry" in status["R11"]["evidence"]
+    # R20 as written (an account locked after 3 failed logins) is not what the server does.
+    assert status["R20"]["status"] == NOT_MET and "Not as written" in status["R20"]["evidence"]
+    failed = {c["id"]: c["status"] for c in clause_map(_with_platform(b, {"R12": "failed"}))}
+    assert failed["R12"] == NOT_MET and failed["R11"] == MET
+    skipped = {c["id"]: c["status"] for c in clause_map(_with_platform(b, {"R5": "skipped"}))}
+    assert skipped["R5"] == NOT_SHOWN
+    # Not run (the short form): nothing is claimed.
+    short = {c["id"]: c for c in clause_map(b)}
+    assert {short[r]["status"] for r in ("R5", "R11", "R12", "R20", "R22", "R23")} == {NOT_SHOWN}
+    assert "not run: --tests none" in short["R5"]["evidence"]
+
+
+def test_an_uncapped_max_win_says_why_its_odds_are_not_shown(tmp_path: Path) -> None:
+    from slotlab.certify.clauses import clause_map
+
+    b = short_bundle("super-12-stars", tmp_path, server=False, stop_rounds=50, draws=500)
+    r16 = next(c for c in clause_map(b) if c["id"] == "R16")
+    assert r16["status"].startswith(NOT_SHOWN) and "why not shown" in r16["evidence"]
+
+
+@pytest.mark.skipif(shutil.which("dieharder") is None, reason="dieharder is not installed")
+def test_the_raw_battery_runs_where_dieharder_is_installed_and_no_verdict_is_no_pass(
+        tmp_path: Path) -> None:
+    from slotlab.certify.clauses import clause_map
+    from slotlab.certify.generator import dieharder_summary
+
+    ran = dieharder_summary((100,))
+    (test,) = ran["tests"]
+    assert ran["ran"] and test["passed"] == 1 and "error" not in test  # sts_monobit
+    starved = dieharder_summary((100,), data_bytes=1 << 16)  # far less than the test reads
+    assert starved["tests"][0]["passed"] == 0 and "EOF" in starved["tests"][0]["error"]
+    b = short_bundle("classic-3x3", tmp_path, server=False)
+    for summary, status in ((ran, MET), (starved, "not met")):
+        b["generator"]["dieharder"] = summary
+        assert {c["id"]: c["status"] for c in clause_map(b)}["R2"] == status
+
+
+@pytest.mark.slow
+def test_a_bundle_runs_the_platform_tests_and_shows_their_clauses_met(tmp_path: Path) -> None:
+    b = short_bundle("classic-3x3", tmp_path, server=False, test_marker=None)
+    assert b["platform"]["run"]["ran"]
+    results = [t["result"] for r in b["platform"]["rows"] for t in r["tests"]]
+    assert results and set(results) == {"passed"}
+    clauses = {c["id"]: c["status"] for c in b["clauses"]}
+    assert {clauses[r] for r in ("R5", "R11", "R12", "R22", "R23")} == {MET}
+    assert "Platform tests" in (tmp_path / "bundle.html").read_text()

@@ -298,16 +298,16 @@ NEEDS_PG = re.compile(r"--pg ")
 OVERRIDES: dict[str, tuple[str, str]] = {
     "slotlab certify super-12-stars --out docs/certify/super-12-stars --spins 1e8 --workers 2": (
         "slotlab certify super-12-stars --out docs/certify/super-12-stars --spins 200000 "
-        "--workers 2 --tests none --stop-rounds 500 --draws 2000",
-        "the bundle's rule-map tests run in tests/games and its generator tests in "
-        "tests/certify; a short bundle runs the same command"),
+        "--workers 2 --tests none --stop-rounds 500 --draws 2000 --no-battery",
+        "the bundle's rule-map and platform tests run in tests/, its generator tests and "
+        "raw battery in tests/certify; a short bundle runs the same command"),
     "slotlab certify --check docs/certify/super-12-stars": (
         "slotlab certify --check src/../docs/certify/super-12-stars",
         "docs/ is not linked into the scratch folder; through the linked src/ the repository's "
         "committed bundle is checked against the installed code"),
     "slotlab certify fruit-5x3 --out bundle/ --spins 1e8": (
         "slotlab certify fruit-5x3 --out bundle/ --spins 200000 --tests none --stop-rounds 500 "
-        "--draws 2000", "as above: a short bundle runs the same command"),
+        "--draws 2000 --no-battery", "as above: a short bundle runs the same command"),
     "python examples/rounds/export_round.py super-12-stars examples/rounds/super-12-stars.json": (
         "python examples/rounds/export_round.py super-12-stars round.json",
         "examples/ is the repository's own folder here: the new export goes to the scratch "

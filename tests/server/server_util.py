@@ -86,13 +86,14 @@ class LiveServer:
     """uvicorn running ``create_app`` in a thread of this process."""
 
     def __init__(self, settings: Settings, games: dict[str, Any] | None,
-                 proxy_headers: bool = True) -> None:
+                 proxy_headers: bool = True, tracer_provider: Any = None) -> None:
         """``proxy_headers=False``: uvicorn's own forwarded-address rewriting off, as in
-        ``slotlab serve``, so that the app alone decides which X-Forwarded-For to believe."""
+        ``slotlab serve``, so that the app alone decides which X-Forwarded-For to believe;
+        ``tracer_provider``: an OpenTelemetry provider the app traces to."""
         self.settings = settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app = create_app(settings, games_override=games)
+        self.app = create_app(settings, games_override=games, tracer_provider=tracer_provider)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 timeout_graceful_shutdown=2, proxy_headers=proxy_headers,
                                 http=TimedHttpToolsProtocol)  # as slotlab serve runs it

@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import logging
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -137,3 +138,46 @@ def test_a_game_whose_rtp_report_simulates_a_feature_is_watched_against_its_offe
     rtp = {g["id"]: g["rtp"] for g in offered}["superstars"]
     assert level["expected_rtp"] == pytest.approx(rtp)
     assert ran == []
+
+
+def test_the_periodic_tick_logs_an_alert_with_no_one_asking(
+        make_server: Callable[..., LiveServer], fixed_seeds: None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The watch checks by itself every ``rtp_watch_interval_s`` (60 s by default; short here):
+    the alert reaches the log with no scrape of /metrics and no call of the admin API."""
+    games: dict[str, Any] = {"watch-wrong": SwappedGame("watch-wrong")}
+    caplog.set_level(logging.INFO, logger="slotlab.server")
+    srv = make_server(games=games, rtp_watch_min_rounds=ROUNDS, rtp_watch_interval_s=0.2)
+    player, _ = srv.player()
+    with player:
+        for _ in range(ROUNDS):
+            assert player.post("/api/games/watch-wrong/rounds", json={"bet": 5},
+                               headers=key()).status_code == 201
+
+    def alerts() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "RTP alert" in r.getMessage()]
+
+    deadline = time.monotonic() + 30
+    while not alerts() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert alerts() and alerts()[0].startswith("RTP alert: watch-wrong EUR bet 5")
+    # Logged when the level enters the alert, not at every tick after.
+    time.sleep(1.0)
+    assert len(alerts()) == 1
+
+
+def test_without_the_tick_nothing_is_logged_by_itself(
+        make_server: Callable[..., LiveServer], fixed_seeds: None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The counter-check of the test above: with the tick at an hour, the same rounds log no
+    alert within the same wait, so the line above came from the tick."""
+    caplog.set_level(logging.INFO, logger="slotlab.server")
+    srv = make_server(games={"watch-wrong": SwappedGame("watch-wrong")},
+                      rtp_watch_min_rounds=ROUNDS, rtp_watch_interval_s=3600)
+    player, _ = srv.player()
+    with player:
+        for _ in range(ROUNDS):
+            assert player.post("/api/games/watch-wrong/rounds", json={"bet": 5},
+                               headers=key()).status_code == 201
+    time.sleep(1.0)
+    assert not [r for r in caplog.records if "RTP alert" in r.getMessage()]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import slotlab
-from slotlab.certify import digests, generator, rule_map, server_side
+from slotlab.certify import digests, generator, platform_evidence, rule_map, server_side
 from slotlab.certify.clauses import clause_map
 from slotlab.certify.html import render
 from slotlab.rounds import Game
@@ -44,7 +44,8 @@ def math_section(game: Game, ref: str, spins: int, workers: int, bonuses: int) -
 def make(game: Game, ref: str, out: Path, spins: int, *, workers: int = 1,
          bonuses: int = 200_000, test_marker: str | None = None, stop_rounds: int = 20_000,
          draws: int = 100_000, server_rounds: int = 30, interrupt_search: int = 3000,
-         server: bool = True, seed: bytes | None = None, log: Any = None) -> dict[str, Path]:
+         server: bool = True, seed: bytes | None = None, battery: bool = True,
+         log: Any = None) -> dict[str, Path]:
     """Make the bundle of ``game`` into ``out``; returns the paths of the two files."""
     say = log or (lambda _msg: None)
     started = time.time()
@@ -67,7 +68,9 @@ def make(game: Game, ref: str, out: Path, spins: int, *, workers: int = 1,
     say(f"math: exact figures and {spins:,} simulated rounds")
     bundle["math"] = math_section(game, ref, spins, workers, bonuses)
     say("generator")
-    bundle["generator"] = generator.evidence(game, stop_rounds, draws, seed)
+    bundle["generator"] = generator.evidence(game, stop_rounds, draws, seed, battery)
+    say("platform: running the server's tests for R5, R11, R12, R20, R22 and R23")
+    bundle["platform"] = platform_evidence.platform_tests(test_marker)
     bundle["profiles"] = server_side.profiles()
     if server:
         say("server: a short real run")

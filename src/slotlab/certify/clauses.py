@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from slotlab.certify.generator import family
+from slotlab.certify.platform_evidence import outcome
 
 MET, NOT_MET, NOT_SHOWN = "met", "not met", "not shown in this bundle"
 
@@ -47,12 +48,39 @@ def _yes(ok: bool) -> str:
     return MET if ok else NOT_MET
 
 
+def _platform(b: dict[str, Any], rid: str, more: str = "") -> dict[str, str]:
+    """A requirement shown by the platform's tests run in the bundle (platform_evidence.py)."""
+    text, ok = outcome(b.get("platform"), rid)
+    return _row(rid, text + more, NOT_SHOWN if ok is None else _yes(ok))
+
+
+def _r20(b: dict[str, Any]) -> dict[str, str]:
+    """R20's lockout after 3 failed logins (N.J.A.C. 13:69O-1.4) is not what slotlab does: it
+    slows a guesser instead of locking the owner out (services/login_delays.py)."""
+    row = _platform(b, "R20", "; session tokens are 256-bit random (secrets.token_urlsafe(32), "
+                              "services/auth.py). Not as written: no account is locked after 3 "
+                              "failed logins; slotlab refuses an address's guesses (429) after "
+                              "a few and slows each guess at an account instead, so a guesser "
+                              "cannot lock its owner out (services/login_delays.py)")
+    if row["status"] != NOT_SHOWN:
+        row["status"] = NOT_MET
+    return row
+
+
+def _battery(die: dict[str, Any]) -> str:
+    return "dieharder on the live generator's raw output: " + "; ".join(
+        f"test {t['test']}: " + (f"no result ({t['error']})" if t.get("error") else
+                                 f"{t['passed']} passed, {t['weak']} weak, {t['failed']} failed")
+        for t in die["tests"])
+
+
 def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
     gen, math, srv = b["generator"], b["math"], b.get("server")
     checks = math["checks"]
     chi, ser = family(gen["chi_square"]), family(gen["serial_correlation"])
     chi_ok, serial_ok = chi["pass"], ser["pass"]
     die = gen["dieharder"]
+    ran = die.get("ran", die.get("installed"))  # bundles before "ran": installed meant run
     rules = b["rule_map"]
     profiles = {p["id"]: p for p in b["profiles"]}
     gb = profiles.get("gb", {})
@@ -63,10 +91,16 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                    f"{chi['failed']} fail at 99% ({chi['allowed']} allowed for the family); "
                    f"serial correlation: {ser['failed']} of {ser['tests']} fail "
                    f"({ser['allowed']} allowed); raw battery: "
-                   + ("dieharder run" if die.get("installed") else "dieharder not installed, "
-                      "not run"),
-             (_yes(chi_ok and serial_ok and not any(t["failed"] for t in die["tests"]))
-              if die.get("installed") else (NOT_MET if not (chi_ok and serial_ok)
+                   + (_battery(die) if ran else
+                      "not run: " + (die.get("note", "") if die.get("installed") else
+                                     "dieharder was not installed on the machine that made "
+                                     "this bundle (install it, e.g. apt-get install "
+                                     "dieharder, and make the bundle again; the whole "
+                                     "battery: slotlab rng dump --bytes 1000000000 | "
+                                     "dieharder -a -g 200)")),
+             (_yes(chi_ok and serial_ok and not any(t["failed"] or t.get("error")
+                                                    for t in die["tests"]))
+              if ran else (NOT_MET if not (chi_ok and serial_ok)
                                             else NOT_SHOWN + " (raw battery)"))),
         _row("R3", "generator: scaling (" + gen["scaling"] + "); chi-square of every strip",
              _yes(chi_ok)),
@@ -75,8 +109,7 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                    "seeds on, the committed server seed fixes it in advance, so profiles that "
                    "forbid that (on) turn them off (docs/server.md)",
              _yes(bool(checks.get("bet_levels_do_not_fall")))),
-        _row("R5", "the server's fail-closed tests (tests/server/test_fail_closed.py) are not "
-                   "run by this bundle", NOT_SHOWN),
+        _platform(b, "R5"),
     ]
     if srv is None:
         rows += [_row(r, "the server section was not made (--no-server)", NOT_SHOWN)
@@ -103,8 +136,7 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
             rows += [_row(r, "server: " + it["why"], NOT_SHOWN) for r in ("R9", "R10")]
     rows.append(_row("R8", "retention and session reconstruction are the operator's database "
                            "policy, not shown here", NOT_SHOWN))
-    rows += [_row("R11", "idempotency tests of the server are not run by this bundle", NOT_SHOWN),
-             _row("R12", "wallet tests of the server are not run by this bundle", NOT_SHOWN)]
+    rows += [_platform(b, "R11"), _platform(b, "R12")]
     mins = {k: p["min_rtp"] for k, p in profiles.items() if p["min_rtp"] is not None}
     rows.append(_row("R13", f"theoretical RTP {rtp} against the profiles' minimums {mins}",
                      _yes(rtp is not None and all(rtp >= m for m in mins.values()))))
@@ -129,6 +161,13 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                             f"{mw.get('times it occurred')} times",
                      MET if exact_max else NOT_SHOWN + " (the exact max win is only an upper "
                                                        "bound: its odds are not derived)"))
+    if not exact_max:
+        rows[-1]["evidence"] += (
+            "; why not shown: the game's exact figures bound the max win from above (each "
+            "part at its most at once) without showing a round that reaches it, so neither "
+            "its reachability nor its odds are derived, and a simulation cannot show odds "
+            "this small; R16 needs the exact max win of a reachable round and its odds, or a "
+            "max-win cap whose odds are derived")
     if srv is None:
         rows.append(_row("R17", "profiles only: gb autoplay " + str(gb.get("autoplay")),
                          NOT_SHOWN))
@@ -146,13 +185,14 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                           and gb.get("celebrate_small_wins") is False)))
     rows += [_row("R19", "profile gb shows the net position; deposit limits are not shown here",
                   NOT_SHOWN),
-             _row("R20", "account security tests are not run by this bundle", NOT_SHOWN)]
+             _r20(b)]
     rows.append(_row("R21", f"digests: {len(b['digests']['files'])} files and the model hash; "
                             "`slotlab certify --check` recomputes them", MET))
-    rows += [_row("R22", "live RTP reports are the server's (docs/operators.md), not shown here",
-                  NOT_SHOWN),
-             _row("R23", "demo play uses the same catalogue and kernels; not shown here",
-                  NOT_SHOWN)]
+    rows += [_platform(b, "R22"),
+             _platform(b, "R23", "; by construction: a demo round and a real one take the "
+                                 "same catalogue, model and kernels, and a round request has "
+                                 "no language in it (a language changes the client's texts "
+                                 "only)")]
     if rules["rows"]:
         failed = rules["counts"].get("failed", 0)
         for r in rows:

@@ -45,7 +45,8 @@ def render(b: dict[str, Any]) -> str:
                  ["seconds", b["seconds"]]]),
              '<nav><a href="#clauses">Clause map</a><a href="#digests">Digests</a>'
              '<a href="#rules">Rule map</a><a href="#math">Math</a>'
-             '<a href="#generator">Generator</a><a href="#server">Server</a></nav>']
+             '<a href="#generator">Generator</a><a href="#server">Server</a>'
+             '<a href="#platform">Platform tests</a></nav>']
     parts.append('<section id="clauses"><h2>Clause map (R1-R23)</h2>' + _t(
         ["#", "requirement", "evidence", "status"],
         [[c["id"], c["requirement"], escape(c["evidence"]), _status(c["status"])]
@@ -86,7 +87,10 @@ def render(b: dict[str, Any]) -> str:
         ["families", "; ".join(f"{k}: {v['failed']} of {v['tests']} fail, {v['allowed']} "
                                f"allowed: {'pass' if v['pass'] else 'FAIL'}"
                                for k, v in g.get("families", {}).items())],
-        ["dieharder", die.get("note") or str(die.get("tests"))]])
+        ["dieharder", die.get("note") or "; ".join(
+            f"test {t['test']}: " + (f"no result ({t['error']})" if t.get("error") else
+                                     f"{t['passed']} passed, {t['weak']} weak, "
+                                     f"{t['failed']} failed") for t in die["tests"])]])
         + _t(["draw", "source", "bins", "draws", "chi2", "df", "99% point", "result"],
              [[t["draw"], t["source"], t["bins"], t["draws"], t["chi2"], t["df"],
                t["critical_99"], _mark(t["pass"])] for t in g["chi_square"]], raw={7})
@@ -94,6 +98,7 @@ def render(b: dict[str, Any]) -> str:
              [[s["sequence"], s["n"], s["r"], s["bound_99"], _mark(s["pass"])]
               for s in g["serial_correlation"]], raw={4}) + "</section>")
     parts.append(_server(b))
+    parts.append(_platform(b.get("platform")))
     return ("<!doctype html><html lang=en><head><meta charset=utf-8><title>"
             f"{escape(b['name'])} evidence bundle</title><style>{_STYLE}</style></head><body>"
             + "".join(parts) + "</body></html>\n")
@@ -122,3 +127,19 @@ def _server(b: dict[str, Any]) -> str:
                + _t(["figure", "value"], [[k, v] for k, v in s["interrupted_round"].items()])
                + "</section>")
     return "".join(out)
+
+
+def _platform(p: dict[str, Any] | None) -> str:
+    """The server's tests run for R5, R11, R12, R20, R22 and R23, each result of this run."""
+    if p is None:
+        return ""
+    run = p["run"]
+    head = (f"<p>Tests run now: <code>{escape(str(run.get('command')))}</code>, "
+            f"{escape(str(run.get('summary', '')))}.</p>" if run.get("ran")
+            else f"<p>Tests not run: {escape(str(run.get('why', '')))}.</p>")
+    rows = [[r["clause"], escape(r["shows"]),
+             "<br>".join(f"<code>{escape(t['test'])}</code> " + _status(t["result"])
+                         for t in r["tests"])] for r in p["rows"]]
+    return ('<section id="platform"><h2>Platform tests (the server\'s, for R5, R11, R12, R20, '
+            "R22, R23)</h2>" + head + _t(["#", "what they show", "tests (result in this run)"],
+                                    rows, raw={1, 2}) + "</section>")

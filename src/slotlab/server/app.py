@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from fastapi import FastAPI, Request
@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from slotlab import __version__
 from slotlab.operator.signing import Keyring
 from slotlab.rounds import Game
-from slotlab.server import fast_rounds, metrics
+from slotlab.server import fast_rounds, metrics, tracing
 from slotlab.server.api_docs import document_errors
 from slotlab.server.errors import ApiError
 from slotlab.server.middleware import BodyLimit, SecurityHeaders
@@ -51,6 +51,9 @@ from slotlab.store import Database
 from slotlab.store.engine import CommitFailed
 from slotlab.store.model_sources import ModelSources
 from slotlab.store.operator_wallet import OperatorWalletStore
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
 
 log = logging.getLogger("slotlab.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -104,10 +107,15 @@ async def _watch_rtp(watch: RtpWatch, interval_s: float) -> None:
             log.exception("the live RTP watch could not read the rounds")
 
 
-def create_app(settings: Settings | None = None, *, games_override: Mapping[str, Game] | None = None
-               ) -> FastAPI:
-    """The server app. ``games_override`` replaces the engine's game registry (tests, embedding)."""
+def create_app(settings: Settings | None = None, *,
+               games_override: Mapping[str, Game] | None = None,
+               tracer_provider: TracerProvider | None = None) -> FastAPI:
+    """The server app. ``games_override`` replaces the engine's game registry (tests, embedding);
+    ``tracer_provider`` traces requests and rounds to an embedder's own OpenTelemetry provider
+    (else ``SLOTLAB_TRACING`` decides, server/tracing.py)."""
     settings = settings or Settings()
+    own_provider = tracer_provider is None
+    provider = tracer_provider or tracing.provider_for(settings.tracing)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -125,7 +133,9 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         log.info("slotlab %s on %s; games: %s", __version__, where,
                  ", ".join(f"{e.id} ({e.game.model_hash[:12]})" for e in ctx.catalog))
         ctx.integrity = IntegrityMonitor(db, ctx.catalog, settings.certified_list,
-                                         healed=healed)
+                                         healed=healed,
+                                         certified_bundles=settings.certified_bundles,
+                                         jurisdiction=settings.jurisdiction)
         ctx.integrity.check(record_new=True)  # after the warm-up: the kernels are compiled
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
@@ -136,10 +146,14 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
         app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
         ctx.rtp_watch = RtpWatch(ctx)
         watching = asyncio.create_task(_watch_rtp(ctx.rtp_watch, settings.rtp_watch_interval_s))
+        tracing.serve_with(provider)
         app.state.ready = True  # every game compiled and loaded
         try:
             yield
         finally:
+            tracing.serve_with(None)
+            if provider is not None and own_provider:
+                provider.shutdown()  # the spans still queued are exported
             watching.cancel()
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
@@ -199,6 +213,8 @@ def create_app(settings: Settings | None = None, *, games_override: Mapping[str,
     app.add_middleware(LoginGate, trusted_proxies=settings.trusted_proxies)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    if provider is not None:  # inside the request id's middleware: spans carry the id
+        tracing.instrument(app, provider)
     app.add_middleware(RequestLog)  # outermost: every answer has its X-Request-ID
 
     @app.get("/api/health", tags=["meta"])

@@ -22,6 +22,7 @@ import uvicorn
 from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 
+from slotlab.server import tracing
 from slotlab.server.settings import Settings
 from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import Database, normalize_url
@@ -166,6 +167,10 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
     overrides = {"database_url": db_url} if db_url else {}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     check_workers(workers, settings.database_url)
+    try:
+        tracing.require(settings.tracing)
+    except tracing.TracingUnavailable as exc:
+        raise ServeError(str(exc)) from None
     _logging(settings.log_format)
     sock = listen_socket(host, port)
     try:

@@ -17,6 +17,8 @@ the process that starts the workers, it must be set.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import logging
 import os
 import time
@@ -35,6 +37,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 from sqlalchemy import event, func, select
+
+from slotlab.server import tracing
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, SessionTransaction
@@ -108,6 +112,8 @@ def round_settled(game: str, currency: str, bet: int, win: int, *, round_id: str
         rounds_log.info("round %s settled", round_id, extra={"fields": {
             "event": "round_settled", "round_id": round_id, "player_id": player_id,
             "game": game, "currency": currency, "bet": bet, "win": win, "kind": kind}})
+    tracing.round_settled(game, currency, bet, win, round_id=round_id, player_id=player_id,
+                          kind=kind)
 
 
 def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
@@ -118,6 +124,9 @@ def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
     free = r.free_round_id is not None
     win = r.win + r.jackpot_win
     block = s.get_nested_transaction() or s.get_transaction()
+    # The group commit may run in another request's thread: the round is logged and traced in
+    # the context of the request that settled it (its request id, its span).
+    settling = contextvars.copy_context()
     undone = False
 
     def rolled_back(_: Session, previous: SessionTransaction) -> None:
@@ -132,8 +141,8 @@ def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
         # after_commit comes at a savepoint's release too: only the real commit counts.
         if not undone and not session.in_nested_transaction():
             undone = True  # counted: once
-            round_settled(game, currency, bet, win, round_id=rid, player_id=pid, free=free,
-                          demo=demo)
+            settling.run(functools.partial(round_settled, game, currency, bet, win,
+                                           round_id=rid, player_id=pid, free=free, demo=demo))
 
     event.listen(s, "after_soft_rollback", rolled_back)
     event.listen(s, "after_commit", committed)

@@ -6,10 +6,12 @@ docs/server.md lists every setting.
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import os
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from slotlab.server.currencies import CurrencySettings, CurrencyTerms, resolve
 
@@ -132,6 +134,10 @@ class Settings(BaseSettings):
     # Software integrity (R21): the certified list the operator installed (docs/operators.md);
     # the code, the models and the compiled kernels are checked at start-up and at this interval.
     certified_list: str | None = None
+    # Folders of certified evidence bundles (slotlab certify --out): each offered game is held
+    # to its bundle's digests (services/certified_bundles.py). A JSON list, or the folders
+    # separated by the path separator (":" on Linux).
+    certified_bundles: Annotated[list[str], NoDecode] = []
     integrity_interval_s: float = Field(24 * 3600, gt=0)
 
     # Housekeeping.
@@ -176,6 +182,10 @@ class Settings(BaseSettings):
     # "json": JSON lines, with a line per request and per round settled (request_log.py);
     # "text": plain lines, start-up and trouble only.
     log_format: Literal["text", "json"] = "text"
+    # OpenTelemetry spans per request and per round settled (server/tracing.py; needs
+    # pip install 'slotlab[otel]'): "otlp" exports by OTLP/HTTP (OTEL_EXPORTER_OTLP_* set the
+    # endpoint), "console" prints them, "off" loads nothing of OpenTelemetry.
+    tracing: Literal["off", "otlp", "console"] = "off"
     threads: int = Field(8, ge=1, le=256)  # worker threads running the (blocking) endpoints
 
     @field_validator("admin_token")
@@ -186,6 +196,16 @@ class Settings(BaseSettings):
         secret = v.get_secret_value()
         if len(secret) < 16 or secret.lower() in _WEAK_TOKENS:
             raise ValueError("SLOTLAB_ADMIN_TOKEN must be a random secret of at least 16 chars")
+        return v
+
+    @field_validator("certified_bundles", mode="before")
+    @classmethod
+    def _bundle_folders(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            text = v.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [p for p in text.split(os.pathsep) if p.strip()]
         return v
 
     @field_validator("trusted_proxies")

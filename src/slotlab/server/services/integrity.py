@@ -8,7 +8,10 @@ per host) when it first loaded them. A game that fails is taken out of play: new
 choices get 503 ``game_out_of_service``, an alert is logged and shown by
 ``GET /api/admin/integrity``. A certified list that is configured but cannot be read takes every
 game out (fail closed). Without a certified list only the kernel cache is checked, and the
-report says the install is not checked against one.
+report says the install is not checked against one. Each game is also held to its certified
+evidence bundle where the operator names bundles (``SLOTLAB_CERTIFIED_BUNDLES``;
+services/certified_bundles.py): a critical file or model that differs from the bundle takes it
+out, and under a profile that requires bundles so does a game no bundle covers.
 
 With several server processes on a host, each checks at its start-up what it loaded; the
 periodic check runs in one of them per host (:func:`slotlab.server.services.maintenance.
@@ -39,6 +42,9 @@ from slotlab.integrity import (
     kernel_cache_files,
 )
 from slotlab.server.services.catalog import Catalog
+from slotlab.server.services.certified_bundles import CertifiedBundles
+from slotlab.server.services.certified_bundles import status as bundles_status
+from slotlab.server.services.profiles import PROFILES
 from slotlab.store import Database
 from slotlab.store.models import KernelDigest, utcnow
 
@@ -55,6 +61,7 @@ class GameCheck:
     kernel_files: int
     in_service: bool
     reason: str | None
+    bundle: str | None = None  # the certified bundle's folder the game is held to
 
 
 def heal_kernel_cache(db: Database, host: str | None = None) -> list[str]:
@@ -88,10 +95,18 @@ class IntegrityMonitor:
     """Runs the checks and keeps their outcome: which games are out of play, and the alerts."""
 
     def __init__(self, db: Database, catalog: Catalog, certified_list: str | None,
-                 host: str | None = None, healed: list[str] | None = None) -> None:
+                 host: str | None = None, healed: list[str] | None = None,
+                 certified_bundles: list[str] | None = None, jurisdiction: str = "mt") -> None:
         self.db = db
         self.catalog = catalog
         self.certified_path = Path(certified_list) if certified_list else None
+        self.bundle_folders = list(certified_bundles or ())
+        self.jurisdiction = jurisdiction
+        self.bundles_required = PROFILES[jurisdiction].certified_bundle
+        if self.bundles_required and not self.bundle_folders:
+            log.warning("integrity: jurisdiction %s requires certified bundles; set "
+                        "SLOTLAB_CERTIFIED_BUNDLES to the folders slotlab certify wrote, or "
+                        "games run unchecked against them", jurisdiction)
         self.host = host or platform.node() or "localhost"
         self.checked_at: datetime | None = None
         self.games: list[GameCheck] = []
@@ -107,6 +122,7 @@ class IntegrityMonitor:
         with self._lock:
             code = code_digest()
             cert, cert_problem = self._certified()
+            bundles = CertifiedBundles.read(self.bundle_folders, self.bundles_required)
             recorded = self._recorded()
             results, new = [], []
             for entry in self.catalog:
@@ -119,6 +135,8 @@ class IntegrityMonitor:
                                        f"one ({cert.code[:16]}...)")
                     if entry.game.model_hash not in cert.models:
                         reasons.append(f"model {entry.game.model_hash[:16]}... is not certified")
+                bundle, differ = bundles.reasons(entry.id, entry.game)
+                reasons.extend(differ)
                 files = kernel_cache_files(entry.game)
                 for path in files:
                     key = str(path.relative_to(kernel_cache_dir()))
@@ -133,7 +151,7 @@ class IntegrityMonitor:
                 results.append(GameCheck(
                     entry.id, entry.game.model_hash,
                     None if cert is None and not cert_problem else not reasons, len(files),
-                    reason is None, reason))
+                    reason is None, reason, bundle))
             self._record(new)
             self._apply(results, utcnow())
             return results
@@ -170,6 +188,9 @@ class IntegrityMonitor:
             "checked_at": self.checked_at.isoformat() if self.checked_at else None,
             "ok": all(g.in_service for g in self.games),
             "certified_list": str(self.certified_path) if self.certified_path else None,
+            "certified_bundles": bundles_status(
+                CertifiedBundles(tuple(self.bundle_folders), self.bundles_required),
+                self.jurisdiction),
             "code_digest": code_digest(),
             "host": self.host,
             "games": [asdict(g) for g in self.games],

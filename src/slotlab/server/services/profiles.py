@@ -52,6 +52,11 @@ class Profile:
     # Provably fair seeds (services/fairness.py) may be used: the server seed is committed before
     # play, so the outcome after each possible choice is fixed before the choice (R4's reading).
     provably_fair: bool = True
+    # Every offered game must match a test lab's certified evidence bundle (R21: the software
+    # that runs is the software approved), once the operator names bundles
+    # (SLOTLAB_CERTIFIED_BUNDLES; services/certified_bundles.py): a game no bundle covers is
+    # out of play, as is one whose critical files differ from its bundle (in every profile).
+    certified_bundle: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,14 +70,18 @@ PROFILES: dict[str, Profile] = {
                   autoplay_stop_conditions=AUTOPLAY_STOPS, min_rtp=0.92,
                   # R23 (RTS 6A): demo play is allowed with the same math as real play; MGA sets
                   # no age check before free play in standards.md, so demo is on.
-                  demo=True),
+                  demo=True,
+                  # R21: only the software a lab certified runs in a regulated market.
+                  certified_bundle=True),
     "gb": Profile("gb", autoplay=False, quick_stop=False, turbo=False, min_cycle_ms=2500,
                   celebrate_small_wins=False, show_net_position=True, session_with_rounds=True,
                   reality_check_s=60 * 60,
                   # R23 (RTS 6A) allows free play only with the same math; the UKGC also
                   # requires age verification before any free-to-play game (LCCP SR code 3.2.11,
                   # 2019; not an R-number of standards.md). Anonymous demo cannot verify age: off.
-                  demo=False),
+                  demo=False,
+                  # R21: only the software a lab certified runs in a regulated market.
+                  certified_bundle=True),
     # Ontario (AGCO Registrar's Standards for Internet Gaming).
     "on": Profile(
         "on",
@@ -115,7 +124,9 @@ PROFILES: dict[str, Profile] = {
         # on anonymous free play, and N.J.A.C. 13:69O ties internet play to a registered,
         # verified account: off is slotlab's cautious default (SLOTLAB_DEMO_ENABLED only turns
         # demo off, never on against the profile).
-        demo=False),
+        demo=False,
+        # R21 (N.J.A.C. 13:69O-1.1/1.5): the software checked against the approved one.
+        certified_bundle=True),
 }
 
 
