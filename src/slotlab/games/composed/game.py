@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.composed import kernel
 from slotlab.games.composed.exact import exact_report
 from slotlab.games.composed.model import JACKPOTS, ComposedModel
 from slotlab.games.composed.round import COMPONENTS, Tables, play_round
 from slotlab.games.contract import FamilyGame
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, new_accumulators, record
+from slotlab.mechanics.accumulators import new_accumulators
 from slotlab.rng import Seed, chacha_stream
 from slotlab.rounds import Event, IllegalChoiceError, ReportCache, RoundResult, check_inputs
 
@@ -30,6 +31,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
     def __init__(self, model: ComposedModel) -> None:
         super().__init__(model)
         self._tables = Tables(model)
+        self._features = kernel.pack_features(model)
         self._exact: ReportCache[int] = ReportCache()
 
     @classmethod
@@ -67,15 +69,12 @@ class ComposedGame(FamilyGame[ComposedModel]):
 
     def simulate_chunk(self, bet: int, spins: int,
                        stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds from the compiled kernel (the same draws as :meth:`play`)."""
         acc, sq = new_accumulators()
-        level = bet // self.model.divisor
-        t = self._tables
-        for _ in range(spins):
-            tally = play_round(t, stream, level, None)
-            parts = tally.parts
-            record(acc, sq, (tally.uncapped + parts["cap"]) * level, bet, tally.feature)
-            for k, name in enumerate(COMPONENTS):
-                acc[ACC_COMPONENTS + k] += parts[name] * level
+        parts = np.zeros(len(COMPONENTS), dtype=np.int64)
+        kernel.simulate_rounds(self._tables.packed, self._features, stream, spins,
+                               bet // self.model.divisor, bet, acc, sq, parts,
+                               kernel.scratch(self._tables.packed, self._features))
         return acc, sq
 
     def describe(self) -> dict[str, Any]:
