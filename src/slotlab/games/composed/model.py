@@ -98,7 +98,7 @@ class HoldAndWinSpec(Strict):
 
 
 class ComposedSpec(Strict):
-    family: Literal["composed"]
+    family: Literal["composed"] | None = None  # the format declares it too
     format: Literal["slotlab.composed/1"]
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
