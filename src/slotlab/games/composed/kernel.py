@@ -16,6 +16,7 @@ from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines import kernel as lines
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.hold_and_win import next_counter
+from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import weighted_pick
 
 # scalars of pack_features
@@ -45,12 +46,14 @@ def pack_features(model: ComposedModel) -> Features:
             wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _show_coins(window: np.ndarray, stream: np.ndarray, fz: Features, state: np.ndarray,
                 values: np.ndarray) -> int:
     """Draw the value of every coin in view (cell order); returns how many there are."""
     sc, coin_cum, coin_values = fz[0], fz[2], fz[3]
     coin, rows = sc[F_COIN], sc[F_ROWS]
+    if coin < 0:
+        return 0  # no hold and win: no coin, and the grid's state is never read
     n = 0
     for cell in range(sc[F_CELLS]):
         state[cell] = EMPTY
@@ -127,7 +130,7 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
     return win
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray,
                scratch: tuple[np.ndarray, ...]) -> bool:
     """One round into ``parts`` (pay units, in ``round.COMPONENTS`` order); True when a
@@ -176,7 +179,19 @@ def scratch(m: lines.Packed, fz: Features) -> tuple[np.ndarray, ...]:
 def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: int, level: int,
                     bet: int, acc: np.ndarray, sq: np.ndarray, parts: np.ndarray,
                     scratch: tuple[np.ndarray, ...]) -> None:
-    """Play ``spins`` rounds into the accumulators (credits at ``level`` per pay unit)."""
+    """Play ``spins`` rounds into the accumulators (credits at ``level`` per pay unit).
+
+    As in the line kernel, the loop works on views without a reference count (the caller keeps
+    every array alive), and the round is inlined into it: a round then makes no atomic
+    reference-count operation but in the (rare) features it calls.
+    """
+    u = unmanaged
+    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
+         u(m[9]), u(m[10]), u(m[11]))
+    fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]))
+    scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
+               u(scratch[5]), u(scratch[6]), u(scratch[7]))
+    stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)
     n = parts.shape[0]
     for _ in range(spins):
         feature = play_round(m, fz, stream, parts, scratch)
