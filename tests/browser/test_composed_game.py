@@ -128,6 +128,20 @@ def test_hold_and_win_grid_is_drawn_from_the_events(page: Any, srv: Server) -> N
     assert page.evaluate("window.__respins") == counter
     ended = next(e for e in events if e["type"] == "hold_and_win_ended")
     assert ended["win"] > 0
+    # RECALL (verified): the grid and its counter at the first respin that lands something
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    k, step = next((k, e) for k, e in enumerate(events)
+                   if e["type"] == "respin_landed" and e["coins"])
+    for _ in range(k):
+        page.click("[data-testid=replay-next]")
+    scope = "[data-testid=recall-dialog]"
+    assert page.locator(f"{scope} [data-testid=hold-grid] .hold-cell.held").count() == step["held"]
+    assert page.get_attribute(f"{scope} [data-testid=counter-respins]", "data-value") == str(
+        step["respins"])
+    shot(page, f"lucky-coin-link-recall-{page.size_name}")
 
 
 def test_wheel_spins_to_its_segment_and_free_spins_count(page: Any, srv: Server) -> None:

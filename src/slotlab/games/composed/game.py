@@ -109,7 +109,9 @@ class ComposedGame(FamilyGame[ComposedModel]):
             "free_spins": ({**spec.free_spins.model_dump(), "awards": {
                 str(k): v for k, v in spec.free_spins.awards.items()}}
                 if spec.free_spins else None),
-            "wheel": ([s.model_dump() for s in spec.wheel.segments] if spec.wheel else None),
+            # what each segment brings, in the wheel's order (its weights stay in the model)
+            "wheel": ([s.model_dump(exclude={"weight"}) for s in spec.wheel.segments]
+                      if spec.wheel else None),
             "hold_and_win": ({"symbol": hw.symbol, "trigger": hw.trigger,
                               "respins": hw.respins,
                               "jackpots": {j: hw.jackpots[j] for j in JACKPOTS}}
