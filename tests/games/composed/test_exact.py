@@ -17,7 +17,7 @@ from slotlab.cli import app
 from slotlab.games.composed.exact import _Grid
 from slotlab.games.composed.game import ComposedGame
 from slotlab.games.composed.round import COMPONENTS, Tables, hold_and_win, play_round
-from slotlab.mechanics.hold_and_win import coins_times_collectors, expected_collected
+from slotlab.mechanics.collectors import coins_times_collectors, expected_collected
 from slotlab.mechanics.weighted import draw
 from slotlab.rng import chacha_stream, chunk_stream, parse_seed
 

@@ -4,11 +4,12 @@
   (:mod:`slotlab.games.lines.exact`), for the base and the free-spin reels.
 * What a window starts depends on how many scatters and coins it shows together: their joint
   distribution over the reel cycle is the product of each reel's two-variable polynomial
-  (:func:`slotlab.mechanics.scatter.convolve2`).
+  (:func:`slotlab.mechanics.pair_counts.convolve2`).
 * Hold and win: the absorbing chain over (cells held, respins left) gives the distribution of
   the cells held at the end (:func:`slotlab.mechanics.hold_and_win.final_held_distribution`);
   landings are coins or collectors independently of that chain, and coin values independently
-  of both, so the feature's value is the mean coin value times ``E[coins x (1 + collectors)]``.
+  of both, so the feature's value is the mean coin value times ``E[coins x (1 + collectors)]``
+  (:mod:`slotlab.mechanics.collectors`).
 * Wheel: the weighted mean of what its segments bring (:func:`slotlab.mechanics.wheel.wheel_value`).
 * Free spins: Wald's identity, E[number of free spins] (retriggers up to the cap, the line
   family's closed form) times the value of one free spin (its pays and the hold and win its
@@ -27,8 +28,8 @@ import numpy as np
 
 from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines.exact import _ReelSetMath, expected_free_spins
-from slotlab.mechanics.hold_and_win import expected_collected, expected_landings
-from slotlab.mechanics.scatter import convolve2, window_pair_count_weights
+from slotlab.mechanics.collectors import expected_collected, expected_landings
+from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
 
 
