@@ -42,7 +42,8 @@ runner = CliRunner()
 
 # One shipped game of each family: its model file is copied and used by path.
 ONE_OF_EACH = {"crystal_star_deluxe": "crystal-star-deluxe", "superstars": "superstars-96",
-               "super_12_stars": "super-12-stars", "lines": "fruit-5x3"}
+               "super_12_stars": "super-12-stars", "lines": "fruit-5x3",
+               "composed": "lucky-coin-link"}
 FEW_BONUSES = "1000"  # Superstars' Bonus Games simulated in its RTP: few, for speed
 
 
@@ -54,7 +55,8 @@ def cli(*args: str) -> Any:
 
 def copied(game_id: str, folder: Path, **changes: Any) -> tuple[Path, dict[str, Any]]:
     """A copy of a shipped game's model file, as a designer would start one."""
-    raw = {**find_game(game_id).model.raw, "id": f"copied-{game_id}", **changes}
+    shipped = {k: v for k, v in find_game(game_id).model.raw.items() if k != "family"}
+    raw = {**shipped, "id": f"copied-{game_id}", **changes}
     path = folder / f"copied-{game_id}{''.join(f'-{k}' for k in changes)}.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     return path, raw

@@ -35,6 +35,8 @@ FAMILIES: dict[str, GameFamily] = {f.name: f for f in [
                         GAMES / "super_12_stars" / "models" / "super-12-stars.v1.json"}),
     GameFamily("lines", "slotlab.games.lines.game:LineGame", models=LINE_MODELS,
                formats=("slotlab.lines",)),
+    GameFamily("composed", "slotlab.games.composed.game:ComposedGame",
+               models=GAMES / "composed" / "models", formats=("slotlab.composed",)),
 ]}
 
 # What a family's loader raises on a model that is not one of its own.

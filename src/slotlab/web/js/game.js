@@ -401,7 +401,7 @@ export class GameView {
       const e = events[i];
       this.shown = i + 1;
       if (this.gone) return;
-      if (this.inFree && !FREE_SPIN_EVENTS.has(e.type)) {
+      if (this.inFree && !FREE_SPIN_EVENTS.has(e.type) && !this.feature?.duringFreeSpins(e)) {
         await flush(); // the last free spin's wins count
         await this.endFreeSpins(instant);
       }

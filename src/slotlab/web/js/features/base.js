@@ -25,6 +25,11 @@ export class Feature {
     return false;
   }
 
+  /** True when e belongs inside free spins (a feature they start), so it does not end them. */
+  duringFreeSpins(_e) {
+    return false;
+  }
+
   /** After the generic client drew event e (which the feature did not take). */
   after(_e) {}
 

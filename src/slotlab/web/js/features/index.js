@@ -1,11 +1,13 @@
 // Which feature module draws a game (by its describe().kind, else its id), and the hosts the
 // game screen and the RECALL replay give it.
+import { Composed } from "./composed.js";
 import { Super12Stars } from "./super12stars.js";
 import { Superstars } from "./superstars.js";
 
 const MODULES = [
   { test: (d) => d.kind === "super-12-stars" || d.id === "super-12-stars" || /^super-12-stars/.test(d.id || ""), make: Super12Stars },
   { test: (d) => d.kind === "superstars" || /^superstars(-|$)/.test(d.id || ""), make: Superstars },
+  { test: (d) => d.kind === "composed", make: Composed },
 ];
 
 /** The feature module for this game, mounted on host, or null for a game that needs none. */

@@ -1,0 +1,1 @@
+"""Composed games: feature games defined by a model file alone."""

@@ -1,0 +1,202 @@
+"""A composed game's rounds, compiled, for the simulator: the same rules and the same draws, in
+the same order, as :func:`slotlab.games.composed.round.play_round` (which writes the events of
+live play and replay), so a stream gives the same wins either way (tests/games/composed hold the
+two to the same totals round by round).
+
+The model travels as the line family's packed tuple (:func:`slotlab.games.lines.kernel.pack`),
+whose ``spin`` pays the window, plus the features' arrays (:func:`pack_features`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from slotlab.games.composed.model import ComposedModel
+from slotlab.games.lines import kernel as lines
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.hold_and_win import next_counter
+from slotlab.mechanics.unmanaged import unmanaged
+from slotlab.rng import weighted_pick
+
+# scalars of pack_features
+F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL = range(9)
+FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN = 0, 1, 2
+EMPTY, COIN, COLLECTOR = 0, 1, 2  # a cell's state; also the landing table's outcomes
+
+Features = tuple[np.ndarray, ...]
+
+
+def pack_features(model: ComposedModel) -> Features:
+    """``(scalars, landing cumulative, coin cumulative, coin values, segment pay, segment
+    feature, segment multiplier, wheel cumulative)``."""
+    f = model.features
+    fs = model.spec.free_spins
+    wheel = f.wheel
+    scalars = np.array([f.coin, f.trigger, f.respins, model.cells(), model.spec.rows,
+                        fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
+                        int(bool(fs and fs.retrigger)), int(wheel is not None)], dtype=np.int64)
+    kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
+             "hold_and_win": FEATURE_HOLD_AND_WIN}
+    segments = wheel.values if wheel is not None else ()
+    return (scalars, f.landing.cumulative(), f.coins.cumulative(), f.coins.int_values(),
+            np.array([s.pay for s in segments] or [0], dtype=np.int64),
+            np.array([kinds[s.feature] for s in segments] or [0], dtype=np.int64),
+            np.array([s.multiplier for s in segments] or [1], dtype=np.int64),
+            wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _show_coins(window: np.ndarray, stream: np.ndarray, fz: Features, state: np.ndarray,
+                values: np.ndarray) -> int:
+    """Draw the value of every coin in view (cell order); returns how many there are."""
+    sc, coin_cum, coin_values = fz[0], fz[2], fz[3]
+    coin, rows = sc[F_COIN], sc[F_ROWS]
+    if coin < 0:
+        return 0  # no hold and win: no coin, and the grid's state is never read
+    n = 0
+    for cell in range(sc[F_CELLS]):
+        state[cell] = EMPTY
+        values[cell] = 0
+        if coin >= 0 and window[cell // rows, cell % rows] == coin:
+            state[cell] = COIN
+            values[cell] = coin_values[weighted_pick(stream, coin_cum)]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _hold_and_win(stream: np.ndarray, fz: Features, start_state: np.ndarray,
+                  start_values: np.ndarray, mult: int, state: np.ndarray, values: np.ndarray,
+                  landed: np.ndarray) -> int:
+    """The grid from the coins held in ``start_*``; its win in pay units."""
+    sc, landing_cum, coin_cum, coin_values = fz[0], fz[1], fz[2], fz[3]
+    cells, respins = sc[F_CELLS], sc[F_RESPINS]
+    held = 0
+    for cell in range(cells):
+        state[cell] = start_state[cell]
+        values[cell] = start_values[cell]
+        if state[cell] != EMPTY:
+            held += 1
+    counter = respins
+    while counter > 0 and held < cells:
+        n = 0
+        for cell in range(cells):
+            landed[cell] = EMPTY
+            if state[cell] == EMPTY:
+                o = weighted_pick(stream, landing_cum)
+                if o != EMPTY:
+                    landed[cell] = o
+                    n += 1
+        for cell in range(cells):
+            if landed[cell] == COIN:
+                state[cell] = COIN
+                values[cell] = coin_values[weighted_pick(stream, coin_cum)]
+            elif landed[cell] == COLLECTOR:
+                state[cell] = COLLECTOR
+        held += n
+        counter = next_counter(counter, n, respins)
+    total = 0
+    collectors = 0
+    for cell in range(cells):
+        if state[cell] == COIN:
+            total += values[cell]
+        elif state[cell] == COLLECTOR:
+            collectors += 1
+    return total * (1 + collectors) * mult
+
+
+@njit(cache=True)
+def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int, mult: int,
+                scratch: tuple[np.ndarray, ...]) -> int:
+    stops, window, wins, state0, values0, state, values, landed = scratch
+    sc = fz[0]
+    fs_awards = m[8]
+    fs_max = sc[F_FS_MAX]
+    total = min(awarded, fs_max) if fs_max > 0 else awarded
+    win = 0
+    played = 0
+    while played < total and played < lines.MAX_FREE_SPINS:
+        played += 1
+        lu, su, count, _n = lines.spin(m, m[3], m[4], stream, mult, stops, window, wins)
+        win += lu + su
+        if _show_coins(window, stream, fz, state0, values0) >= sc[F_TRIGGER] and sc[F_COIN] >= 0:
+            win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
+        more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
+        if fs_max > 0 and total + more > fs_max:
+            more = fs_max - total
+        if more > 0:
+            total += more
+    return win
+
+
+@njit(cache=True, inline="always")
+def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray,
+               scratch: tuple[np.ndarray, ...]) -> bool:
+    """One round into ``parts`` (pay units, in ``round.COMPONENTS`` order); True when a
+    feature started."""
+    stops, window, wins, state0, values0, state, values, landed = scratch
+    sc = fz[0]
+    for k in range(parts.shape[0]):
+        parts[k] = 0
+    feature = False
+    lu, su, count, _n = lines.spin(m, m[1], m[2], stream, 1, stops, window, wins)
+    parts[0] = lu
+    parts[1] = su
+    coins = _show_coins(window, stream, fz, state0, values0)
+    if sc[F_COIN] >= 0 and coins >= sc[F_TRIGGER]:
+        feature = True
+        parts[2] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
+    awarded = m[8][count]
+    if awarded > 0:
+        feature = True
+        if sc[F_WHEEL] == 0:
+            parts[5] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], scratch)
+        else:
+            seg = weighted_pick(stream, fz[7])
+            parts[3] = fz[4][seg]
+            kind, seg_mult = fz[5][seg], fz[6][seg]
+            if kind == FEATURE_FREE_SPINS:
+                parts[5] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT] * seg_mult, scratch)
+            elif kind == FEATURE_HOLD_AND_WIN:
+                parts[4] = _hold_and_win(stream, fz, state0, values0, seg_mult, state, values,
+                                         landed)
+    uncapped = 0
+    for k in range(parts.shape[0] - 1):
+        uncapped += parts[k]
+    cap = m[9][lines.S_CAP]
+    if uncapped > cap:
+        parts[parts.shape[0] - 1] = cap - uncapped
+    return feature
+
+
+def scratch(m: lines.Packed, fz: Features) -> tuple[np.ndarray, ...]:
+    cells = int(fz[0][F_CELLS])
+    return (*lines.scratch(m), *(np.zeros(cells, dtype=np.int64) for _ in range(5)))
+
+
+@njit(cache=True)
+def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: int, level: int,
+                    bet: int, acc: np.ndarray, sq: np.ndarray, parts: np.ndarray,
+                    scratch: tuple[np.ndarray, ...]) -> None:
+    """Play ``spins`` rounds into the accumulators (credits at ``level`` per pay unit).
+
+    As in the line kernel, the loop works on views without a reference count (the caller keeps
+    every array alive), and the round is inlined into it: a round then makes no atomic
+    reference-count operation but in the (rare) features it calls.
+    """
+    u = unmanaged
+    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
+         u(m[9]), u(m[10]), u(m[11]))
+    fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]))
+    scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
+               u(scratch[5]), u(scratch[6]), u(scratch[7]))
+    stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)
+    n = parts.shape[0]
+    for _ in range(spins):
+        feature = play_round(m, fz, stream, parts, scratch)
+        win = 0
+        for k in range(n):
+            win += parts[k]
+            acc[ACC_COMPONENTS + k] += parts[k] * level
+        record(acc, sq, win * level, bet, feature)

@@ -1,0 +1,225 @@
+"""The composed game model: a line game's reels and pays plus features taken from
+:mod:`slotlab.mechanics` (free spins, a wheel, a hold-and-win grid), all from one file.
+
+The format is documented in docs/model-format.md (``slotlab.composed/1``). Every amount is in
+pay units (total bet / ``bet.divisor``), as in a line model. The reels, lines, pays, wild,
+scatter and free spins are a line model's keys with a line model's meaning, and are checked and
+compiled by :class:`~slotlab.games.lines.model.LineModel`, so the two families pay a window the
+same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, PositiveInt, ValidationError, model_validator
+
+from slotlab.games.lines.model import (
+    BetSpec,
+    FreeSpinsSpec,
+    LineModel,
+    LineModelSpec,
+    ScatterSpec,
+    SymbolSpec,
+    WildSpec,
+)
+from slotlab.mechanics.weighted import WeightedTable
+from slotlab.mechanics.wheel import Segment
+from slotlab.model import Strict, content_hash, read_json, validate
+
+FORMAT = "slotlab.composed/1"
+Jackpot = Literal["Mini", "Minor", "Major", "Grand"]
+JACKPOTS: tuple[Jackpot, ...] = ("Mini", "Minor", "Major", "Grand")
+FEATURES = ("free_spins", "hold_and_win")
+
+
+class WheelSegment(Strict):
+    """One segment: it pays ``pay`` units, or starts ``feature`` (its wins times
+    ``multiplier``), or both."""
+
+    weight: PositiveInt
+    pay: int = Field(default=0, ge=0)
+    feature: Literal["free_spins", "hold_and_win"] | None = None
+    multiplier: PositiveInt = 1
+
+    @model_validator(mode="after")
+    def _check(self) -> WheelSegment:
+        if self.pay == 0 and self.feature is None:
+            raise ValueError("a segment pays (pay > 0) or starts a feature, or both")
+        if self.multiplier > 1 and self.feature is None:
+            raise ValueError("multiplier: multiplies a feature's wins, but no feature is set")
+        return self
+
+
+class WheelSpec(Strict):
+    """A wheel spun when the scatters award free spins: its segment decides what they bring."""
+
+    segments: list[WheelSegment] = Field(min_length=1)
+
+
+class CoinSpec(Strict):
+    """One entry of the coin table: a value in pay units, or one of the four jackpots."""
+
+    weight: PositiveInt
+    value: PositiveInt | None = None
+    jackpot: Jackpot | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> CoinSpec:
+        if (self.value is None) == (self.jackpot is None):
+            raise ValueError("a coin has either a value or a jackpot")
+        return self
+
+
+class LandingSpec(Strict):
+    """Weights of what one free cell shows after a respin."""
+
+    nothing: PositiveInt
+    coin: PositiveInt
+    collector: int = Field(default=0, ge=0)
+
+
+class HoldAndWinSpec(Strict):
+    symbol: str
+    trigger: PositiveInt
+    respins: PositiveInt = 3
+    landing: LandingSpec
+    coins: list[CoinSpec] = Field(min_length=1)
+    jackpots: dict[Jackpot, PositiveInt]
+
+    @model_validator(mode="after")
+    def _check(self) -> HoldAndWinSpec:
+        missing = [j for j in JACKPOTS if j not in self.jackpots]
+        if missing:
+            raise ValueError(f"jackpots: missing {', '.join(missing)} (all four are fixed)")
+        return self
+
+
+class ComposedSpec(Strict):
+    family: Literal["composed"] | None = None  # the format declares it too
+    format: Literal["slotlab.composed/1"]
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    version: int = 1
+    reels: int = Field(ge=1, le=7)
+    rows: int = Field(ge=1, le=9)
+    symbols: list[SymbolSpec] = Field(min_length=1)
+    bet: BetSpec
+    lines: list[list[int]] = Field(min_length=1)
+    pays: dict[str, dict[int, int]]
+    wild: WildSpec | None = None
+    scatter: ScatterSpec | None = None
+    strips: dict[str, list[list[str]]]
+    free_spins: FreeSpinsSpec | None = None
+    wheel: WheelSpec | None = None
+    hold_and_win: HoldAndWinSpec | None = None
+    max_win_x: PositiveInt
+    rules: list[str] = Field(default_factory=list)
+
+    def line_part(self) -> dict[str, Any]:
+        """The keys a line model has, as a line model's data."""
+        keep = ("id", "name", "reels", "rows", "symbols", "bet", "lines", "pays", "wild",
+                "scatter", "strips", "free_spins", "max_win_x")
+        data = self.model_dump(include=set(keep), exclude_none=True)
+        return {"format": "slotlab.lines/1", **data}
+
+    @model_validator(mode="after")
+    def _check(self) -> ComposedSpec:
+        try:
+            LineModelSpec.model_validate(self.line_part())
+        except ValidationError as exc:
+            raise ValueError("; ".join(str(e["msg"]).removeprefix("Value error, ")
+                                       for e in exc.errors())) from None
+        ids = {s.id for s in self.symbols}
+        hw = self.hold_and_win
+        if hw is not None:
+            if hw.symbol not in ids:
+                raise ValueError(f"hold_and_win.symbol: unknown symbol {hw.symbol!r}")
+            if hw.symbol in self.pays:
+                raise ValueError("hold_and_win.symbol: the coin pays by its value, not on lines")
+            if self.scatter is not None and hw.symbol == self.scatter.symbol:
+                raise ValueError("hold_and_win.symbol: the coin cannot be the scatter")
+            if not 1 <= hw.trigger <= self.reels * self.rows:
+                raise ValueError(f"hold_and_win.trigger: {hw.trigger} coins do not fit the "
+                                 f"{self.reels * self.rows} cells")
+            if self.wild is not None and (self.wild.substitutes != "all"
+                                          and hw.symbol in self.wild.substitutes):
+                raise ValueError("wild.substitutes: a wild never substitutes for the coin")
+        if self.wheel is not None:
+            if self.free_spins is None:
+                raise ValueError("wheel: spun when scatters award free spins, but there are "
+                                 "no free_spins")
+            for i, seg in enumerate(self.wheel.segments):
+                if seg.feature == "hold_and_win" and hw is None:
+                    raise ValueError(f"wheel.segments[{i}]: starts hold_and_win, but there is "
+                                     "no hold_and_win")
+        return self
+
+
+@dataclass(frozen=True)
+class FeatureArrays:
+    """The features compiled for the round: coin symbol, tables and their draws."""
+
+    coin: int  # symbol index, -1 without hold and win
+    trigger: int
+    respins: int
+    landing: WeightedTable[str]  # "nothing", "coin", "collector"
+    coins: WeightedTable[int]  # value in pay units (a jackpot's fixed value)
+    coin_labels: tuple[str | None, ...]  # the jackpot an entry is, else None
+    wheel: WeightedTable[Segment] | None
+
+
+class ComposedModel:
+    """A validated composed model: its spec, hash, the line model of its reels and pays, and
+    the features' tables."""
+
+    def __init__(self, spec: ComposedSpec, raw: dict[str, Any], source: str) -> None:
+        self.spec = spec
+        self.raw = raw
+        self.source = source
+        self.hash = content_hash(raw)
+        self.lines = LineModel.from_dict(spec.line_part(), source)
+        self.symbol_ids = self.lines.symbol_ids
+        self.index = self.lines.index
+        self.features = self._features()
+
+    @classmethod
+    def from_file(cls, path: Path | str) -> ComposedModel:
+        path = Path(path)
+        raw = read_json(path)
+        return cls(validate(ComposedSpec, raw, str(path)), raw, str(path))
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any], source: str = "<dict>") -> ComposedModel:
+        return cls(validate(ComposedSpec, raw, source), raw, source)
+
+    @property
+    def divisor(self) -> int:
+        return self.spec.bet.divisor
+
+    def bets(self) -> list[int]:
+        return self.lines.bets()
+
+    def _features(self) -> FeatureArrays:
+        hw = self.spec.hold_and_win
+        wheel = self.spec.wheel
+        wheel_table = WeightedTable.of(
+            [(Segment(s.pay, s.feature, s.multiplier), s.weight) for s in wheel.segments]
+        ) if wheel else None
+        if hw is None:
+            return FeatureArrays(-1, 0, 0, WeightedTable.of([("nothing", 1)]),
+                                 WeightedTable.of([(0, 1)]), (None,), wheel_table)
+        landing = [("nothing", hw.landing.nothing), ("coin", hw.landing.coin)]
+        if hw.landing.collector:
+            landing.append(("collector", hw.landing.collector))
+        coins = WeightedTable.of([
+            (c.value if c.value is not None else hw.jackpots[c.jackpot or "Mini"], c.weight)
+            for c in hw.coins])
+        return FeatureArrays(self.index[hw.symbol], hw.trigger, hw.respins,
+                             WeightedTable.of(landing), coins,
+                             tuple(c.jackpot for c in hw.coins), wheel_table)
+
+    def cells(self) -> int:
+        return self.spec.reels * self.spec.rows

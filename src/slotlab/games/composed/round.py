@@ -1,0 +1,226 @@
+"""One round of a composed game from a random stream: the base spin, then the features its
+window starts, each step written as an event.
+
+The same :func:`play_round` serves live play and replay (``events`` is a list) and the
+simulator (``events`` is None). Draws, in order: the base spin's reel stops, one coin-table
+draw per coin in the window (cell order: reel by reel, top row first), the base hold and win,
+the wheel, then each free spin the same way. In hold and win, each respin draws one landing per
+free cell in cell order, then one coin-table draw per coin landed, in cell order.
+
+Amounts are in pay units internally; events carry credits (units times ``level``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from slotlab.games.composed.model import ComposedModel
+from slotlab.games.lines import kernel
+from slotlab.mechanics.hold_and_win import next_counter
+from slotlab.mechanics.lines import W_COUNT, W_LINE, W_MULT, W_SYMBOL, W_UNITS, sort_wins
+from slotlab.mechanics.weighted import draw
+from slotlab.mechanics.wheel import Segment
+from slotlab.rounds import Event
+
+NOTHING, COIN, COLLECTOR = 0, 1, 2  # landing outcomes, in the landing table's order
+COMPONENTS = ("base_lines", "base_scatter", "hold_and_win", "wheel_pays",
+              "wheel_hold_and_win", "free_spins", "cap")
+
+
+@dataclass
+class Tally:
+    """A round's win by component, in pay units."""
+
+    parts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, 0))
+    feature: bool = False
+
+    @property
+    def uncapped(self) -> int:
+        return sum(v for k, v in self.parts.items() if k != "cap")
+
+
+class Tables:
+    """The model's arrays and cumulative weights, built once per game."""
+
+    def __init__(self, model: ComposedModel) -> None:
+        self.model = model
+        self.packed = kernel.pack(model.lines.arrays)
+        self.arrays = model.lines.arrays
+        f = model.features
+        self.f = f
+        self.landing = f.landing.cumulative()
+        self.coins = f.coins.cumulative()
+        self.coin_values = f.coins.int_values()
+        self.wheel = f.wheel.cumulative() if f.wheel is not None else None
+        self.rows = model.spec.rows
+        self.cells = model.cells()
+        fs = model.spec.free_spins
+        self.fs_mult = fs.multiplier if fs else 1
+        self.fs_max = (fs.max_spins or 0) if fs else 0
+        self.retrigger = bool(fs and fs.retrigger)
+        self.free_name = fs.strips if fs else "base"
+
+
+def _cell(t: Tables, cell: int) -> list[int]:
+    return [cell // t.rows, cell % t.rows]
+
+
+def _coin(t: Tables, i: int, level: int, cell: int, mult: int = 1) -> dict[str, Any]:
+    return {"cell": _cell(t, cell), "value": int(t.coin_values[i]) * level * mult,
+            "jackpot": t.f.coin_labels[i]}
+
+
+def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
+          events: list[Event] | None) -> tuple[int, int, int, dict[int, int]]:
+    """Stop the reels, pay the window and draw the coins' values: ``(line units, scatter
+    units, scatters, {cell: coin-table index})``."""
+    a = t.arrays
+    strips, lengths = (a.base, a.base_len) if stage == "base" else (a.free, a.free_len)
+    stops, window, wins = kernel.scratch(t.packed)
+    lu, su, count, n_wins = kernel.spin(t.packed, strips, lengths, stream, mult, stops, window,
+                                        wins)
+    coins: dict[int, int] = {}
+    if t.f.coin >= 0:
+        for cell in range(t.cells):
+            if window[cell // t.rows, cell % t.rows] == t.f.coin:
+                coins[cell] = draw(stream, t.coins)
+    if events is not None:
+        ids = t.model.symbol_ids
+        events.append({"type": "reels_stopped", "stage": stage, "stops": stops.tolist(),
+                       "window": [[ids[s] for s in col] for col in window.tolist()]})
+        sort_wins(wins, n_wins)
+        for w in wins[:n_wins].tolist():
+            line = t.model.spec.lines[w[W_LINE]]
+            events.append({"type": "line_won", "line": w[W_LINE] + 1, "symbol": ids[w[W_SYMBOL]],
+                           "count": w[W_COUNT],
+                           "positions": [[r, line[r]] for r in range(w[W_COUNT])],
+                           "multiplier": w[W_MULT] * mult, "win": w[W_UNITS] * mult * level})
+        if su > 0:
+            sym = a.scatter
+            events.append({"type": "scatter_won", "symbol": ids[sym], "count": count,
+                           "positions": [[r, k] for r in range(a.reels) for k in range(t.rows)
+                                         if window[r, k] == sym],
+                           "win": su * level})
+        if coins:
+            events.append({"type": "coins_shown",
+                           "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
+    return lu, su, count, coins
+
+
+def hold_and_win(t: Tables, stream: np.ndarray, start: dict[int, int], mult: int, level: int,
+                 events: list[Event] | None) -> int:
+    """Play the grid from the coins ``start`` (cell: coin-table index); returns its win in pay
+    units (coins plus what collectors collect, times ``mult``)."""
+    coins = dict(start)
+    collectors: list[int] = []
+    counter = t.f.respins
+    if events is not None:
+        events.append({"type": "hold_and_win_started", "cells": t.cells, "rows": t.rows,
+                       "respins": counter, "multiplier": mult,
+                       "coins": [_coin(t, i, level, c, mult) for c, i in sorted(coins.items())]})
+    while counter > 0 and len(coins) + len(collectors) < t.cells:
+        landed: list[tuple[int, int]] = []
+        for cell in range(t.cells):
+            if cell not in coins and cell not in collectors:
+                outcome = draw(stream, t.landing)
+                if outcome != NOTHING:
+                    landed.append((cell, outcome))
+        new_coins: list[dict[str, Any]] = []
+        for cell, outcome in landed:
+            if outcome == COIN:
+                coins[cell] = draw(stream, t.coins)
+                new_coins.append(_coin(t, coins[cell], level, cell, mult))
+            else:
+                collectors.append(cell)
+        counter = next_counter(counter, len(landed), t.f.respins)
+        if events is not None:
+            events.append({"type": "respin_landed", "coins": new_coins,
+                           "collectors": [_cell(t, c) for c, o in landed if o == COLLECTOR],
+                           "respins": counter, "held": len(coins) + len(collectors)})
+    total = sum(int(t.coin_values[i]) for i in coins.values())
+    win = total * (1 + len(collectors)) * mult
+    if events is not None:
+        for c in sorted(collectors):
+            events.append({"type": "collector_collected", "cell": _cell(t, c),
+                           "win": total * mult * level})
+        events.append({"type": "hold_and_win_ended", "coins": total * mult * level,
+                       "collectors": len(collectors), "full": len(coins) + len(collectors)
+                       == t.cells, "jackpots": sorted({t.f.coin_labels[i] or ""
+                                                      for i in coins.values()} - {""}),
+                       "win": win * level})
+    return win
+
+
+def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: int,
+               events: list[Event] | None) -> int:
+    """Play ``awarded`` free spins (and their retriggers up to the cap) at ``mult``."""
+    fs = t.model.spec.free_spins
+    assert fs is not None
+    total = min(awarded, t.fs_max) if t.fs_max else awarded
+    win = 0
+    played = 0
+    if events is not None:
+        events.append({"type": "free_spins_triggered", "awarded": total, "multiplier": mult})
+    while played < total and played < kernel.MAX_FREE_SPINS:
+        played += 1
+        if events is not None:
+            events.append({"type": "free_spin_started", "index": played,
+                           "remaining": total - played, "multiplier": mult})
+        lu, su, count, coins = _spin(t, stream, "free", mult, level, events)
+        win += lu + su
+        if t.f.coin >= 0 and len(coins) >= t.f.trigger:
+            win += hold_and_win(t, stream, coins, mult, level, events)
+        more = int(t.arrays.fs_awards[count]) if t.retrigger else 0
+        if t.fs_max and total + more > t.fs_max:
+            more = t.fs_max - total
+        if more > 0:
+            total += more
+            if events is not None:
+                events.append({"type": "free_spins_retriggered", "awarded": more,
+                               "total_awarded": total})
+    if events is not None:
+        events.append({"type": "free_spins_ended", "played": played, "win": win * level})
+    return win
+
+
+def play_round(t: Tables, stream: np.ndarray, level: int,
+               events: list[Event] | None) -> Tally:
+    """A whole round; the tally's parts add up to the capped win (``cap`` is <= 0)."""
+    tally = Tally()
+    parts = tally.parts
+    lu, su, count, coins = _spin(t, stream, "base", 1, level, events)
+    parts["base_lines"], parts["base_scatter"] = lu, su
+    if t.f.coin >= 0 and len(coins) >= t.f.trigger:
+        tally.feature = True
+        parts["hold_and_win"] = hold_and_win(t, stream, coins, 1, level, events)
+    awarded = int(t.arrays.fs_awards[count])
+    if awarded > 0:
+        tally.feature = True
+        if t.wheel is None:
+            parts["free_spins"] = free_spins(t, stream, awarded, t.fs_mult, level, events)
+        else:
+            assert t.f.wheel is not None
+            index = draw(stream, t.wheel)
+            seg: Segment = t.f.wheel.values[index]
+            if events is not None:
+                events.append({"type": "wheel_spun", "segment": index,
+                               "segments": len(t.f.wheel.values), "pay": seg.pay * level,
+                               "feature": seg.feature, "multiplier": seg.multiplier})
+            parts["wheel_pays"] = seg.pay
+            if seg.feature == "free_spins":
+                parts["free_spins"] = free_spins(t, stream, awarded, t.fs_mult * seg.multiplier,
+                                                 level, events)
+            elif seg.feature == "hold_and_win":
+                parts["wheel_hold_and_win"] = hold_and_win(t, stream, coins, seg.multiplier,
+                                                           level, events)
+    uncapped = tally.uncapped
+    cap = t.arrays.cap_units
+    if uncapped > cap:
+        parts["cap"] = cap - uncapped
+        if events is not None:
+            events.append({"type": "win_capped", "cap": cap * level,
+                           "uncapped": uncapped * level})
+    return tally

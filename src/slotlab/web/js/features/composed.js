@@ -1,0 +1,194 @@
+// A composed game (a model file's features, kind "composed"): drawn from its events alone, with
+// no code of the game's own. Coins show their values on the reels; a hold-and-win grid is laid
+// over the window (coins, collectors, the four jackpots, the respins left); a wheel is drawn from
+// the model's segments; free spins use the generic counter, with retriggers and their total.
+import { Feature } from "./base.js";
+import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
+import { Counters } from "./controls.js";
+import { HoldGrid } from "./holdgrid.js";
+import { Wheel } from "./wheel.js";
+import { h } from "../util.js";
+
+const OWN = new Set(["coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
+
+export class Composed extends Feature {
+  mount() {
+    const d = this.desc;
+    this.grid = new HoldGrid(d.reels || 5, d.rows || 3, { testid: "hold" });
+    this.host.reels.el.append(this.grid.el);
+    this.counters = new Counters();
+    this.host.status.append(this.counters.el);
+    this.segments = (d.wheel || []).map((s, i) => ({ id: String(i), label: this.segmentLabel(s) }));
+  }
+
+  /** A wheel segment in words: its pay, the feature it starts and its multiplier. */
+  segmentLabel(s) {
+    const parts = [];
+    if (s.pay) parts.push(this.host.credits((Number(s.pay) * this.host.bet()) / Number(this.desc.pay_divisor || 1)));
+    if (s.feature === "free_spins") parts.push(this.text("segment.free_spins", { x: s.multiplier || 1 }));
+    if (s.feature === "hold_and_win") parts.push(s.multiplier > 1 ? this.text("segment.hold_and_win_x", { x: s.multiplier }) : this.text("segment.hold_and_win"));
+    return parts.join(" + ");
+  }
+
+  reset() {
+    this.grid.reset();
+    this.grid.close();
+    this.counters.clear();
+    this.inGrid = false;
+    this.host.reels.el.classList.remove("hold-on");
+    hidePanel(this.host);
+  }
+
+  async finish() {
+    this.counters.clear();
+  }
+
+  isFeature(e) {
+    return e.type === "hold_and_win_started" || e.type === "wheel_spun";
+  }
+
+  /** Wins the generic client does not count: the wheel's pay and the hold and win's total. */
+  eventWin(e) {
+    if (e.type === "wheel_spun") return Number(e.pay) || 0;
+    if (e.type === "hold_and_win_ended") return Number(e.win) || 0;
+    return undefined;
+  }
+
+  /** The hold and win and the wheel happen inside free spins too: they do not end them. */
+  duringFreeSpins(e) {
+    return OWN.has(e.type) && e.type !== "free_spins_ended";
+  }
+
+  coinContent(coin) {
+    const jackpot = coin.jackpot;
+    return {
+      kind: jackpot ? `coin jackpot ${String(jackpot).toLowerCase()}` : "coin",
+      label: jackpot ? this.text(`jackpot.${jackpot}`) : this.host.credits(coin.value),
+      value: coin.value,
+      sub: jackpot ? this.host.credits(coin.value) : "",
+    };
+  }
+
+  /** Coin values written on the reels' coin cells. */
+  markCoins(coins) {
+    for (const coin of coins || []) {
+      const el = this.host.reels.cellAt?.(coin.cell[0], coin.cell[1]);
+      if (!el) continue;
+      el.querySelector(".coin-value")?.remove();
+      el.append(h("span.coin-value", { "data-testid": `coin-value-${coin.cell[0]}-${coin.cell[1]}` }, coin.jackpot ? this.text(`jackpot.${coin.jackpot}`) : this.host.credits(coin.value)));
+    }
+  }
+
+  async handle(e) {
+    const host = this.host;
+    switch (e.type) {
+      case "coins_shown":
+        this.markCoins(e.coins);
+        return true;
+      case "hold_and_win_started": {
+        host.reels.clearWins?.();
+        this.grid.reset();
+        this.grid.open();
+        this.inGrid = true;
+        host.reels.el.classList.add("hold-on");
+        this.counters.set("respins", this.text("counter.respins"), e.respins);
+        this.counters.set("held", this.text("counter.held"), `${(e.coins || []).length}/${e.cells}`);
+        if (e.multiplier > 1) this.counters.set("multiplier", this.text("counter.multiplier"), `×${e.multiplier}`);
+        for (const jp of ["Mini", "Minor", "Major", "Grand"]) {
+          const x = this.desc.hold_and_win?.jackpots?.[jp];
+          if (x !== undefined) this.counters.set(`jackpot-${jp.toLowerCase()}`, this.text(`jackpot.${jp}`), host.credits((Number(x) * host.bet()) / Number(this.desc.pay_divisor || 1) * (e.multiplier || 1)));
+        }
+        host.message(this.text("msg.started", { n: (e.coins || []).length, respins: e.respins }), "feature");
+        await announce(host, this.text("hold_and_win"), 1300);
+        for (const coin of e.coins || []) {
+          this.grid.set(coin.cell[0], coin.cell[1], this.coinContent(coin));
+          this.grid.flash([coin.cell], "landed");
+          await wait(host, 150);
+        }
+        return true;
+      }
+      case "respin_landed": {
+        const landings = (e.coins || []).map((c) => ({ c: c.cell[0], r: c.cell[1], content: this.coinContent(c) }));
+        for (const [c, r] of e.collectors || []) landings.push({ c, r, content: { kind: "collector", label: this.text("collector"), sub: "" } });
+        await this.grid.respin(landings, host, { ms: 600, gap: 220 });
+        this.counters.set("respins", this.text("counter.respins"), e.respins);
+        this.counters.set("held", this.text("counter.held"), `${e.held}/${this.grid.cols * this.grid.rows}`);
+        host.message(landings.length ? this.text("msg.landed", { n: landings.length, respins: e.respins }) : this.text("msg.nothing", { n: e.respins }), landings.length ? "feature" : "");
+        await wait(host, 350);
+        return true;
+      }
+      case "collector_collected":
+        this.grid.flash([e.cell], "merged");
+        host.message(this.text("msg.collected", { amount: host.credits(e.win) }), "feature");
+        await wait(host, 700);
+        return true;
+      case "hold_and_win_ended": {
+        host.message(this.text("msg.ended", { amount: host.credits(e.win) }), "win");
+        if (!fast(host)) await announce(host, this.text("msg.total_banner"), 1600, host.credits(e.win));
+        if (!host.instant) {
+          this.grid.close();
+          host.reels.el.classList.remove("hold-on");
+        }
+        this.inGrid = false;
+        for (const k of ["respins", "held", "multiplier", "jackpot-mini", "jackpot-minor", "jackpot-major", "jackpot-grand"]) this.counters.hide?.(k);
+        return true;
+      }
+      case "wheel_spun": {
+        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 240 });
+        showPanel(host, "wheel-panel", this.text("wheel"), wheel.el);
+        await wheel.spinTo(Number(e.segment), host);
+        host.message(this.text("msg.wheel_stops", { what: this.segments[e.segment]?.label ?? "" }), "feature");
+        await wait(host, 1000);
+        if (!host.instant) hidePanel(host);
+        return true;
+      }
+      case "free_spins_retriggered":
+        host.message(this.text("msg.retriggered", { n: e.awarded, total: e.total_awarded }), "feature");
+        if (!fast(host)) await announce(host, this.text("msg.retriggered", { n: e.awarded, total: e.total_awarded }), 1200);
+        return true;
+      case "free_spins_ended":
+        host.message(this.text("msg.free_ended", { n: e.played, amount: host.credits(e.win) }), "win");
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  help() {
+    const d = this.desc;
+    const items = [];
+    const hw = d.hold_and_win;
+    if (hw) {
+      items.push(this.text("help.hold_and_win", { n: hw.trigger, respins: hw.respins }));
+      const xs = ["Mini", "Minor", "Major", "Grand"].map((j) => `${this.text(`jackpot.${j}`)} ${this.host.credits((Number(hw.jackpots[j]) * this.host.bet()) / Number(d.pay_divisor || 1))}`);
+      items.push(xs.join(" · "));
+    }
+    if (this.segments.length) items.push(this.text("help.wheel", { list: this.segments.map((s) => s.label).join(", ") }));
+    const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter).map((s) => s.id);
+    return items.length ? [{ title: this.text("help.title"), testid: "feature-help", symbols, items }] : [];
+  }
+
+  describe(e, fmt) {
+    const money = (c) => fmt.money(c);
+    switch (e.type) {
+      case "coins_shown":
+        return this.text("log.coins", { n: (e.coins || []).length });
+      case "hold_and_win_started":
+        return this.text("log.started", { n: (e.coins || []).length, respins: e.respins });
+      case "respin_landed":
+        return this.text("log.respin", { n: (e.coins || []).length + (e.collectors || []).length, respins: e.respins });
+      case "collector_collected":
+        return this.text("log.collected", { amount: money(e.win) });
+      case "hold_and_win_ended":
+        return this.text("log.ended", { amount: money(e.win) });
+      case "wheel_spun":
+        return this.text("log.wheel", { what: this.segments[e.segment]?.label ?? "" });
+      case "free_spins_retriggered":
+        return this.text("msg.retriggered", { n: e.awarded, total: e.total_awarded });
+      case "free_spins_ended":
+        return this.text("msg.free_ended", { n: e.played, amount: money(e.win) });
+      default:
+        return undefined;
+    }
+  }
+}
