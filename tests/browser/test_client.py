@@ -145,10 +145,10 @@ def test_register_login_lobby_and_play(page: Any, server: Any) -> None:
     user = register(page, server)
     cards = page.locator("[data-testid^=game-card-]")
     # every game once; Superstars' other RTP variants are not games of their own
-    assert cards.count() == 5
+    assert cards.count() == 6
     lobby_text = page.inner_text("[data-testid=lobby]")
     for name in ("Super 12 Stars", "Superstars", "Crystal Star Deluxe", "Fruit Fiesta",
-                 "Classic Sevens"):
+                 "Classic Sevens", "Lucky Coin Link"):
         assert name in lobby_text
     assert "RTP" in lobby_text and "Max win" in lobby_text
     assert page.inner_text("[data-testid=balance]") == money(100_000)

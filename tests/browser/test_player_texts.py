@@ -52,6 +52,11 @@ ROUNDS: dict[str, list[tuple[int, Want]]] = {
         (0, lambda r: r.awaiting is not None),  # the Frenzy Wheel: a choice in the replay
         (0, lambda r: "line_won" in _types(r)),
     ],
+    "lucky-coin-link": [
+        (0, lambda r: {"hold_and_win_started", "respin_landed"} <= _types(r)),
+        (0, lambda r: "wheel_spun" in _types(r)),
+        (0, lambda r: "line_won" in _types(r)),
+    ],
 }
 
 # Every text node the player can see inside the open dialog. Words drawn in a symbol's picture
