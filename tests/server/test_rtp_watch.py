@@ -181,3 +181,32 @@ def test_without_the_tick_nothing_is_logged_by_itself(
                                headers=key()).status_code == 201
     time.sleep(1.0)
     assert not [r for r in caplog.records if "RTP alert" in r.getMessage()]
+
+
+def test_a_scrape_judges_by_figures_already_made_and_never_makes_them(
+        make_server: Callable[..., LiveServer], fixed_seeds: None) -> None:
+    """A level's exact report or SD simulation can hold the process for seconds: a scrape shows
+    the level unjudged until the periodic check (or the admin API) has made its figures."""
+    made: list[int] = []
+
+    class Counted(ModelGame):
+        def sd(self) -> float:
+            made.append(1)
+            return super().sd()
+
+    srv = make_server(games={"watch-right": Counted("watch-right")},
+                      rtp_watch_min_rounds=10, rtp_watch_interval_s=3600)
+    player, _ = srv.player()
+    with player:
+        for _ in range(20):
+            assert player.post("/api/games/watch-right/rounds", json={"bet": 5},
+                               headers=key()).status_code == 201
+    labels = {"game": "watch-right", "currency": "EUR", "bet": "5"}
+    first = scrape(srv)
+    assert value(first, "slotlab_rtp_window_rounds", **labels) == 20
+    assert ("slotlab_rtp_expected", frozenset(labels.items())) not in first
+    assert made == []
+    with srv.admin() as admin:
+        assert admin.get("/api/admin/rtp-watch").json()["levels"][0]["interval"] is not None
+    assert made
+    assert value(scrape(srv), "slotlab_rtp_expected", **labels) == 1.5

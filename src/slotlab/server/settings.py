@@ -152,7 +152,8 @@ class Settings(BaseSettings):
 
     # The live RTP watch (services/rtp_watch.py): the last rtp_watch_rounds rounds, each bet
     # level's judged once it has rtp_watch_min_rounds, against an interval of this confidence;
-    # checked (and logged) every rtp_watch_interval_s, and at each scrape of /metrics.
+    # checked (and logged) every rtp_watch_interval_s; a scrape of /metrics shows the levels by
+    # the figures known so far (it never runs an exact report or a simulation).
     rtp_watch_rounds: int = Field(100_000, ge=100)
     rtp_watch_min_rounds: int = Field(100, ge=2)
     rtp_watch_confidence: float = Field(0.999, gt=0.5, lt=1)

@@ -56,9 +56,15 @@ def _float_or_none(x: Any) -> float | None:
     return v if math.isfinite(v) and v >= 0 else None
 
 
-def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
-    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``)."""
+def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
+                       ) -> tuple[float | None, str | None]:
+    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``).
+    ``compute=False``: only a figure already known (a scrape never runs a simulation)."""
     game = entry.game
+    k = (entry.id, game.model_hash, bet_credits)
+    if not compute:
+        known = _sd_cache.get(k)
+        return known, None if known is None else "simulation"
     if game.sd is not None:
         try:
             sd = _float_or_none(game.sd())
@@ -66,11 +72,11 @@ def standard_deviation(entry: GameEntry, bet_credits: int) -> tuple[float | None
             log.exception("sd() of %s failed", entry.id)
             sd = None
         if sd is not None:
+            _sd_cache[k] = sd
             return sd, "model"
     simulation = game.simulation
     if simulation is None:
         return None, None
-    k = (entry.id, game.model_hash, bet_credits)
     with _sd_lock:  # one simulation per game and bet, whoever asks first
         if k not in _sd_cache:
             from slotlab.simulate.runner import simulate

@@ -74,14 +74,18 @@ class RtpWatch:
         self._lock = threading.Lock()
         self._rtp: dict[tuple[str, str, int], float | None] = {}
 
-    def _expected(self, entry: Any, credits: int) -> float | None:
+    def _expected(self, entry: Any, credits: int, compute: bool) -> float | None:
         k = (entry.id, entry.game.model_hash, credits)
         if k not in self._rtp:  # an exact report can take seconds: once per model and bet
+            if not compute:
+                return None
             self._rtp[k] = reports.theoretical_rtp(entry, credits)
         return self._rtp[k]
 
-    def levels(self) -> list[LevelWatch]:
-        """Every level in the window, judged."""
+    def levels(self, compute: bool = True) -> list[LevelWatch]:
+        """Every level in the window, judged. ``compute=False`` (a scrape): only by figures
+        already known; a level whose figures the periodic check has not made yet is shown
+        unjudged, as an exact report or a simulation holds the process for seconds."""
         with self.ctx.db.read() as s:
             last = s.scalar(select(func.max(Round.seq))) or 0
             rows = s.execute(
@@ -102,8 +106,8 @@ class RtpWatch:
             model = reports._model_entry(self.ctx, gid, variant or gid, model_hash)
             rtp = sd = None
             if model is not None:
-                rtp = self._expected(model, int(credits))
-                sd = reports.standard_deviation(model, int(credits))[0]
+                rtp = self._expected(model, int(credits), compute)
+                sd = reports.standard_deviation(model, int(credits), compute)[0]
             lv["exp"] = None if lv["exp"] is None or rtp is None else lv["exp"] + rtp * int(tb)
             lv["var"] = None if lv["var"] is None or sd is None else (
                 lv["var"] + int(n) * (int(bet) * sd) ** 2)
@@ -165,7 +169,7 @@ class RtpWatchCollector(Collector):
                     ("interval_high", "High end of the watch's interval for that many rounds"),
                     ("window_rounds", "The level's rounds in the rolling window"),
                     ("alert", "1: the observed RTP is outside the interval"))}
-        for lv in self.watch.check():
+        for lv in self.watch.levels(compute=False):  # logging is the periodic check's
             key = [lv.game, lv.currency, str(lv.bet)]
             fams["window_rounds"].add_metric(key, lv.rounds)
             fams["alert"].add_metric(key, 1 if lv.alert else 0)
