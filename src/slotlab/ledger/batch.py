@@ -24,7 +24,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from slotlab.store.models import CANCELLED
+
 log = logging.getLogger("slotlab.server")
+
+
+# An autoplay run's figures from its rounds, the one count of them (services/autoplay_runs.py and
+# both writers run it): rounds, bets charged (a free or cancelled round costs nothing),
+# everything paid, the best payment. ``{run}``: the run id's placeholder in the statement.
+RUN_FIGURES = f"""SELECT count(*),
+  coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
+               ELSE 0 END), 0),
+  coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)
+FROM rounds o WHERE o.autoplay_run_id = {{run}}"""
+RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
 
 
 @dataclass(slots=True)  # made per round: no frozen-init cost

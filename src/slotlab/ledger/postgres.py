@@ -36,9 +36,9 @@ from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RoundWrite, Written
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.store.models import CANCELLED, LIVE_STATUSES, Player, Round
+from slotlab.store.models import LIVE_STATUSES, Player, Round
 
 LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
@@ -68,16 +68,6 @@ _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
 # read by json_populate_record is an SQL NULL).
 _ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.{c.key}"
         for c in _COLUMNS]
-
-
-# An autoplay run's figures from its rounds, as services/autoplay_runs.py counts them: rounds,
-# bets charged (a free or cancelled round costs nothing), everything paid, the best payment.
-RUN_FIGURES = f"""SELECT count(*),
-  coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
-               ELSE 0 END), 0),
-  coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)
-FROM rounds o WHERE o.autoplay_run_id = {{run}}"""
-RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # services/autoplay_runs.py's run states
 
 
 def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:

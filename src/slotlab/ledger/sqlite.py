@@ -28,9 +28,9 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RoundWrite, Written
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.ledger.postgres import LOSS_LIMIT, RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
+from slotlab.ledger.postgres import LOSS_LIMIT
 from slotlab.store.models import (
     LIVE_STATUSES,
     LedgerEntry,

@@ -27,9 +27,10 @@ from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
 from slotlab.server.errors import ApiError, conflict, not_found
 from slotlab.server.schemas import AutoplayCreate, AutoplayRunCreate
 from slotlab.server.services import autoplay as autoplay_rules
@@ -48,7 +49,8 @@ from slotlab.store.models import (
 )
 from slotlab.store.models import Session as LoginSession
 
-ACTIVE, STOPPED = "active", "stopped"
+ACTIVE, STOPPED = RUN_ACTIVE, RUN_STOPPED
+_RUN_FIGURES = text(RUN_FIGURES.format(run=":run"))  # the writers count them the same way
 REASON_TEXT = {
     "rounds": "its number of rounds was played",
     "loss_limit": "the balance decreased by its loss limit",
@@ -80,12 +82,7 @@ class Figures:
 
 
 def _figures(s: Session, run_id: int) -> Figures:
-    paid = Round.win + Round.jackpot_win
-    charged = case((Round.free_round_id.is_(None) & (Round.status != CANCELLED), Round.bet),
-                   else_=0)
-    row = s.execute(select(func.count(), func.coalesce(func.sum(charged), 0),
-                           func.coalesce(func.sum(paid), 0), func.coalesce(func.max(paid), 0))
-                    .where(Round.autoplay_run_id == run_id)).one()
+    row = s.execute(_RUN_FIGURES, {"run": run_id}).one()
     return Figures(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 

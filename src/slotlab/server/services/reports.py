@@ -42,7 +42,7 @@ log = logging.getLogger("slotlab.server")
 Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
 SIM_ROUNDS = 200_000
 
-_sd_cache: dict[tuple[str, str, int], float | None] = {}
+_sd_cache: dict[tuple[str, str, int], tuple[float | None, str | None]] = {}
 # Demo players' rounds are play money (services/demo.py): never in a report of real money.
 _REAL_MONEY = Round.player_id.not_in(select(Player.id).where(Player.demo))
 _sd_lock = threading.Lock()
@@ -58,13 +58,20 @@ def _float_or_none(x: Any) -> float | None:
 
 def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
                        ) -> tuple[float | None, str | None]:
-    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``).
-    ``compute=False``: only a figure already known (a scrape never runs a simulation)."""
+    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``),
+    made once per game, model and bet. ``compute=False``: only a figure already made (a scrape
+    never runs a simulation)."""
+    k = (entry.id, entry.game.model_hash, bet_credits)
+    with _sd_lock:  # one figure per game and bet, whoever asks first
+        if k not in _sd_cache:
+            if not compute:
+                return None, None
+            _sd_cache[k] = _made_sd(entry, bet_credits)
+        return _sd_cache[k]
+
+
+def _made_sd(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
     game = entry.game
-    k = (entry.id, game.model_hash, bet_credits)
-    if not compute:
-        known = _sd_cache.get(k)
-        return known, None if known is None else "simulation"
     if game.sd is not None:
         try:
             sd = _float_or_none(game.sd())
@@ -72,22 +79,18 @@ def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
             log.exception("sd() of %s failed", entry.id)
             sd = None
         if sd is not None:
-            _sd_cache[k] = sd
             return sd, "model"
     simulation = game.simulation
     if simulation is None:
         return None, None
-    with _sd_lock:  # one simulation per game and bet, whoever asks first
-        if k not in _sd_cache:
-            from slotlab.simulate.runner import simulate
+    from slotlab.simulate.runner import simulate
 
-            try:
-                res = simulate(simulation, game.id, bet_credits, SIM_ROUNDS, seed=0)
-                _sd_cache[k] = _float_or_none(res.sd)
-            except Exception:
-                log.exception("simulating %s at %s for its SD failed", entry.id, bet_credits)
-                _sd_cache[k] = None
-        sd = _sd_cache[k]
+    try:
+        res = simulate(simulation, game.id, bet_credits, SIM_ROUNDS, seed=0)
+    except Exception:
+        log.exception("simulating %s at %s for its SD failed", entry.id, bet_credits)
+        return None, None
+    sd = _float_or_none(res.sd)
     return sd, None if sd is None else "simulation"
 
 
