@@ -17,6 +17,7 @@ import itertools
 import logging
 import math
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -194,14 +195,15 @@ def test_a_scrape_judges_by_figures_already_made_and_never_makes_them(
             made.append(1)
             return super().sd()
 
-    srv = make_server(games={"watch-right": Counted("watch-right")},
+    gid = f"watch-{uuid.uuid4().hex[:8]}"  # figures are kept per game for the process's life
+    srv = make_server(games={gid: Counted(gid)},
                       rtp_watch_min_rounds=10, rtp_watch_interval_s=3600)
     player, _ = srv.player()
     with player:
         for _ in range(20):
-            assert player.post("/api/games/watch-right/rounds", json={"bet": 5},
+            assert player.post(f"/api/games/{gid}/rounds", json={"bet": 5},
                                headers=key()).status_code == 201
-    labels = {"game": "watch-right", "currency": "EUR", "bet": "5"}
+    labels = {"game": gid, "currency": "EUR", "bet": "5"}
     first = scrape(srv)
     assert value(first, "slotlab_rtp_window_rounds", **labels) == 20
     assert ("slotlab_rtp_expected", frozenset(labels.items())) not in first
