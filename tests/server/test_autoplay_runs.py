@@ -5,7 +5,7 @@ whatever the client keeps asking; an auditor reads the runs. SQLite and PostgreS
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -14,7 +14,7 @@ import pytest
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult, check_inputs
 
-from .server_games import PickGame
+from .server_games import OPTIONS, PickGame
 from .server_util import LiveServer, key
 
 LOSE = "lose-test"  # every round loses its bet
@@ -39,7 +39,8 @@ class FixedGame(PickGame):
         return 0.95  # what it claims: above every profile's minimum, so it is offered
 
 
-GAMES = {LOSE: FixedGame(LOSE, 0), WIN: FixedGame(WIN, 3)}
+PICK = "pick-test"  # a round waits for the player's pick, then pays 0-3x the bet
+GAMES = {LOSE: FixedGame(LOSE, 0), WIN: FixedGame(WIN, 3), PICK: PickGame(PICK, pick=True)}
 
 
 def _player(srv: LiveServer, jurisdiction: str = "nj") -> httpx.Client:
@@ -76,8 +77,14 @@ def _balance(c: httpx.Client) -> int:
 
 
 @pytest.fixture
-def srv(make_server: Any) -> LiveServer:
-    return make_server(games=GAMES)  # type: ignore[no-any-return]
+def srv(make_server: Any) -> Iterator[LiveServer]:
+    server = make_server(games=GAMES)
+    yield server
+    # Whatever the test did, each run's row holds its rounds' figures (the admin audit counts
+    # them again from the rounds).
+    with server.admin() as admin:
+        audit = admin.get("/api/admin/audit").json()
+    assert audit["bad_autoplay_runs"] == [] and audit["ok"], audit
 
 
 def test_the_server_stops_a_run_at_its_round_count(srv):
@@ -246,3 +253,28 @@ def test_the_sweep_stops_the_runs_of_ended_sessions(srv):
         "stopped", "session_ended")
     assert runs[kept["run_id"]]["status"] == "active"
     assert _round(live, kept["run_id"]).status_code == 201
+
+
+def test_a_runs_figures_follow_its_rounds_changed_after_their_start(srv):
+    """A round of a run that waits for a choice is counted at its start and again when the
+    choice pays; a voided one no longer charges its bet. The run's row follows each change
+    (the fixture's audit counts them again from the rounds)."""
+    c = _player(srv, "mt")
+    run = _start(c, PICK, rounds=10)
+    paid = 0
+    for _ in range(3):  # each waits for its pick, which pays 0-3x the bet of 5
+        r = _round(c, run["run_id"], PICK)
+        assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+        done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
+                      json={"choice": OPTIONS[0], "step": r.json()["step"]}, headers=key())
+        assert done.status_code == 200, done.text
+        paid += int(done.json()["win"])
+    got = c.get(f"/api/autoplay/{run['run_id']}").json()
+    assert (got["rounds_played"], got["total_bet"], got["total_win"]) == (3, 15, paid)
+    waiting = _round(c, run["run_id"], PICK).json()["round_id"]
+    with srv.admin() as admin:
+        v = admin.post("/api/admin/incident-voids", json={
+            "incident_id": "INC-RUN", "reason": "a test void", "round_ids": [waiting]})
+    assert v.status_code == 200, v.text
+    got = c.get(f"/api/autoplay/{run['run_id']}").json()
+    assert (got["rounds_played"], got["total_bet"], got["total_win"]) == (4, 15, paid)

@@ -29,14 +29,19 @@ from slotlab.store.models import CANCELLED
 log = logging.getLogger("slotlab.server")
 
 
-# An autoplay run's figures from its rounds, the one count of them (services/autoplay_runs.py and
-# both writers run it): rounds, bets charged (a free or cancelled round costs nothing),
-# everything paid, the best payment. ``{run}``: the run id's placeholder in the statement.
-RUN_FIGURES = f"""SELECT count(*),
+# An autoplay run's figures from its rounds, the one definition of them: rounds, bets charged (a
+# free or cancelled round costs nothing), everything paid, the best payment. The run's row keeps
+# them (``autoplay_runs.rounds_played, total_bet, total_win, best_win``): each round's write adds
+# its share (both writers, and services/autoplay_runs.take_round), and a change to a round
+# already written (a choice, a refund, a void) counts them again with this statement
+# (services/autoplay_runs.recount). ``{run}``: the run id's placeholder in the statement.
+_RUN_SUMS = f"""count(*),
   coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
                ELSE 0 END), 0),
-  coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)
-FROM rounds o WHERE o.autoplay_run_id = {{run}}"""
+  coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)"""
+RUN_FIGURES = f"SELECT {_RUN_SUMS} FROM rounds o WHERE o.autoplay_run_id = {{run}}"
+EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "
+                     "WHERE o.autoplay_run_id IS NOT NULL GROUP BY o.autoplay_run_id")
 RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
 
 
@@ -82,7 +87,8 @@ class RoundWrite:
     free_round: tuple[int, int, int] | None = None
     # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
     # best single payment; the stop reason this round meets, or None). The write requires the
-    # run still active with those figures, and stops it for that reason.
+    # run still active with those figures on its row, adds the round's share (one round, its
+    # bet, its win) and stops it for that reason.
     autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
 
 

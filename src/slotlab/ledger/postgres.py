@@ -7,7 +7,8 @@ count (a player with one takes the general path, which counts it); where the pro
 rounds, that the player's last round started long enough ago (the player's row locked, then
 stamped with this round's start); for a free round, its package as it was when read (locked,
 then one round used and the win added); for a round of an autoplay run, the run still active
-with the figures it had when read (locked, then stopped if this round meets a condition). Then
+with the figures its row had when read (locked, then the round's share added, and stopped if
+this round meets a condition). Then
 it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
 stored answer, and adds the jackpot contributions to the pools. A round whose checks fail is
 simply left out of every insert, and the caller takes the general path for it.
@@ -36,7 +37,7 @@ from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.models import LIVE_STATUSES, Player, Round
 
@@ -96,7 +97,8 @@ WITH r AS MATERIALIZED (
   WHERE f.id IN (SELECT r.fr_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.fr_id IS NOT NULL)
   ORDER BY f.id FOR UPDATE
 ), lka AS MATERIALIZED (
-  SELECT a.id, a.status FROM autoplay_runs a
+  SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
+  FROM autoplay_runs a
   WHERE a.id IN (SELECT r.ap_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.ap_id IS NOT NULL)
   ORDER BY a.id FOR UPDATE
 ), ok AS MATERIALIZED (
@@ -109,7 +111,7 @@ WITH r AS MATERIALIZED (
          OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
     AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won))
     AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
-         r.ap_best) = ({RUN_FIGURES.format(run="r.ap_id")})))
+         r.ap_best) = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
@@ -127,8 +129,12 @@ WITH r AS MATERIALIZED (
   SET rounds_left = f.rounds_left - 1, total_won = f.total_won + ok.win FROM ok
   WHERE f.id = ok.fr_id RETURNING f.id
 ), aps AS (
-  UPDATE autoplay_runs a SET status = '{RUN_STOPPED}', stop_reason = ok.ap_stop, stopped_at = ok.ts
-  FROM ok WHERE a.id = ok.ap_id AND ok.ap_stop IS NOT NULL RETURNING a.id
+  UPDATE autoplay_runs a SET rounds_played = a.rounds_played + 1, total_bet = a.total_bet + ok.bet,
+    total_win = a.total_win + ok.win, best_win = greatest(a.best_win, ok.win),
+    status = CASE WHEN ok.ap_stop IS NULL THEN a.status ELSE '{RUN_STOPPED}' END,
+    stop_reason = coalesce(ok.ap_stop, a.stop_reason),
+    stopped_at = CASE WHEN ok.ap_stop IS NULL THEN a.stopped_at ELSE ok.ts END
+  FROM ok WHERE a.id = ok.ap_id RETURNING a.id
 ), le AS (
   INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, ref, created_at)
   SELECT ok.wallet_id, e.kind, e.amount, ok.balance - e.back, ok.rid, e.ref, ok.ts

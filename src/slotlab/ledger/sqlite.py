@@ -28,7 +28,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.ledger.postgres import LOSS_LIMIT
 from slotlab.store.models import (
@@ -69,7 +69,12 @@ FROM wallets w WHERE w.player_id = ?
 """
 _NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
         f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
-_RUN_FIGURES = RUN_FIGURES.format(run="?")
+# A run's round: its share added (one round, its bet, its win) and, where the round meets a stop
+# condition, the run stopped.
+_RUN_ROUND = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
+              "total_bet = total_bet + ?, total_win = total_win + ?, best_win = max(best_win, ?), "
+              "status = coalesce(?, status), stop_reason = coalesce(?, stop_reason), "
+              "stopped_at = coalesce(?, stopped_at) WHERE id = ?")
 _USE_FREE_ROUND = ("UPDATE free_round_packages SET rounds_left = rounds_left - 1, "
                    "total_won = total_won + ? WHERE id = ? AND rounds_left = ? AND total_won = ?")
 _INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
@@ -131,10 +136,9 @@ class SqliteRoundWriter:
             return None
         if w.autoplay is not None:
             run, figures, _ = w.autoplay
-            status = con.execute("SELECT status FROM autoplay_runs WHERE id = ?", (run,)
-                                 ).fetchone()
-            if (status is None or status[0] != RUN_ACTIVE
-                    or tuple(con.execute(_RUN_FIGURES, (run,)).fetchone()) != figures):
+            now = con.execute("SELECT status, rounds_played, total_bet, total_win, best_win "
+                              "FROM autoplay_runs WHERE id = ?", (run,)).fetchone()
+            if now is None or now[0] != RUN_ACTIVE or tuple(now[1:]) != figures:
                 return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
@@ -142,9 +146,10 @@ class SqliteRoundWriter:
                 return None  # the package changed since it was read (no write before this)
         if w.pace_ms:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
-        if w.autoplay is not None and w.autoplay[2] is not None:
-            con.execute("UPDATE autoplay_runs SET status = ?, stop_reason = ?, stopped_at = ? "
-                        "WHERE id = ?", (RUN_STOPPED, w.autoplay[2], at, w.autoplay[0]))
+        if w.autoplay is not None:
+            run, _, stop = w.autoplay
+            con.execute(_RUN_ROUND, (w.bet, w.win, w.win, stop and RUN_STOPPED, stop,
+                                     stop and at, run))
         after = balance - w.bet + w.win
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
         con.executemany(_INSERT_LEDGER, [

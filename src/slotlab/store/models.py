@@ -302,6 +302,12 @@ class AutoplayRun(Base):
     stop_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)
     stopped_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Its figures (ledger.batch.RUN_FIGURES counts them from its rounds): each round's write
+    # adds its share, a later change to one of its rounds counts them again.
+    rounds_played: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    total_bet: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    total_win: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    best_win: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class FreeRoundPackage(Base):

@@ -154,11 +154,14 @@ def report_daily(ctx: ServicesDep,
 @router.get("/audit")
 def audit(ctx: ServicesDep) -> dict[str, Any]:
     """Check the money invariants: every balance equals its ledger, none negative, pools add up,
-    and every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts)."""
+    every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts), and
+    every autoplay run's figures are its rounds'."""
     with ctx.db.read() as s:
         money = ledger.audit(s)
         played = round_replay.audit_rounds(ctx, s)
-    return {**money, **played, "ok": bool(money["ok"]) and not played["bad_rounds"]}
+        runs = autoplay_runs.audit(s)
+    return {**money, **played, "bad_autoplay_runs": runs,
+            "ok": bool(money["ok"]) and not played["bad_rounds"] and not runs}
 
 
 @router.post("/maintenance")

@@ -6,7 +6,10 @@ against the jurisdiction profile as every autoplay round is (services/autoplay.p
 one active run at a time (starting another stops the older one, ``replaced``). Every round the
 run starts names it (``autoplay.run_id`` in the round-start body), and is stamped with it
 (``rounds.autoplay_run_id``), so the run's figures are always its rounds' figures: rounds
-played, bets charged, everything paid.
+played, bets charged, everything paid. The run's row keeps them, each round's write adding its
+share (:func:`take_round`, and the batched writers), so that no round counts the run's rounds
+before it; a change to a round already written (its choice, a refund, a void, the operator's
+confirmation) counts them again from the rounds (:func:`recount`).
 
 The server stops the run itself when one of its conditions is met (``rounds``: its number of
 rounds played; ``loss_limit``: bets minus wins reached ``balance_down_by``; ``balance_up``:
@@ -22,6 +25,7 @@ cannot both take the last round of a run. An auditor reads the runs in
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -30,7 +34,7 @@ from typing import Any, cast
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
+from slotlab.ledger.batch import EVERY_RUN_FIGURES, RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
 from slotlab.server.errors import ApiError, conflict, not_found
 from slotlab.server.schemas import AutoplayCreate, AutoplayRunCreate
 from slotlab.server.services import autoplay as autoplay_rules
@@ -81,9 +85,50 @@ class Figures:
         return Figures(self.rounds + 1, self.bet + charged, self.win + paid, max(self.best, paid))
 
 
-def _figures(s: Session, run_id: int) -> Figures:
+def _figures(run: AutoplayRun) -> Figures:
+    return Figures(run.rounds_played, run.total_bet, run.total_win, run.best_win)
+
+
+def counted(s: Session, run_id: int) -> Figures:
+    """The run's figures counted from its rounds (what its row must hold)."""
     row = s.execute(_RUN_FIGURES, {"run": run_id}).one()
     return Figures(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+def _add_share(run: AutoplayRun, r: Round) -> None:
+    """A new round of the run, as RUN_FIGURES counts it."""
+    charged = r.bet if r.free_round_id is None and r.status != CANCELLED else 0
+    paid = r.win + r.jackpot_win
+    run.rounds_played += 1
+    run.total_bet += charged
+    run.total_win += paid
+    run.best_win = max(run.best_win, paid)
+
+
+def recount(s: Session, r: Round) -> None:
+    """After a change to a round already written (flushed first): its run's figures counted
+    again from its rounds. Rare (a choice, a refund, a void, a confirmed credit), so the count
+    over the run's rounds is affordable here."""
+    if r.autoplay_run_id is None:
+        return
+    s.flush()
+    f = counted(s, r.autoplay_run_id)
+    s.execute(update(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
+              .values(rounds_played=f.rounds, total_bet=f.bet, total_win=f.win,
+                      best_win=f.best).execution_options(synchronize_session=False))
+
+
+def audit(s: Session) -> list[dict[str, Any]]:
+    """Every run whose row's figures are not its rounds' (the admin audit lists them)."""
+    counted_by_run = {int(row[0]): Figures(*(int(v) for v in row[1:]))
+                      for row in s.execute(text(EVERY_RUN_FIGURES))}
+    bad = []
+    for run in s.scalars(select(AutoplayRun)):
+        stored, count = _figures(run), counted_by_run.get(run.id, Figures(0, 0, 0, 0))
+        if stored != count:
+            bad.append({"run_id": run.id, "stored": dataclasses.asdict(stored),
+                        "counted": dataclasses.asdict(count)})
+    return bad
 
 
 def stop_reason(run: AutoplayRun, f: Figures) -> str | None:
@@ -156,7 +201,7 @@ def _own_run(s: Session, player_id: int, run_id: int, lock: bool = False) -> Aut
 def read(ctx: Services, auth: Auth, run_id: int) -> dict[str, Any]:
     with ctx.db.read() as s:
         run = _own_run(s, auth.player_id, run_id)
-        return _view(run, _figures(s, run.id))
+        return _view(run, _figures(run))
 
 
 def stop(ctx: Services, auth: Auth, run_id: int, reason: str) -> dict[str, Any]:
@@ -165,7 +210,7 @@ def stop(ctx: Services, auth: Auth, run_id: int, reason: str) -> dict[str, Any]:
         run = _own_run(s, auth.player_id, run_id, lock=True)
         if run.status == ACTIVE:
             _stop(run, reason, utcnow())
-        return _view(run, _figures(s, run.id))
+        return _view(run, _figures(run))
 
 
 def check_round(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | None,
@@ -184,7 +229,7 @@ def check_round(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreat
                            f"autoplay run {run.id} plays {run.game_id}, not {game_id}")
         if run.status != ACTIVE:
             raise _stopped(run)
-        reason = stop_reason(run, _figures(s, run.id))
+        reason = stop_reason(run, _figures(run))
     if reason is not None:
         with ctx.db.write() as s:  # the stop is recorded (committed), then the round refused
             run = _own_run(s, auth.player_id, declared.run_id, lock=True)
@@ -226,7 +271,7 @@ def usable(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | N
         if run.game_id != game_id:
             raise conflict("autoplay_run_other_game",
                            f"autoplay run {run.id} plays {run.game_id}, not {game_id}")
-        before = _figures(s, run.id)
+        before = _figures(run)
         live = s.scalar(select(func.count()).where(Round.autoplay_run_id == run.id,
                                                    Round.status.in_(LIVE_STATUSES)))
         s.expunge(run)
@@ -243,11 +288,12 @@ def take_round(s: Session, player_id: int, declared: AutoplayCreate | None, r: R
     if declared is None or declared.run_id is None:
         return
     run = _own_run(s, player_id, declared.run_id, lock=True)
-    before = _figures(s, run.id)
+    before = _figures(run)
     if run.status != ACTIVE or stop_reason(run, before) is not None:
         raise conflict("autoplay_stopped", f"autoplay run {run.id} has stopped",
                        stop_reason=run.stop_reason or stop_reason(run, before))
     r.autoplay_run_id = run.id
+    _add_share(run, r)
     reason = stop_reason(run, before.plus(r))
     if reason is not None:
         _stop(run, reason, now)
@@ -279,4 +325,4 @@ def list_runs(ctx: Services, username: str | None, limit: int) -> list[dict[str,
         if username is not None:
             q = q.where(Player.username_key == username.lower())
         rows = s.execute(q.order_by(AutoplayRun.id.desc()).limit(limit)).all()
-        return [{**_view(run, _figures(s, run.id)), "username": name} for run, name in rows]
+        return [{**_view(run, _figures(run)), "username": name} for run, name in rows]

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import exists, select
 
 from slotlab.server.operator_wallet import WalletResult
-from slotlab.server.services import unpaid_winnings
+from slotlab.server.services import autoplay_runs, unpaid_winnings
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import round_public
 from slotlab.store.models import (
@@ -82,6 +82,7 @@ def finish_credit(ctx: Services, rid: str, balance: int | None) -> dict[str, Any
             r.status = CANCELLED if r.outcome in REFUND_OUTCOMES else COMPLETED
             r.completed_at = now
             r.updated_at = now
+            autoplay_runs.recount(s, r)
             body = round_public(ctx, r, balance)
             for k in s.scalars(select(IdempotencyKey).where(IdempotencyKey.round_id == rid)):
                 if k.response is not None:

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from slotlab import ledger
 from slotlab.server.errors import ApiError, not_found, unprocessable
 from slotlab.server.operator_wallet import OperatorError
-from slotlab.server.services import free_rounds
+from slotlab.server.services import autoplay_runs, free_rounds
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import iso, round_public
@@ -156,6 +156,7 @@ def void_round(ctx: Services, rid: str, incident_id: str, reason: str) -> dict[s
             # shows no win (so losses, reports and replays count it as voided).
             r.win, r.uncapped_win, r.jackpot_win, r.jackpots = 0, 0, 0, []
             r.updated_at = now
+            autoplay_runs.recount(s, r)
         r.notice_pending = True
         s.add(v)
         s.add(AdminAction(action="void_round", target=rid,

@@ -151,6 +151,7 @@ def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wall
     r.completed_at = None if operator else now
     r.updated_at = now
     r.outcome = outcome or "played"
+    autoplay_runs.recount(s, r)  # a round of a run completed after its start
     metrics.settled_on_commit(s, r, demo.is_demo_player(s, r.player_id))
 
 
@@ -175,6 +176,7 @@ def refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
     r.completed_at = now
     r.updated_at = now
     r.outcome = outcome
+    autoplay_runs.recount(s, r)
 
 
 def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | None = None
