@@ -37,6 +37,9 @@ class UnknownGameError(LookupError):
     """No game has this id, no model file has this path, or no family has this name."""
 
 
+M_co = TypeVar("M_co", covariant=True)
+
+
 class _Named(Protocol):
     @property
     def id(self) -> str: ...
@@ -60,6 +63,14 @@ class FamilyModel(Protocol):
     def bets(self) -> list[int]: ...
 
 
+class ModelType(Protocol[M_co]):
+    """A family's model class, when it reads a file or a model's parsed JSON itself."""
+
+    def from_file(self, path: Path | str) -> M_co: ...
+
+    def from_dict(self, raw: dict[str, Any], source: str = ...) -> M_co: ...
+
+
 class Tuner(Protocol):
     """A game's own tuner of a simulated RTP: ``tuner(bonuses, seed)`` is an evaluator of model
     dicts (``slotlab tune`` on a game whose RTP is partly simulated)."""
@@ -72,11 +83,13 @@ M = TypeVar("M", bound=FamilyModel)
 
 class FamilyGame(ABC, Generic[M]):
     """A game of a family, on one model. Subclasses set ``family`` and ``kind``, say how a model
-    is read (:meth:`read_model`) and implement the round, the description and the simulation;
-    the optional capabilities stay ``None`` unless the family has them."""
+    is read (``model_type``, or :meth:`read_model`) and implement the round, the description
+    and the simulation; the optional capabilities stay ``None`` unless the family has them."""
 
     family: ClassVar[str]  # the name a model file declares and a stored model version keeps
     kind: ClassVar[str]  # what the client draws (``describe()["kind"]``)
+    # The model class, where it reads files and parsed JSON itself (else: read_model)
+    model_type: ClassVar[ModelType[Any] | None] = None
 
     exact: ExactMath | None = None  # the figures at a bet: exact, or composed (see ``composed``)
     composed: ComposedMath | None = None  # the same with a feature simulated (bonuses, seed)
@@ -91,9 +104,14 @@ class FamilyGame(ABC, Generic[M]):
         self.model_hash = model.hash
 
     @classmethod
-    @abstractmethod
     def read_model(cls, source: Path | dict[str, Any]) -> M:
-        """The validated model of a file or of a model's parsed JSON (:class:`ModelError`)."""
+        """The validated model of a file or of a model's parsed JSON (:class:`ModelError`):
+        by ``model_type``; a family without one says how."""
+        if cls.model_type is None:
+            raise NotImplementedError(f"{cls.__name__} sets no model_type nor read_model")
+        loaded: M = (cls.model_type.from_dict(source, "<dict>") if isinstance(source, dict)
+                     else cls.model_type.from_file(source))
+        return loaded
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Self:
@@ -139,9 +157,12 @@ class FamilyGame(ABC, Generic[M]):
     def max_win_x(self) -> int:
         """The model's max win per round in multiples of the total bet."""
 
-    @abstractmethod
     def theoretical_rtp(self) -> float:
-        """Theoretical RTP of the game as offered."""
+        """Theoretical RTP of the game as offered: its exact RTP at the smallest bet (a family
+        whose RTP is not exact, or not the same at every bet, says otherwise)."""
+        if self.exact is None:
+            raise NotImplementedError(f"{type(self).__name__} has no exact RTP to offer")
+        return float(self.exact(self.bets()[0])["rtp"])
 
     @abstractmethod
     def simulate_chunk(self, bet: int, spins: int,

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from slotlab.games.composed.model import ComposedModel
-from slotlab.games.lines.exact import _ReelSetMath, expected_free_spins
+from slotlab.games.lines.exact import ReelSetMath, expected_free_spins, report_head
 from slotlab.mechanics.collectors import expected_collected, expected_landings
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
@@ -92,7 +92,7 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     divisor = model.divisor
     f = model.features
     grid = _Grid(model)
-    base = _ReelSetMath(model.lines, a.base, a.base_len)
+    base = ReelSetMath(model.lines, a.base, a.base_len)
     base_pairs = _pairs(model, a.base, a.base_len)
     base_coins = _coin_counts(base_pairs)
     components: dict[str, Fraction] = {
@@ -106,7 +106,7 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
     if fs is not None:
-        free = _ReelSetMath(model.lines, a.free, a.free_len)
+        free = ReelSetMath(model.lines, a.free, a.free_len)
         free_pairs = _pairs(model, a.free, a.free_len)
         free_coins = _coin_counts(free_pairs)
         per_spin = free.lines + free.scatter + grid.triggered(free_coins)  # at multiplier 1
@@ -150,15 +150,8 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
                 rate = coins_per_round * pj
                 jackpots.append({"jackpot": label, "per_round": float(rate),
                                  "one_in": float(1 / rate) if rate else None})
-    rtp_of = {k: v / divisor for k, v in components.items()}
     return {
-        "game": model.spec.id,
-        "model_hash": model.hash,
-        "bet": bet,
-        "rtp": float(rtp),
-        "rtp_fraction": f"{rtp.numerator}/{rtp.denominator}",
-        "components": {k: {"rtp": float(v), "fraction": f"{v.numerator}/{v.denominator}"}
-                       for k, v in rtp_of.items()},
+        **report_head(model, bet, rtp, {k: v / divisor for k, v in components.items()}),
         "hit_rate": None,
         "hit_rate_exact": False,
         "hold_and_win_rate": float(p_hw),

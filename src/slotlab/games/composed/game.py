@@ -4,7 +4,6 @@ alone (see docs/model-format.md, ``slotlab.composed/1``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,17 +33,10 @@ class ComposedGame(FamilyGame[ComposedModel]):
         self._features = kernel.pack_features(model)
         self._exact: ReportCache[int] = ReportCache()
 
-    @classmethod
-    def read_model(cls, source: Path | dict[str, Any]) -> ComposedModel:
-        if isinstance(source, dict):
-            return ComposedModel.from_dict(source, "<dict>")
-        return ComposedModel.from_file(source)
+    model_type = ComposedModel
 
     def max_win_x(self) -> int:
         return self.model.spec.max_win_x
-
-    def theoretical_rtp(self) -> float:
-        return float(self.exact(self.bets()[0])["rtp"])
 
     def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
         check_inputs(self, bet, seeds, choices)

@@ -14,17 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, PositiveInt, ValidationError, model_validator
+from pydantic import Field, PositiveInt, model_validator
 
-from slotlab.games.lines.model import (
-    BetSpec,
-    FreeSpinsSpec,
-    LineModel,
-    LineModelSpec,
-    ScatterSpec,
-    SymbolSpec,
-    WildSpec,
-)
+from slotlab.games.lines.model import LineModel, ReelsSpec
 from slotlab.mechanics.weighted import WeightedTable
 from slotlab.mechanics.wheel import Segment
 from slotlab.model import Strict, content_hash, read_json, validate
@@ -97,41 +89,23 @@ class HoldAndWinSpec(Strict):
         return self
 
 
-class ComposedSpec(Strict):
+class ComposedSpec(ReelsSpec):
+    """A reel game's keys (checked as a line model's) plus the composed features."""
+
     family: Literal["composed"] | None = None  # the format declares it too
     format: Literal["slotlab.composed/1"]
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    name: str
     version: int = 1
-    reels: int = Field(ge=1, le=7)
-    rows: int = Field(ge=1, le=9)
-    symbols: list[SymbolSpec] = Field(min_length=1)
-    bet: BetSpec
-    lines: list[list[int]] = Field(min_length=1)
-    pays: dict[str, dict[int, int]]
-    wild: WildSpec | None = None
-    scatter: ScatterSpec | None = None
-    strips: dict[str, list[list[str]]]
-    free_spins: FreeSpinsSpec | None = None
     wheel: WheelSpec | None = None
     hold_and_win: HoldAndWinSpec | None = None
-    max_win_x: PositiveInt
-    rules: list[str] = Field(default_factory=list)
 
     def line_part(self) -> dict[str, Any]:
-        """The keys a line model has, as a line model's data."""
-        keep = ("id", "name", "reels", "rows", "symbols", "bet", "lines", "pays", "wild",
-                "scatter", "strips", "free_spins", "max_win_x")
-        data = self.model_dump(include=set(keep), exclude_none=True)
+        """The reels' keys, as a line model's data."""
+        data = self.model_dump(include=set(ReelsSpec.model_fields) - {"rules"},
+                               exclude_none=True)
         return {"format": "slotlab.lines/1", **data}
 
     @model_validator(mode="after")
     def _check(self) -> ComposedSpec:
-        try:
-            LineModelSpec.model_validate(self.line_part())
-        except ValidationError as exc:
-            raise ValueError("; ".join(str(e["msg"]).removeprefix("Value error, ")
-                                       for e in exc.errors())) from None
         ids = {s.id for s in self.symbols}
         hw = self.hold_and_win
         if hw is not None:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from slotlab.games.contract import FamilyModel
 from slotlab.games.lines.model import LineArrays, LineModel
 from slotlab.mechanics.lines import W_COUNT, W_MULT, W_SYMBOL, line_pays
 from slotlab.mechanics.scatter import convolve, window_count_weights
@@ -93,7 +94,7 @@ def _cycle(lengths: np.ndarray) -> int:
     return n
 
 
-class _ReelSetMath:
+class ReelSetMath:
     """Per-spin expectations of one reel set, in pay units (before any free-spin multiplier)."""
 
     def __init__(self, model: LineModel, strips: np.ndarray, lengths: np.ndarray) -> None:
@@ -124,7 +125,7 @@ class _ReelSetMath:
             self.scatter_dist) else Fraction(0)
 
 
-def expected_free_spins(a: LineArrays, free: _ReelSetMath, initial: int) -> Fraction:
+def expected_free_spins(a: LineArrays, free: ReelSetMath, initial: int) -> Fraction:
     """E[number of free spins played] after an initial award (retriggers included)."""
     retrigger = [(free.p_scatter(c), int(a.fs_awards[c])) for c in range(len(a.fs_awards))
                  if a.fs_awards[c] > 0 and a.fs_retrigger]
@@ -195,6 +196,22 @@ def _no_line_win_by_scatter(strips: np.ndarray, lengths: np.ndarray, rows: int, 
             return
 
 
+def report_head(model: FamilyModel, bet: int, rtp: Fraction,
+                components: dict[str, Fraction]) -> dict[str, Any]:
+    """The fields every reel game's exact report opens with: the game, its model, the bet, the
+    RTP and each component's share of it (``components``: per unit bet), as floats and
+    fractions."""
+    return {
+        "game": model.spec.id,
+        "model_hash": model.hash,
+        "bet": bet,
+        "rtp": float(rtp),
+        "rtp_fraction": f"{rtp.numerator}/{rtp.denominator}",
+        "components": {k: {"rtp": float(v), "fraction": f"{v.numerator}/{v.denominator}"}
+                       for k, v in components.items()},
+    }
+
+
 def hit_frequency(model: LineModel) -> Fraction | None:
     """P(a base spin pays or triggers free spins), or None if too costly to enumerate."""
     a = model.arrays
@@ -224,11 +241,11 @@ def exact_report(model: LineModel, bet: int) -> dict[str, Any]:
     a = model.arrays
     divisor = model.divisor
     level = bet // divisor
-    base = _ReelSetMath(model, a.base, a.base_len)
+    base = ReelSetMath(model, a.base, a.base_len)
     components = {"base_lines": base.lines, "base_scatter": base.scatter}
     fs_rows = []
     if model.spec.free_spins is not None:
-        free = _ReelSetMath(model, a.free, a.free_len)
+        free = ReelSetMath(model, a.free, a.free_len)
         per_spin = a.fs_mult * (free.lines + free.scatter)
         fs_value = Fraction(0)
         for c in range(len(a.fs_awards)):
@@ -280,14 +297,7 @@ def exact_report(model: LineModel, bet: int) -> dict[str, Any]:
     if hit is None:
         notes.append("hit_rate: too many stop combinations to enumerate; use simulate.")
     return {
-        "game": model.spec.id,
-        "model_hash": model.hash,
-        "bet": bet,
-        "rtp": float(rtp),
-        "rtp_fraction": f"{rtp.numerator}/{rtp.denominator}",
-        "components": {k: {"rtp": float(v / divisor),
-                           "fraction": f"{(v / divisor).numerator}/{(v / divisor).denominator}"}
-                       for k, v in components.items()},
+        **report_head(model, bet, rtp, {k: v / divisor for k, v in components.items()}),
         "hit_rate": None if hit is None else float(hit),
         "hit_rate_fraction": None if hit is None else f"{hit.numerator}/{hit.denominator}",
         "hit_rate_exact": hit is not None,

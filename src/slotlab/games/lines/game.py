@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,19 +39,12 @@ class LineGame(FamilyGame[LineModel]):
         self._packed = kernel.pack(model.arrays)
         self._exact: ReportCache[int] = ReportCache()
 
-    @classmethod
-    def read_model(cls, source: Path | dict[str, Any]) -> LineModel:
-        if isinstance(source, dict):
-            return LineModel.from_dict(source, "<dict>")
-        return LineModel.from_file(source)
+    model_type = LineModel
 
     # -- the Game protocol -------------------------------------------------------------------
 
     def max_win_x(self) -> int:
         return self.model.spec.max_win_x
-
-    def theoretical_rtp(self) -> float:
-        return float(self.exact(self.bets()[0])["rtp"])
 
     def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
         """Play a round: the spin (and free spins) from ``seeds[0]``, then one gamble step per

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 from pydantic import Field, PositiveInt, model_validator
@@ -54,9 +54,11 @@ class GambleSpec(Strict):
     max_steps: PositiveInt = 5
 
 
-class LineModelSpec(Strict):
-    family: Literal["lines"] | None = None
-    format: Literal["slotlab.lines/1"]
+class ReelsSpec(Strict):
+    """What every reel game's model file has, whatever its family: the window, symbols, bets,
+    lines and their pays, wild, scatter, reel strips, free spins and the max win. A family's
+    spec extends it (its ``family`` and ``format``, and its features)."""
+
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
     reels: int = Field(ge=1, le=7)
@@ -70,11 +72,10 @@ class LineModelSpec(Strict):
     strips: dict[str, list[list[str]]]
     free_spins: FreeSpinsSpec | None = None
     max_win_x: PositiveInt
-    gamble: GambleSpec | None = None
     rules: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _check(self) -> LineModelSpec:
+    def _check_reels(self) -> Self:
         ids = [s.id for s in self.symbols]
         if len(set(ids)) != len(ids):
             raise ValueError("symbol ids must be unique")
@@ -137,6 +138,12 @@ class LineModelSpec(Strict):
                 if not 1 <= count <= self.reels * self.rows:
                     raise ValueError(f"free_spins.awards: bad scatter count {count}")
         return self
+
+
+class LineModelSpec(ReelsSpec):
+    family: Literal["lines"] | None = None
+    format: Literal["slotlab.lines/1"]
+    gamble: GambleSpec | None = None
 
 
 @dataclass(frozen=True)
