@@ -63,7 +63,7 @@ def test_each_seed_game_has_a_bundle_in_its_short_form(game_id: str, tmp_path: P
     assert list(clauses) == [f"R{i}" for i in range(1, 24)]
     assert clauses["R21"]["status"] == MET and clauses["R17"]["status"] == MET
     # No clause without evidence in the bundle is "met".
-    for rid in ("R5", "R8", "R11", "R12", "R20", "R22", "R23"):
+    for rid in ("R5", "R8", "R11", "R12", "R19", "R20", "R22", "R23"):
         assert clauses[rid]["status"] == NOT_SHOWN
 
 
@@ -198,7 +198,7 @@ def test_every_platform_test_the_clause_map_names_exists() -> None:
     root = rule_map.checkout_root()
     assert root is not None
     named = [(rid, f, name) for rid, (_, tests) in PLATFORM_TESTS.items() for f, name in tests]
-    assert {rid for rid, _, _ in named} == {"R5", "R11", "R12", "R20", "R22", "R23"}
+    assert {rid for rid, _, _ in named} == {"R5", "R8", "R11", "R12", "R19", "R20", "R22", "R23"}
     missing = [f"{f}::{name}" for _, f, name in named
                if not rule_map._defined(root, rule_map.Test(f, name))]
     assert missing == []
@@ -217,7 +217,7 @@ def test_the_platform_clauses_follow_their_tests_results(tmp_path: Path) -> None
 
     b = short_bundle("classic-3x3", tmp_path, server=False)
     status = {c["id"]: c for c in clause_map(_with_platform(b, {}))}
-    assert {status[r]["status"] for r in ("R5", "R11", "R12", "R22", "R23")} == {MET}
+    assert {status[r]["status"] for r in ("R5", "R8", "R11", "R12", "R19", "R22", "R23")} == {MET}
     assert "test_idempotent_choice_retry" in status["R11"]["evidence"]
     # R20 as written (an account locked after 3 failed logins) is not what the server does.
     assert status["R20"]["status"] == NOT_MET and "Not as written" in status["R20"]["evidence"]
@@ -227,7 +227,8 @@ def test_the_platform_clauses_follow_their_tests_results(tmp_path: Path) -> None
     assert skipped["R5"] == NOT_SHOWN
     # Not run (the short form): nothing is claimed.
     short = {c["id"]: c for c in clause_map(b)}
-    assert {short[r]["status"] for r in ("R5", "R11", "R12", "R20", "R22", "R23")} == {NOT_SHOWN}
+    assert {short[r]["status"] for r in ("R5", "R8", "R11", "R12", "R19", "R20", "R22",
+                                         "R23")} == {NOT_SHOWN}
     assert "not run: --tests none" in short["R5"]["evidence"]
 
 
@@ -263,5 +264,5 @@ def test_a_bundle_runs_the_platform_tests_and_shows_their_clauses_met(tmp_path: 
     results = [t["result"] for r in b["platform"]["rows"] for t in r["tests"]]
     assert results and set(results) == {"passed"}
     clauses = {c["id"]: c["status"] for c in b["clauses"]}
-    assert {clauses[r] for r in ("R5", "R11", "R12", "R22", "R23")} == {MET}
+    assert {clauses[r] for r in ("R5", "R8", "R11", "R12", "R19", "R22", "R23")} == {MET}
     assert "Platform tests" in (tmp_path / "bundle.html").read_text()

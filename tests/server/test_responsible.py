@@ -122,10 +122,11 @@ def test_a_bad_limit_is_refused_and_changes_nothing(server, path: str, body: dic
     assert _limit(c, "loss", "day")["amount"] == 50
 
 
-def test_a_deposit_limit_refuses_the_credit_that_would_pass_it(server):
+@pytest.mark.parametrize("period", ["day", "week", "month"])
+def test_a_deposit_limit_refuses_the_credit_that_would_pass_it(server, period):
     c, username = server.player()
     admin = server.admin()
-    c.put("/api/limits/deposit/day", json={"amount": 150})
+    assert c.put(f"/api/limits/deposit/{period}", json={"amount": 150}).status_code == 200
     ok = admin.post(f"/api/admin/players/{username}/credit", json={"amount": 100},
                     headers=key())
     assert ok.status_code == 200
@@ -135,7 +136,7 @@ def test_a_deposit_limit_refuses_the_credit_that_would_pass_it(server):
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "deposit_limit_exceeded"
     assert c.get("/api/wallet").json()["balance"] == balance
-    assert _limit(c, "deposit", "day")["used"] == 100
+    assert _limit(c, "deposit", period)["used"] == 100
     assert admin.post(f"/api/admin/players/{username}/credit", json={"amount": 50},
                       headers=key()).status_code == 200  # up to the limit exactly
     assert server.admin().get("/api/admin/audit").json()["ok"]

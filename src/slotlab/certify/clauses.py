@@ -134,8 +134,10 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                              _yes(done)))
         else:
             rows += [_row(r, "server: " + it["why"], NOT_SHOWN) for r in ("R9", "R10")]
-    rows.append(_row("R8", "retention and session reconstruction are the operator's database "
-                           "policy, not shown here", NOT_SHOWN))
+    rows.append(_platform(b, "R8", " (GET /api/admin/sessions/{id}); keeping the records 10 "
+                                   "years is the operator's database policy: slotlab deletes "
+                                   "no real-money round or ledger entry (a demo player's "
+                                   "play money only)"))
     rows += [_platform(b, "R11"), _platform(b, "R12")]
     mins = {k: p["min_rtp"] for k, p in profiles.items() if p["min_rtp"] is not None}
     rows.append(_row("R13", f"theoretical RTP {rtp} against the profiles' minimums {mins}",
@@ -183,8 +185,8 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                             "client's behaviour is not shown here)",
                      _yes(gb.get("quick_stop") is False and gb.get("turbo") is False
                           and gb.get("celebrate_small_wins") is False)))
-    rows += [_row("R19", "profile gb shows the net position; deposit limits are not shown here",
-                  NOT_SHOWN),
+    rows += [_platform(b, "R19", "; the client shows both figures on every screen "
+                                 "(tests/browser/test_responsible_client.py, not run here)"),
              _r20(b)]
     rows.append(_row("R21", f"digests: {len(b['digests']['files'])} files and the model hash; "
                             "`slotlab certify --check` recomputes them", MET))

@@ -1,8 +1,8 @@
 """The platform's own evidence for the requirements no game's rule map covers: the server's
-tests for fail-closed play (R5), idempotent money (R11), funds (R12), account security (R20),
-the live RTP watch (R22) and free play with the same math (R23), named here per requirement
-and run in the bundle's run (as the rule map's are: from the source checkout, each result
-recorded).
+tests for fail-closed play (R5), sessions reconstructed (R8), idempotent money (R11), funds
+(R12), session figures and deposit limits (R19), account security (R20), the live RTP watch
+(R22) and free play with the same math (R23), named here per requirement and run in the
+bundle's run (as the rule map's are: from the source checkout, each result recorded).
 """
 
 from __future__ import annotations
@@ -22,6 +22,13 @@ PLATFORM_TESTS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
          "test_a_failed_random_source_leaves_a_choice_waiting"),
         ("tests/server/test_fail_closed.py",
          "test_a_failed_database_refuses_the_round_and_takes_no_bet"))),
+    "R8": ("an auditor reconstructs a session from the records alone: every round and money "
+           "movement of one login in order, opening and closing balances, checked against "
+           "each other; a balance that does not follow is named", (
+        ("tests/server/test_session_records.py",
+         "test_a_session_is_reconstructed_from_the_records_alone"),
+        ("tests/server/test_session_records.py",
+         "test_a_tampered_balance_breaks_the_chain_it_is_read_from"))),
     "R11": ("a retried round, choice or concurrent retry of one key moves money once and gets "
             "the first answer (general and fast path); an incident's reversal is applied once",
             (
@@ -41,6 +48,12 @@ PLATFORM_TESTS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
          "test_short_funds_and_a_live_round_are_answered_by_the_general_path"),
         ("tests/server/test_incident_voids.py",
          "test_a_reversal_never_takes_the_balance_below_zero"))),
+    "R19": ("under gb every round's answer carries the session's net position and elapsed "
+            "time; a deposit limit over a day, a week or a month refuses the credit that would "
+            "pass it and takes nothing", (
+        ("tests/server/test_profiles.py", "test_gb_profile"),
+        ("tests/server/test_responsible.py",
+         "test_a_deposit_limit_refuses_the_credit_that_would_pass_it"))),
     "R20": ("failed logins from an address are refused with Retry-After after a few; guesses "
             "at one account are slowed; a missing, wrong or admin token is no player session; "
             "an idle session ends after the profile's timeout", (

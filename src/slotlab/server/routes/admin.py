@@ -34,6 +34,7 @@ from slotlab.server.services import (
     round_recovery,
     round_replay,
     round_voids,
+    session_records,
     wallet,
 )
 from slotlab.server.services import idempotency as idem
@@ -149,6 +150,20 @@ def report_daily(ctx: ServicesDep,
                  days: Annotated[int, Query(ge=1, le=366)] = 7) -> dict[str, Any]:
     """Totals per UTC day and game, newest day first."""
     return reports.daily_report(ctx, days)
+
+
+@router.get("/players/{username}/sessions")
+def list_sessions(ctx: ServicesDep, username: UsernamePath,
+                  limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> dict[str, Any]:
+    """The player's sessions (logins), newest first (R8)."""
+    return {"sessions": session_records.player_sessions(ctx, username, limit)}
+
+
+@router.get("/sessions/{session_id}")
+def reconstruct_session(ctx: ServicesDep, session_id: int) -> dict[str, Any]:
+    """A session reconstructed from the records (R8): its rounds, money movements and autoplay
+    runs in order, the opening and closing balances, and the checks that they agree."""
+    return session_records.reconstruct(ctx, session_id)
 
 
 @router.get("/audit")
