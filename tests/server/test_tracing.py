@@ -13,8 +13,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from .server_util import (
 )
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: E402
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
     InMemorySpanExporter,
@@ -116,10 +119,13 @@ def _spans_printed(text: str) -> list[dict[str, Any]]:
     return spans
 
 
-def test_a_server_process_prints_its_spans_with_console_tracing(tmp_path: Path) -> None:
+def _serve_and_play(tmp_path: Path, tracing: dict[str, str]
+                    ) -> tuple[dict[str, Any], str, str, str]:
+    """A ``slotlab serve`` process traced as ``tracing`` says (``SLOTLAB_TRACING`` and the
+    exporter's variables) plays one round and is stopped (its provider exports what is queued):
+    the round's answer, the request id that settled it, the player's token, its stdout."""
     port = free_port()
-    env = {**os.environ, **MANY_PLAYERS_ENV, "SLOTLAB_TRACING": "console",
-           "SLOTLAB_GAMES": '["classic-3x3"]',
+    env = {**os.environ, **MANY_PLAYERS_ENV, **tracing, "SLOTLAB_GAMES": '["classic-3x3"]',
            **{f"SLOTLAB_{k.upper()}": str(v) for k, v in FAST_HASH.items()}}
     out = tmp_path / "stdout"
     with out.open("wb") as stdout:
@@ -144,11 +150,11 @@ def test_a_server_process_prints_its_spans_with_console_tracing(tmp_path: Path) 
             token = c.post("/api/sessions", json=creds).json()["token"]
             r = c.post("/api/games/classic-3x3/rounds", json={"bet": 5},
                        headers={**key(), "Authorization": f"Bearer {token}",
-                                "X-Request-ID": "console-trace-1"})
+                                "X-Request-ID": "trace-1"})
             assert r.status_code == 201, r.text
-            settled_by = "console-trace-1"
+            settled_by = "trace-1"
             if r.json()["status"] == "awaiting_choice":  # a win offers the gamble: collect
-                settled_by = "console-trace-2"
+                settled_by = "trace-2"
                 done = c.post(f"/api/rounds/{r.json()['round_id']}/choices",
                               json={"choice": "collect", "step": r.json()["step"]},
                               headers={**key(), "Authorization": f"Bearer {token}",
@@ -160,14 +166,75 @@ def test_a_server_process_prints_its_spans_with_console_tracing(tmp_path: Path) 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    printed = out.read_text()
+    return r.json(), settled_by, token, out.read_text()
+
+
+def test_a_server_process_prints_its_spans_with_console_tracing(tmp_path: Path) -> None:
+    played, settled_by, token, printed = _serve_and_play(tmp_path, {"SLOTLAB_TRACING": "console"})
     spans = _spans_printed(printed)
     settled = [s for s in spans if s["name"] == "round settled"]
-    assert [s["attributes"]["slotlab.round_id"] for s in settled] == [r.json()["round_id"]]
+    assert [s["attributes"]["slotlab.round_id"] for s in settled] == [played["round_id"]]
     assert settled[0]["attributes"]["slotlab.request_id"] == settled_by
-    assert any(s["attributes"].get("slotlab.request_id") == "console-trace-1"
+    assert any(s["attributes"].get("slotlab.request_id") == "trace-1"
                and s["parent_id"] is None for s in spans)
     assert token not in printed and PASSWORD not in printed
+
+
+class _OtlpReceiver(ThreadingHTTPServer):
+    """An OTLP/HTTP trace receiver on loopback: each POST to /v1/traces is decoded from OTLP's
+    protobuf (``ExportTraceServiceRequest``) and its spans kept, as a collector receives them."""
+
+    def __init__(self) -> None:
+        self.spans: list[Any] = []
+        self.bodies: list[bytes] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                ok = (self.path == "/v1/traces"
+                      and self.headers["Content-Type"] == "application/x-protobuf")
+                if ok:
+                    request = trace_service_pb2.ExportTraceServiceRequest()
+                    request.ParseFromString(body)
+                    receiver.bodies.append(body)
+                    receiver.spans += [span for rs in request.resource_spans
+                                       for ss in rs.scope_spans for span in ss.spans]
+                reply = trace_service_pb2.ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200 if ok else 404)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+def test_a_server_process_exports_its_spans_to_an_otlp_receiver(tmp_path: Path) -> None:
+    """SLOTLAB_TRACING=otlp sends the spans over the wire, as OTLP/HTTP protobuf, to the
+    endpoint the standard variable names: a round's request span and its round span arrive."""
+    receiver = _OtlpReceiver()
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        endpoint = f"http://127.0.0.1:{receiver.server_address[1]}"
+        played, settled_by, token, _ = _serve_and_play(tmp_path, {
+            "SLOTLAB_TRACING": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint})
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+
+    def attrs(span: Any) -> dict[str, Any]:
+        return {a.key: a.value.string_value or a.value.int_value for a in span.attributes}
+
+    settled = [s for s in receiver.spans if s.name == "round settled"]
+    assert [attrs(s)["slotlab.round_id"] for s in settled] == [played["round_id"]]
+    assert attrs(settled[0])["slotlab.request_id"] == settled_by
+    parent = [s for s in receiver.spans if s.span_id == settled[0].parent_span_id]
+    assert parent and attrs(parent[0]).get("slotlab.request_id") == settled_by
+    assert all(token.encode() not in b and PASSWORD.encode() not in b for b in receiver.bodies)
 
 
 def test_tracing_asked_for_without_opentelemetry_stops_serve_with_the_install_command(
