@@ -50,11 +50,13 @@ export class Wheel {
       const mid = a0 + step / 2;
       const text = document.createElementNS(NS, "text");
       const deg = (mid * 180) / Math.PI;
-      text.setAttribute("transform", `rotate(${deg.toFixed(2)}) translate(62,0)`);
+      text.setAttribute("transform", `rotate(${deg.toFixed(2)}) translate(59,0)`);
       text.setAttribute("class", "wheel-label");
       text.setAttribute("text-anchor", "middle");
       text.setAttribute("dominant-baseline", "central");
-      text.setAttribute("font-size", String(Math.max(8, Math.min(15, 120 / n + 4))));
+      // a long label is set smaller, so that it fits between the hub and the rim whole
+      const len = String(s.label ?? "").length || 1;
+      text.setAttribute("font-size", String(Math.max(8, Math.min(15, 120 / n + 4, 128 / len)).toFixed(1)));
       text.textContent = s.label;
       this.rotor.append(path, text);
     });
