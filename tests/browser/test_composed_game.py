@@ -114,7 +114,7 @@ def test_hold_and_win_grid_is_drawn_from_the_events(page: Any, srv: Server) -> N
         """() => { const g = document.querySelector('[data-testid=hold-grid]');
                    return g && !g.hidden && g.querySelector('.hold-cell.landed'); }""",
         timeout=120_000)
-    shot(page, f"lucky-coin-link-hold-and-win-{page.size_name}")
+    shot(page, f"lucky-coin-link-hold-and-win-{page.size_name}", docs=True)
     rec = finish(page, n)
     events = rec["events"]
     started = next(e for e in events if e["type"] == "hold_and_win_started")
@@ -163,16 +163,20 @@ def test_wheel_spins_to_its_segment_and_free_spins_count(page: Any, srv: Server)
         """() => { const w = document.querySelector('[data-testid=feature-wheel]');
                    return w && w.dataset.state === 'stopped' && w.dataset.segment; }""",
         timeout=120_000).json_value()
-    shot(page, f"lucky-coin-link-wheel-{page.size_name}")
-    # each segment's label lies whole between the hub (r 16) and the rim (r 100), centred at 59
+    shot(page, f"lucky-coin-link-wheel-{page.size_name}", docs=True)
+    # each segment's label lies whole between the hub (r 16) and the pointer's tip (r 88),
+    # centred at 54, and the wheel is drawn large: half the reel window's width at least
     lengths = page.eval_on_selector_all("[data-testid=feature-wheel] .wheel-label",
                                         "els => els.map((e) => e.getComputedTextLength())")
-    assert lengths and all(0 < x <= 2 * (100 - 59) for x in lengths), lengths
+    assert lengths and all(0 < x <= 2 * (88 - 54) for x in lengths), lengths
+    wheel = page.locator("[data-testid=feature-wheel] svg").bounding_box()
+    reels = page.locator("[data-testid=reels]").bounding_box()
+    assert wheel["width"] >= 0.4 * reels["width"], (wheel, reels)
     counter = page.wait_for_function(
         """() => { const f = document.querySelector('[data-testid=free-spins]');
                    return f && !f.hidden && /×\\d/.test(f.innerText) && f.innerText; }""",
         timeout=120_000).json_value()
-    shot(page, f"lucky-coin-link-free-spins-{page.size_name}")
+    shot(page, f"lucky-coin-link-free-spins-{page.size_name}", docs=True)
     rec = finish(page, n)
     spun = next(e for e in rec["events"] if e["type"] == "wheel_spun")
     assert segment == str(spun["segment"])
@@ -276,7 +280,7 @@ def test_a_jackpot_has_its_screen_and_nothing_outlives_the_round(page: Any, srv:
     n = rounds_played(page)
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=feature-announce]:has-text('JACKPOT')", timeout=240_000)
-    shot(page, f"lucky-coin-link-jackpot-{page.size_name}")
+    shot(page, f"lucky-coin-link-jackpot-{page.size_name}", docs=True)
     rec = finish(page, n)
     coins = [c for e in rec["events"] if e["type"] in ("hold_and_win_started", "respin_landed")
              for c in e["coins"] if c.get("jackpot")]

@@ -146,7 +146,7 @@ export class Composed extends Feature {
         return true;
       }
       case "wheel_spun": {
-        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 240 });
+        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 400 });
         showPanel(host, "wheel-panel", this.text("wheel"), wheel.el);
         await wheel.spinTo(Number(e.segment), host);
         host.message(this.text("msg.wheel_stops", { what: this.segments[e.segment]?.label ?? "" }), "feature");
