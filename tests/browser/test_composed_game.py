@@ -176,6 +176,8 @@ def test_wheel_spins_to_its_segment_and_free_spins_count(page: Any, srv: Server)
         """() => { const f = document.querySelector('[data-testid=free-spins]');
                    return f && !f.hidden && /×\\d/.test(f.innerText) && f.innerText; }""",
         timeout=120_000).json_value()
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=reels] .reel.spinning')", timeout=60_000)
     shot(page, f"lucky-coin-link-free-spins-{page.size_name}", docs=True)
     rec = finish(page, n)
     spun = next(e for e in rec["events"] if e["type"] == "wheel_spun")
@@ -292,3 +294,24 @@ def test_a_jackpot_has_its_screen_and_nothing_outlives_the_round(page: Any, srv:
     page.wait_for_selector("[data-testid=hold-grid]", state="hidden")
     assert page.locator("[data-testid=feature-announce]").count() == 0
     assert page.locator("[data-testid^=counter-]:visible").count() == 0
+
+
+def test_any_model_symbol_gets_art_by_its_name(page: Any, srv: Server) -> None:
+    """The generic set goes by a symbol's name, not by a game: animals and emblems of other
+    names are pictures too, and a name with no picture is written whole on a medallion (not
+    cut to four letters)."""
+    register(page, srv)
+    drawn = page.evaluate("""async () => {
+        const { glyph } = await import('/js/symbols.js');
+        const names = ['Golden Phoenix', 'White Tiger', 'Goldfish', 'Red Lantern', 'Gold Ingot',
+                       'Lucky Coins', 'Mystery Box'];
+        return names.map((name) => { const d = document.createElement('div');
+            d.innerHTML = glyph({ id: name.toUpperCase().slice(0, 4), name });
+            const svg = d.querySelector('svg');
+            return { name, texts: [...svg.querySelectorAll('text')].map((t) => t.textContent),
+                     shapes: svg.querySelectorAll('path, polygon, circle, ellipse').length }; });
+    }""")
+    pictures, named = drawn[:-1], drawn[-1]
+    for g in pictures:
+        assert g["texts"] == [] and g["shapes"] >= 4, g
+    assert named["texts"] == ["MYSTERY BOX"], named

@@ -1,6 +1,6 @@
 // A generic drawn set for games described by a model file alone (no art of their own): animals
-// and emblems chosen by a symbol's name (dragon, tiger, fish / koi, phoenix / bird, lantern,
-// ingot / gold, coin), and a named medallion for any other name, so that no symbol is drawn as a
+// and emblems chosen by a symbol's name (dragon, tiger, koi / any fish, phoenix, lantern,
+// ingot, coin), and a named medallion for any other name, so that no symbol is drawn as a
 // bare lettered tile. Drawn in the style of the fruit, royal and character glyphs (100 x 100).
 import { lettering, sparkle } from "./common.js";
 
@@ -54,7 +54,7 @@ export function koi() {
   ${sparkle(30, 24, 5)}${sparkle(76, 84, 4)}`;
 }
 
-/** A phoenix (any bird): a flame-red bird, wings raised, its tail of gold plumes. */
+/** A phoenix: a flame-red bird, wings raised, its tail of gold plumes. */
 export function phoenix() {
   return `
   <path d="M50 60 C 30 70, 20 86, 26 96 C 34 88, 42 84, 50 80 C 58 84, 66 88, 74 96 C 80 86, 70 70, 50 60 Z" fill="url(#g-gold)" stroke="#6b4400" stroke-width="2.5" stroke-linejoin="round"/>
@@ -123,9 +123,9 @@ export function medallion(name) {
 
 const BY_NAME = [
   [/dragon/, dragon],
-  [/tiger|lion|leopard|panther/, tiger],
+  [/tiger/, tiger],
   [/koi|fish|carp|goldfish/, koi],
-  [/phoenix|bird|crane|eagle/, phoenix],
+  [/phoenix|firebird/, phoenix],
   [/lantern/, lantern],
   [/ingot|gold bar|yuanbao|treasure/, ingot],
 ];
