@@ -347,7 +347,8 @@ def test_multiplier_badges_leave_the_symbol_in_view(desktop: Any, server: Any) -
 
 # ---- each game as a player sees it (the README's pictures) ------------------------------------
 
-GAMES = ["fruit-5x3", "classic-3x3", "crystal-star-deluxe", "superstars", "super-12-stars"]
+GAMES = ["fruit-5x3", "classic-3x3", "crystal-star-deluxe", "superstars", "super-12-stars",
+         "lucky-coin-link"]
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

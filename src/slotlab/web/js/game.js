@@ -125,7 +125,7 @@ export class GameView {
     this.plaques = h("div.plaques", {}, this.fsEl, this.paidEl);
     this.view = h(
       "section.game",
-      { "data-testid": "game", "data-game": this.id, "aria-label": d.name },
+      { "data-testid": "game", "data-game": this.id, "aria-label": d.name, style: { "--game-hue": gameHue(this.id) } },
       h(
         "div.game-head",
         {},
@@ -166,6 +166,7 @@ export class GameView {
         ),
       ),
     );
+    document.documentElement.style.setProperty("--page-hue", gameHue(this.id)); // the page's background (themes.css)
     return this.view;
   }
 
@@ -453,7 +454,8 @@ export class GameView {
           this.freeTotal = e.total_awarded ?? e.awarded;
           this.fsEl.hidden = false;
           this.fsEl.textContent = t("fs.counter", { n: this.freeTotal });
-          if (!instant) await this.banner(t("fs.banner", { n: e.awarded }), "feature", 1600);
+          // the intro says what was won: the spins and, where there is one, their multiplier
+          if (!instant) await this.banner(t("fs.banner", { n: e.awarded }), "feature", 1600, e.multiplier > 1 ? t("fs.all_wins", { x: e.multiplier }) : "");
           break;
         case "free_spin_started":
           await flush();
@@ -1100,4 +1102,12 @@ export class GameView {
       ...(this.app.demo ? [h("div.jp-note", { "data-testid": "demo-jackpots" }, t("demo.jackpots"))] : []),
     );
   }
+}
+
+/** A hue of the game's own (0-359), from its id: a game with no theme in css/themes.css (one
+ * described by a model file alone) still gets a background and frame unlike the others'. */
+export function gameHue(id) {
+  let x = 0;
+  for (const ch of String(id)) x = (x * 31 + ch.codePointAt(0)) % 3600;
+  return Math.round(x / 10) % 360;
 }

@@ -1,7 +1,9 @@
 // Symbol glyphs drawn as SVG (no image downloads). A glyph is chosen from the symbol's id and
-// name (seven, bar, cherry, star, ...); anything unknown gets a labelled tile, so every game
-// described by the server can be drawn. The larger drawings live in art/.
+// name (seven, bar, cherry, star, dragon, coin, ...); anything unknown gets a medallion with its
+// name (art/creatures.js), so every game described by the server can be drawn. The larger
+// drawings live in art/.
 import { characterOf } from "./art/characters.js";
+import { coin, creatureOf, MEDALLION, medallion } from "./art/creatures.js";
 import { ART_DEFS, seven } from "./art/common.js";
 import { royal, royalOf } from "./art/royals.js";
 import { tMaybe } from "./i18n.js";
@@ -142,12 +144,6 @@ function withMult(base, m) {
     <text x="50" y="91" font-size="19" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#7a0010">${m}X</text></g>`;
 }
 
-function tile(label) {
-  const t = String(label).slice(0, 4).toUpperCase();
-  return `<rect x="8" y="8" width="84" height="84" rx="14" fill="url(#g-blue)" stroke="#0b2e7a" stroke-width="3"/>
-    <text x="50" y="${t.length > 2 ? 60 : 66}" font-size="${t.length > 2 ? 26 : 40}" font-weight="900" font-family="Arial Black, Arial, sans-serif" text-anchor="middle" fill="#0b1a40">${t}</text>`;
-}
-
 /** The glyph (SVG markup) for a symbol: {id, name, wild, scatter, dice, giant, ...}; a giant
  * (1x3) symbol is one drawing three cells tall (css/symbols.css shows each cell its third).
  * `label`: what a screen reader says, in the player's language (names.js); the drawing is chosen by
@@ -200,12 +196,16 @@ function drawPlain(id, name, sym, base) {
   if (/super 5 stars?/.test(name)) return superFiveStar(name.includes("silver"));
   if (sym.scatter || name.includes("scatter")) {
     if (name.includes("diamond")) return diamondGem();
+    // the scatter's own picture (a bell, a wheel, ...) with the badge; a star for a bare name
     const plain = { ...sym, scatter: false, name: name.replace("scatter", "").trim() };
-    const inner = plain.name && plain.name !== name ? draw(plain.name, plain.name, plain) : "";
-    return inner && !inner.includes("<rect x=\"8\" y=\"8\"") ? scatterBadge(inner) : scatterBadge(star());
+    const inner = plain.name ? draw(plain.name, plain.name, plain) : "";
+    return scatterBadge(inner && !inner.includes(MEDALLION) ? inner : star());
   }
+  if (sym.coin || /\bcoins?\b/.test(name)) return coin();
   const who = characterOf(name, lid);
   if (who) return who;
+  const creature = creatureOf(name);
+  if (creature) return creature;
   const card = royalOf(name);
   if (card) return royal(card);
   if (/super\s*7/.test(name) || base === "s7") return superSeven();
@@ -230,7 +230,7 @@ function drawPlain(id, name, sym, base) {
   if (name.includes("bell") || base === "be") return bell();
   if (name.includes("melon") || base === "wm") return melon();
   if (name.includes("star")) return star();
-  return tile(sym.name || id);
+  return medallion(sym.name || id);
 }
 
 /** A short, readable caption for a symbol; `shown`: its name in the player's language (names.js),

@@ -7,6 +7,7 @@ import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
 import { Counters } from "./controls.js";
 import { HoldGrid } from "./holdgrid.js";
 import { Wheel } from "./wheel.js";
+import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 
 const OWN = new Set(["coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
@@ -35,6 +36,7 @@ export class Composed extends Feature {
     this.grid.close();
     this.counters.clear();
     this.inGrid = false;
+    this.jackpots = [];
     this.host.reels.el.classList.remove("hold-on");
     hidePanel(this.host);
   }
@@ -61,7 +63,9 @@ export class Composed extends Feature {
 
   coinContent(coin) {
     const jackpot = coin.jackpot;
+    const face = (this.desc.symbols || []).find((s) => s.coin);
     return {
+      art: face ? glyph(face, "") : "",
       kind: jackpot ? `coin jackpot ${String(jackpot).toLowerCase()}` : "coin",
       label: jackpot ? this.text(`jackpot.${jackpot}`) : this.host.credits(coin.value),
       value: coin.value,
@@ -75,7 +79,7 @@ export class Composed extends Feature {
       const el = this.host.reels.cellAt?.(coin.cell[0], coin.cell[1]);
       if (!el) continue;
       el.querySelector(".coin-value")?.remove();
-      el.append(h("span.coin-value", { "data-testid": `coin-value-${coin.cell[0]}-${coin.cell[1]}` }, coin.jackpot ? this.text(`jackpot.${coin.jackpot}`) : this.host.credits(coin.value)));
+      el.append(h(coin.jackpot ? `span.coin-value.jackpot.${String(coin.jackpot).toLowerCase()}` : "span.coin-value", { "data-testid": `coin-value-${coin.cell[0]}-${coin.cell[1]}` }, coin.jackpot ? this.text(`jackpot.${coin.jackpot}`) : this.host.credits(coin.value)));
     }
   }
 
@@ -90,6 +94,7 @@ export class Composed extends Feature {
         this.grid.reset();
         this.grid.open();
         this.inGrid = true;
+        this.jackpots = (e.coins || []).filter((c) => c.jackpot); // each named at the end with its amount
         host.reels.el.classList.add("hold-on");
         this.counters.set("respins", this.text("counter.respins"), e.respins);
         this.counters.set("held", this.text("counter.held"), `${(e.coins || []).length}/${e.cells}`);
@@ -109,6 +114,7 @@ export class Composed extends Feature {
       }
       case "respin_landed": {
         const landings = (e.coins || []).map((c) => ({ c: c.cell[0], r: c.cell[1], content: this.coinContent(c) }));
+        this.jackpots = [...(this.jackpots || []), ...(e.coins || []).filter((c) => c.jackpot)];
         for (const [c, r] of e.collectors || []) landings.push({ c, r, content: { kind: "collector", label: this.text("collector"), sub: "" } });
         await this.grid.respin(landings, host, { ms: 600, gap: 220 });
         this.counters.set("respins", this.text("counter.respins"), e.respins);
@@ -123,6 +129,12 @@ export class Composed extends Feature {
         await wait(host, 700);
         return true;
       case "hold_and_win_ended": {
+        // a screen for each jackpot won (its name and amount), then the total's
+        for (const coin of this.jackpots || []) {
+          this.grid.flash([coin.cell], "merged");
+          if (!fast(host)) await announce(host, this.text("msg.jackpot_banner", { name: this.text(`jackpot.${coin.jackpot}`) }), 1600, host.credits(coin.value));
+        }
+        this.jackpots = [];
         host.message(this.text("msg.ended", { amount: host.credits(e.win) }), "win");
         if (!fast(host)) await announce(host, this.text("msg.total_banner"), 1600, host.credits(e.win));
         if (!host.instant) {
@@ -134,7 +146,7 @@ export class Composed extends Feature {
         return true;
       }
       case "wheel_spun": {
-        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 240 });
+        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 400 });
         showPanel(host, "wheel-panel", this.text("wheel"), wheel.el);
         await wheel.spinTo(Number(e.segment), host);
         host.message(this.text("msg.wheel_stops", { what: this.segments[e.segment]?.label ?? "" }), "feature");

@@ -56,8 +56,9 @@ export class HoldGrid {
     el.removeAttribute("aria-label");
   }
 
-  /** Put content in a cell: {kind: "star"|"prize"|"dice"|"minor"|"major"|..., label, value, sub}. */
-  set(c, r, { kind = "prize", label = "", value, sub = "" } = {}) {
+  /** Put content in a cell: {kind: "star"|"prize"|"dice"|"minor"|"major"|..., label, value, sub};
+   * `art`: a drawing (SVG markup) behind the label, as a coin's face behind its value. */
+  set(c, r, { kind = "prize", label = "", value, sub = "", art = "" } = {}) {
     const el = this.cell(c, r);
     if (!el) return;
     el.className = `hold-cell held ${kind}`;
@@ -65,7 +66,8 @@ export class HoldGrid {
     if (value !== undefined) el.dataset.value = String(value);
     else delete el.dataset.value;
     el.dataset.label = String(label);
-    el.replaceChildren(...[h("span.hc-label", {}, label), sub ? h("span.hc-sub", {}, sub) : null].filter(Boolean));
+    el.replaceChildren(...[art ? h("span.hc-art", { html: art, "aria-hidden": "true" }) : null, h("span.hc-label", {}, label),
+      sub ? h("span.hc-sub", {}, sub) : null].filter(Boolean));
     el.setAttribute("aria-label", t("hold.cell", { kind: tMaybe(`hold.kind.${kind}`) ?? kind, label }));
   }
 

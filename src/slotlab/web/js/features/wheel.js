@@ -6,6 +6,7 @@ import { h } from "../util.js";
 import { fast, raceSkip } from "./common.js";
 
 const NS = "http://www.w3.org/2000/svg";
+const LABEL_AT = 54; // a label's centre, from the hub (r 16) to the pointer's tip (r 88)
 const PALETTE = ["#7e57c2", "#ef6c00", "#1e88e5", "#c2185b", "#43a047", "#f9a825", "#00838f", "#6d4c41"];
 
 export class Wheel {
@@ -50,11 +51,13 @@ export class Wheel {
       const mid = a0 + step / 2;
       const text = document.createElementNS(NS, "text");
       const deg = (mid * 180) / Math.PI;
-      text.setAttribute("transform", `rotate(${deg.toFixed(2)}) translate(62,0)`);
+      text.setAttribute("transform", `rotate(${deg.toFixed(2)}) translate(${LABEL_AT},0)`);
       text.setAttribute("class", "wheel-label");
       text.setAttribute("text-anchor", "middle");
       text.setAttribute("dominant-baseline", "central");
-      text.setAttribute("font-size", String(Math.max(8, Math.min(15, 120 / n + 4))));
+      // a long label is set smaller, so that it fits whole between the hub and the pointer's tip
+      const len = String(s.label ?? "").length || 1;
+      text.setAttribute("font-size", String(Math.max(7, Math.min(15, 120 / n + 4, 100 / len)).toFixed(1)));
       text.textContent = s.label;
       this.rotor.append(path, text);
     });
