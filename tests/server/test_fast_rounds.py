@@ -89,14 +89,17 @@ def rows(db_url: str, player: str) -> dict[str, Any]:
                     "WHERE owner = :o"), {"o": f"p:{pid}"}):
                 body = response if isinstance(response, dict) else json.loads(response)
                 body = {k: v for k, v in body.items() if k not in ("created_at", "completed_at")}
-                keys.append((req_hash, clean(rid), status, clean(sorted(body.items()))))
+                # A choice's request names its round in its path: its hash differs per database.
+                keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
+                             clean(sorted(body.items()))))
             pools = [(clean(r), k, a, v) for r, k, a, v in c.execute(text(
                 "SELECT e.round_id, e.kind, e.amount_micro, e.value_after_micro "
                 "FROM jackpot_entries e WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
             balance = c.execute(text("SELECT balance FROM wallets WHERE player_id = :p"),
                                 {"p": pid}).scalar_one()
             runs = [tuple(r) for r in c.execute(text(
-                "SELECT status, stop_reason FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
+                "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
+                "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
     finally:
         engine.dispose()
     return {"rounds": round_rows, "awaiting_raw": raw, "ledger": ledger, "keys": sorted(keys),
@@ -113,13 +116,15 @@ def second_database(database: Database, tmp_path: Path) -> Any:
 def test_the_fast_path_writes_exactly_what_the_general_path_writes(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same seeds, same requests, one server with the fast path and one without: the same
-    rounds, ledger entries, idempotency keys (answers included), pool entries and balances."""
+    rounds, ledger entries, idempotency keys (answers included), pool entries and balances.
+    The last round waits for the player's choice (the fast path takes its start, the general
+    path its choice)."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     # Then two free rounds of a package (no debit, no pool fed, the win its own kind), and two
     # rounds of an autoplay run of two rounds (stamped with the run, which the second stops).
     plays = [("pool-test", 10, ""), ("pool-test", 5, ""), ("instant-test", 2, ""),
              ("pool-test", 10, ""), ("pool-test", 10, "free"), ("pool-test", 10, "free"),
-             ("pool-test", 5, "auto"), ("pool-test", 5, "auto")]
+             ("pool-test", 5, "auto"), ("pool-test", 5, "auto"), ("pick-test", 5, "")]
     found, answers = [], []
     for db, fast in ((database, True), (second_database, False)):
         with LiveServer(server_settings(db, fast_rounds=fast), games()) as srv:
@@ -137,10 +142,17 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
                 assert r.status_code == 201, r.text
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at")})
+            assert got[-1]["status"] == "awaiting_choice"
             if fast:
                 assert served(srv)["served"] == len(plays), served(srv)
             else:
                 assert srv.app.state.fast_rounds is None
+            r = c.post(f"/api/rounds/{c.get('/api/history').json()['rounds'][0]['round_id']}"
+                       "/choices", json={"choice": "left", "step": got[-1]["step"]},
+                       headers=key())
+            assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+            got.append({k: v for k, v in r.json().items()
+                        if k not in ("round_id", "created_at", "completed_at")})
             assert srv.admin().get("/api/admin/audit").json()["ok"]
         found.append(rows(db.url, name))
         answers.append(got)
@@ -148,8 +160,9 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     assert found[0] == found[1]
     assert found[0]["pools"], "the max-bet rounds fed the pools"
     assert answers[0][5]["free_round"]["rounds_left"] == 0
-    assert found[0]["runs"] == [("stopped", "rounds")]
-    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 6  # none for the free rounds
+    assert found[0]["runs"] == [("stopped", "rounds", 2, 10, found[0]["runs"][0][4],
+                                 found[0]["runs"][0][5])]
+    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 7  # none for the free rounds
 
 
 def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None:

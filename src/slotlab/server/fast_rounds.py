@@ -4,7 +4,8 @@ ASGI level, its rows written by one batched statement (group commit) on the data
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
 the game's ladder (or a free round of a package the player may play now; an autoplay round
 of a run still going included), and a round that completes in this
-request without a jackpot won, under any profile that does not offer provably fair seeds:
+request without a jackpot won or waits for the player's choice (the choice itself is the general
+path's), under any profile that does not offer provably fair seeds:
 paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
 For it this module does what the general path
 (:func:`slotlab.server.services.rounds.start_round`) does, without FastAPI's routing and
@@ -20,7 +21,7 @@ position where the answer shows it.
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
-but cannot settle here (a choice to wait for, a jackpot won, or the database saying short funds,
+but cannot settle here (a jackpot won, or the database saying short funds,
 a live round, a key already used, a loss limit to count, a round too soon for the pace, a wallet
 changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
@@ -73,7 +74,7 @@ from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import COMPLETED, FreeRoundPackage, Round, utcnow
+from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, Round, utcnow
 
 log = logging.getLogger("slotlab.server")
 
@@ -241,16 +242,20 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
           package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None
           ) -> RoundWrite:
     """The rows the general path writes for a round that completes at once with no jackpot
-    won, the wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the
-    two paths' rows equal). The round is a plain record with the model's attributes, not an
-    ORM object: this path has no session, and instrumented attributes cost more than the game.
+    won, or that waits for the player's choice (its bet taken, nothing paid yet: as
+    ``rounds.settle`` leaves it), the wallet's balance left to the statement
+    (tests/server/test_fast_rounds.py holds the two paths' rows equal). The round is a plain
+    record with the model's attributes, not an ORM object: this path has no session, and
+    instrumented attributes cost more than the game.
     ``package``: a free round's package as read (nothing debited, the win its own kind);
     ``run``: the autoplay run the round is played in, as read."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
     win_credits = int(result.win)
-    uncapped = win_credits * entry.denomination
+    awaiting = result.awaiting
+    waits = awaiting is not None  # paid when the choice completes it, not now
+    uncapped = 0 if waits else win_credits * entry.denomination
     cap = entry.cash_cap  # the settings' cap for the entry's currency, kept with the entry
     win = uncapped if cap is None else min(uncapped, cap)
     values = {
@@ -260,11 +265,13 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "code_version": CODE_VERSION, "currency": entry.currency,
         "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
-        "jackpots": [], "status": COMPLETED, "seeds": [seed.hex()], "choices": [],
-        "auto_seeds": [], "awaiting": None, "step": 1, "outcome": "played", "notice_pending": False,
+        "jackpots": [], "status": AWAITING_CHOICE if waits else COMPLETED,
+        "seeds": [seed.hex()], "choices": [], "auto_seeds": [],
+        "awaiting": None if awaiting is None else round_view.to_jsonable(awaiting.to_json()),
+        "step": 1, "outcome": None if waits else "played", "notice_pending": False,
         "free_round_id": None if package is None else package.id,
         "autoplay_run_id": None if run is None else run.run_id,
-        "created_at": now, "updated_at": now, "completed_at": now}
+        "created_at": now, "updated_at": now, "completed_at": None if waits else now}
     # round_public reads attributes only; the answer's events are added as JSON text below.
     r = cast(Round, SimpleNamespace(**values, events=None))
     if package is None:
@@ -385,7 +392,7 @@ class FastRounds:
             path.stats["passed:play"] += 1
             return None
         played = general.Played(game_id, req.bet, seed, result)
-        if result.awaiting is not None or result.jackpots:
+        if result.jackpots:
             path.stats["passed:outcome"] += 1
             return played
         try:
@@ -405,9 +412,10 @@ class FastRounds:
             return played
         path.stats["served"] += 1
         path.remember_run(who, run, write)
-        metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
-                              round_id=write.round_id, player_id=who.player_id,
-                              free=package is not None, demo=who.demo)
+        if result.awaiting is None:  # a round waiting for a choice settles with it
+            metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
+                                  round_id=write.round_id, player_id=who.player_id,
+                                  free=package is not None, demo=who.demo)
         await _send(send, 201, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False
