@@ -16,13 +16,15 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
 # Test dependencies, Debian's Chromium for the browser tests (Playwright drives it), Debian's
-# PgBouncer for the connection-pooler tests and Debian's Prometheus for the metrics test (each
-# test starts its own; the packages' services are not used).
+# PgBouncer for the connection-pooler tests, Debian's Prometheus for the metrics test (each
+# test starts its own; the packages' services are not used) and dieharder for the evidence
+# bundle's raw-output battery.
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; \
 	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	[ -x /usr/bin/prometheus ] || missing="$$missing prometheus"; \
+	[ -x /usr/bin/dieharder ] || missing="$$missing dieharder"; \
 	if [ -n "$$missing" ]; then apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
