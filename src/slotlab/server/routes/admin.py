@@ -9,6 +9,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
 from slotlab import ledger
+from slotlab.ledger import chain_audit
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
 from slotlab.server.errors import not_found
 from slotlab.server.schemas import (
@@ -154,11 +155,16 @@ def report_daily(ctx: ServicesDep,
 @router.get("/audit")
 def audit(ctx: ServicesDep) -> dict[str, Any]:
     """Check the money invariants: every balance equals its ledger, none negative, pools add up,
-    and every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts)."""
+    every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts), and
+    every hash chain of ledger entries and rounds holds (``broken_chains`` names the first
+    broken row of each chain that does not)."""
     with ctx.db.read() as s:
         money = ledger.audit(s)
         played = round_replay.audit_rounds(ctx, s)
-    return {**money, **played, "ok": bool(money["ok"]) and not played["bad_rounds"]}
+        chains = chain_audit.walk(s)
+    return {**money, **played, "chains": chains["chains"],
+            "broken_chains": chains["broken_chains"],
+            "ok": bool(money["ok"]) and not played["bad_rounds"] and bool(chains["ok"])}
 
 
 @router.post("/maintenance")
