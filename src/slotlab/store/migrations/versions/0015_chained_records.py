@@ -51,7 +51,6 @@ def downgrade() -> None:
         for fn in ("slotlab_chain_ledger", "slotlab_chain_round", "slotlab_chain_wallet_gone",
                    "slotlab_chain_player_gone"):
             op.execute(f"DROP FUNCTION IF EXISTS {fn}()")
-        op.execute("DROP FUNCTION IF EXISTS slotlab_chain_field(text)")
     else:
         for trigger in ("chain_ledger", "chain_round_insert", "chain_round_final",
                         "chain_wallet_gone", "chain_player_gone"):
@@ -94,28 +93,31 @@ def _pg_content(table: str) -> str:
         # Times as UTC text, JSON as its stored text, numbers in decimal.
         v = ("to_char(NEW.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
              if c == "created_at" else f"NEW.{c}::text")
-        parts.append(f"slotlab_chain_field({v})")
+        parts.append(f"coalesce(length({v})::text || ':' || {v}, '-')")  # chain.content
     return " || '|' || ".join(parts)
 
 
 def _pg_link(table: str) -> str:
-    """Advance the row's chain and put its place and digest on the row."""
+    """Advance the row's chain and put its place and digest on the row. The head is updated in
+    place (one index probe, one digest); only a chain's first row inserts it."""
     tag, owner, _, _ = chain.TABLES[table]
+    step = "encode(sha256(convert_to({prev} || c, 'UTF8')), 'hex')"
     return f"""
   c := {_pg_content(table)};
-  INSERT INTO chain_heads AS h (chain, seq, head)
-  VALUES ('{tag}:' || NEW.{owner}, 1,
-          encode(sha256(convert_to('{chain.GENESIS}' || c, 'UTF8')), 'hex'))
-  ON CONFLICT (chain) DO UPDATE
-    SET seq = h.seq + 1, head = encode(sha256(convert_to(h.head || c, 'UTF8')), 'hex')
-  RETURNING h.seq, h.head INTO NEW.chain_seq, NEW.chain_digest;
+  UPDATE chain_heads SET seq = seq + 1, head = {step.format(prev="head")}
+  WHERE chain = '{tag}:' || NEW.{owner}
+  RETURNING seq, head INTO NEW.chain_seq, NEW.chain_digest;
+  IF NOT FOUND THEN
+    INSERT INTO chain_heads AS h (chain, seq, head)
+    VALUES ('{tag}:' || NEW.{owner}, 1, {step.format(prev=repr(chain.GENESIS))})
+    ON CONFLICT (chain) DO UPDATE SET seq = h.seq + 1, head = {step.format(prev="h.head")}
+    RETURNING h.seq, h.head INTO NEW.chain_seq, NEW.chain_digest;
+  END IF;
   RETURN NEW;"""
 
 
 def _postgres() -> list[str]:
     return [
-        """CREATE OR REPLACE FUNCTION slotlab_chain_field(v text) RETURNS text
-           LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(length(v)::text || ':' || v, '-') $$""",
         f"""CREATE OR REPLACE FUNCTION slotlab_chain_ledger() RETURNS trigger
            LANGUAGE plpgsql AS $$
 DECLARE c text;
