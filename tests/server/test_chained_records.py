@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from slotlab.ledger.chain_audit import walk
 from slotlab.store import Database as Store
 from slotlab.store import chain, migrate, normalize_url
 from slotlab.store.models import utcnow
@@ -396,8 +397,6 @@ def test_rows_stored_before_the_migration_are_chained_by_it(database, tmp_path):
     try:
         store.migrate()
         with store.read() as s:
-            from slotlab.ledger.chain_audit import walk
-
             report = walk(s)
             assert report["ok"], report
             assert report["chains"] == 4 and report["chained_rows"] == 8
@@ -409,3 +408,29 @@ def test_rows_stored_before_the_migration_are_chained_by_it(database, tmp_path):
         assert [(b["table"], b["seq"]) for b in broken] == [("ledger_entries", 1)]
     finally:
         store.dispose()
+
+
+def test_the_trigger_and_the_python_definition_agree_on_unusual_content(store):
+    """Text beyond ASCII (lengths count characters on both sides), NULLs, negative amounts and
+    a time with no fraction of a second: the digests the trigger stored are the ones the audit
+    recomputes."""
+    store.migrate()
+    when = utcnow().replace(microsecond=0)
+    with store.write() as s:
+        s.execute(text("INSERT INTO players (username, username_key, password_hash, created_at,"
+                       " failed_logins) VALUES ('zoë', 'zoë', 'x', :t, 0)"), {"t": when})
+        pid = s.execute(text("SELECT id FROM players")).scalar_one()
+        s.execute(text("INSERT INTO wallets (player_id, currency, balance) VALUES (:p, 'EUR', 0)"),
+                  {"p": pid})
+        wid = s.execute(text("SELECT id FROM wallets")).scalar_one()
+        for ref, amount, rid in (("€ ünïcødé 🎰", 10, None), ("a|b:c-", -3, "r:1|2"),
+                                 ("", 0, "")):
+            s.execute(text("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, "
+                           "round_id, ref, created_at) VALUES (:w, 'admin_credit', :a, 0, :r, "
+                           ":ref, :t)"), {"w": wid, "a": amount, "r": rid, "ref": ref, "t": when})
+    with store.read() as s:
+        report = walk(s)
+        digests = [r[0] for r in s.execute(text(
+            "SELECT chain_digest FROM ledger_entries ORDER BY chain_seq"))]
+    assert report["ok"] and report["chained_rows"] == 3, report
+    assert len(set(digests)) == 3 and all(len(d) == 64 for d in digests)
