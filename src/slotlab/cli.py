@@ -1,5 +1,5 @@
 """The ``slotlab`` command: games, play, rtp, simulate, tune, fit, par, rng dump, integrity,
-certify, verify, compile, serve."""
+certify, verify, compile, serve, audit, chain-heads export."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 rng_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                       help="The random number generator.")
 app.add_typer(rng_app, name="rng")
+chain_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                        help="The hash chains of ledger entries and rounds: their heads.")
+app.add_typer(chain_app, name="chain-heads")
 console = Console()
 
 ModelArg = Annotated[str, typer.Argument(help="A game id (see `slotlab games`) or a model file.")]
@@ -667,6 +670,96 @@ def compile_kernels(
         _load(ref)  # an unknown game is a usage error before anything starts
     for family, part, seconds in compile_games(refs, jobs):
         console.print(f"{', '.join(family)} ({part}): {seconds:.1f} s")
+
+
+DbOpt = Annotated[str | None, typer.Option(
+    "--db", help="Database URL (default: SLOTLAB_DATABASE_URL, else var/slotlab.db).")]
+KeyFileOpt = Annotated[Path, typer.Option(
+    "--key-file", help="The secret the heads are signed with (HMAC-SHA256), kept away from the "
+                       "database: a file of at least 32 bytes.")]
+
+
+def _database(url: str | None) -> Any:
+    import os
+
+    from slotlab.store import Database
+
+    return Database(url or os.environ.get("SLOTLAB_DATABASE_URL", "sqlite:///var/slotlab.db"))
+
+
+def _key(path: Path) -> bytes:
+    try:
+        key = path.read_bytes().strip()
+    except OSError as exc:
+        _error(f"cannot read the key file: {exc}")
+        raise typer.Exit(2) from exc
+    if len(key) < 32:
+        _error("the key file holds fewer than 32 bytes")
+        raise typer.Exit(2)
+    return key
+
+
+@chain_app.command("export")
+def chain_heads_export(
+    key_file: KeyFileOpt,
+    out: Annotated[Path, typer.Option("--out", help="Where to write the signed heads (JSON).")],
+    db: DbOpt = None,
+) -> None:
+    """Write every chain's head (place and digest), signed: kept elsewhere, it shows later any
+    rewrite of the chains up to it, however consistent (`slotlab audit --heads`)."""
+    from slotlab.ledger.chain_audit import export_heads
+
+    key = _key(key_file)
+    database = _database(db)
+    try:
+        with database.read() as s:
+            heads = export_heads(s, key)
+    finally:
+        database.dispose()
+    out.write_text(json.dumps(heads, indent=1, sort_keys=True) + "\n")
+    console.print(f"{len(heads['chains'])} chain heads written to {out}")
+
+
+@app.command()
+def audit(
+    db: DbOpt = None,
+    heads: Annotated[Path | None, typer.Option(
+        "--heads", help="Heads exported earlier (`slotlab chain-heads export`): each must still "
+                        "be in its chain.")] = None,
+    key_file: Annotated[Path | None, typer.Option(
+        "--key-file", help="The key the heads were signed with (with --heads).")] = None,
+) -> None:
+    """Check the database's money and records: every balance equals its ledger, none negative,
+    the jackpot pools add up, every autoplay run's figures are its rounds', and every hash
+    chain holds (its first broken row is named). Prints JSON; exits 1 when anything is wrong."""
+    from slotlab import ledger
+    from slotlab.ledger.chain_audit import HeadsFileError, read_heads, walk
+    from slotlab.server.services import autoplay_runs
+
+    exported = None
+    if heads is not None:
+        if key_file is None:
+            _error("--heads needs --key-file to check the heads' signature")
+            raise typer.Exit(2)
+        try:
+            exported = read_heads(json.loads(heads.read_text()), _key(key_file))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            reason = exc if isinstance(exc, HeadsFileError) else f"unreadable: {exc}"
+            _error(f"heads file {heads}: {reason}")
+            raise typer.Exit(2) from exc
+    database = _database(db)
+    try:
+        with database.read() as s:
+            money = ledger.audit(s)
+            runs = autoplay_runs.audit(s)
+            chains = walk(s, exported)
+    finally:
+        database.dispose()
+    report = {**money, "bad_autoplay_runs": runs, **chains,
+              "ok": bool(money["ok"]) and not runs and bool(chains["ok"])}
+    _print_json(report)
+    if not report["ok"]:
+        raise typer.Exit(1)
 
 
 @app.command()

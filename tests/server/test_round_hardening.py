@@ -293,7 +293,11 @@ def test_stored_seed_that_is_not_hex(make_server):
                json={"choice": "left", "step": waiting["step"]},
                headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue", r.text
-    assert srv.admin().get("/api/admin/audit").json()["ok"]
+    audit = srv.admin().get("/api/admin/audit").json()
+    # The money is whole; the completed round's damaged record shows in its hash chain (the
+    # waiting round is chained only once it ends).
+    assert audit["bad_wallets"] == [] and audit["bad_rounds"] == []
+    assert [b["row"] for b in audit["broken_chains"]] == [done]
 
 
 def test_nul_byte_in_a_path(make_server):

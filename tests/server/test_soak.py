@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from .server_util import PG_URL
 
@@ -51,12 +51,12 @@ def test_the_reconciliation_finds_a_round_paid_more_than_its_ledger(tmp_path: Pa
     """The soak's own check is not blind: a win raised in the record (and nowhere else) fails."""
     soak = _soak_module()
     url = f"sqlite:///{tmp_path / 'r.db'}"
-    from slotlab.store import Database
+    from slotlab.store import Database, make_engine
 
     db = Database(url)
     db.migrate()
     db.dispose()
-    engine = create_engine(url)
+    engine = make_engine(url)  # with the hash-chain function the triggers call
     with engine.begin() as c:
         c.execute(text(
             "INSERT INTO players (id, username, password_hash, created_at, failed_logins) "

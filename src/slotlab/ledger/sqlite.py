@@ -31,6 +31,7 @@ from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.ledger.postgres import LOSS_LIMIT
+from slotlab.store.chain import register_sqlite
 from slotlab.store.models import (
     LIVE_STATUSES,
     LedgerEntry,
@@ -104,6 +105,7 @@ class SqliteRoundWriter:
         self._con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         self._con.execute(f"PRAGMA synchronous={synchronous}")
         self._con.execute("PRAGMA foreign_keys=ON")
+        register_sqlite(self._con)  # the hash-chain triggers call it
 
     async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
         loop = asyncio.get_running_loop()

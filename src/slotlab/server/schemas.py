@@ -308,6 +308,9 @@ class ReplayPublic(BaseModel):
     # incident or discarded, whose own movements the audit checks against their record).
     payments_identical: bool | None
     payments: list[tuple[str, int]]  # those movements, [kind, amount] sorted
+    # The round's row and its ledger entries match their hash-chain digests; what does not.
+    record_intact: bool = True
+    record_problems: list[str] = []
     model_hash_matches: bool
     recorded_model_hash: str
     replayed_model_hash: str

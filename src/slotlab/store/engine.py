@@ -26,6 +26,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab.json_text import json_text
+from slotlab.store.chain import register_sqlite
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 POOLERS = ("none", "pgbouncer")
@@ -74,6 +75,7 @@ def _sqlite_engine(url: str, *, begin: str, busy_timeout_ms: int, synchronous: s
         cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
+        register_sqlite(dbapi_conn)  # the hash-chain triggers call it (slotlab.store.chain)
 
     if begin:  # reads run without one: each statement is its own snapshot
 

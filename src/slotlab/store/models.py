@@ -117,6 +117,20 @@ class LedgerEntry(Base):
     round_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     ref: Mapped[str] = mapped_column(String(300), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The wallet's hash chain (slotlab.store.chain), filled in by the database's trigger.
+    chain_seq: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    chain_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class ChainHead(Base):
+    """The last link of each hash chain (slotlab.store.chain): ``ledger:<wallet id>``,
+    ``rounds:<player id>``; advanced by the triggers in the transaction that adds a link."""
+
+    __tablename__ = "chain_heads"
+
+    chain: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    head: Mapped[str] = mapped_column(String(64))
 
 
 class Session(Base):
@@ -279,6 +293,10 @@ class Round(Base):
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # The autoplay run that started the round (autoplay_runs; None: started by the player).
     autoplay_run_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    # The player's hash chain of final rounds (slotlab.store.chain), filled in by the
+    # database's trigger when the round reaches a final status.
+    chain_seq: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    chain_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class AutoplayRun(Base):

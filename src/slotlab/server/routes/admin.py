@@ -9,6 +9,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
 from slotlab import ledger
+from slotlab.ledger import chain_audit
 from slotlab.server.deps import Admin, IdempotencyKeyHeader, ServicesDep
 from slotlab.server.errors import not_found
 from slotlab.server.schemas import (
@@ -169,14 +170,18 @@ def reconstruct_session(ctx: ServicesDep, session_id: int) -> dict[str, Any]:
 @router.get("/audit")
 def audit(ctx: ServicesDep) -> dict[str, Any]:
     """Check the money invariants: every balance equals its ledger, none negative, pools add up,
-    every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts), and
-    every autoplay run's figures are its rounds'."""
+    every round matches its ledger entries (bet, win, refund, jackpot: amounts and counts),
+    every autoplay run's figures are its rounds', and every hash chain of ledger entries and
+    rounds holds (``broken_chains`` names the first broken row of each chain that does not)."""
     with ctx.db.read() as s:
         money = ledger.audit(s)
         played = round_replay.audit_rounds(ctx, s)
         runs = autoplay_runs.audit(s)
-    return {**money, **played, "bad_autoplay_runs": runs,
-            "ok": bool(money["ok"]) and not played["bad_rounds"] and not runs}
+        chains = chain_audit.walk(s)
+    return {**money, **played, "bad_autoplay_runs": runs, "chains": chains["chains"],
+            "broken_chains": chains["broken_chains"],
+            "ok": bool(money["ok"]) and not played["bad_rounds"] and not runs
+            and bool(chains["ok"])}
 
 
 @router.post("/maintenance")

@@ -2,8 +2,10 @@
 
 Replay plays a finished round again from its recorded seeds and choices and compares all it
 decided with the record: the events, the win (with today's cash cap), the uncapped win and the
-jackpot tiers won. The audit ties every round to its ledger entries (bet, win, refund, jackpot:
-amounts and counts) in one statement, so a concurrent round is seen whole or not at all.
+jackpot tiers won, every movement of money the round made, and whether the round's row and its
+ledger entries still match their hash-chain digests (slotlab.store.chain). The audit ties
+every round to its ledger entries (bet, win, refund, jackpot: amounts and counts) in one
+statement, so a concurrent round is seen whole or not at all.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
+from slotlab.ledger import chain_audit
 from slotlab.rounds import replay
 from slotlab.server.errors import conflict, not_found
 from slotlab.server.services.auth import Auth
@@ -69,18 +72,23 @@ def replay_round(ctx: Services, auth: Auth | None, round_id: str) -> dict[str, A
     money_ok = (win == rec["win"] and uncapped == rec["uncapped_win"]
                 and tiers == [j["tier"] for j in rec["jackpots"]])
     at_operator, moved = _moved(ctx, rec)
+    with ctx.db.read() as s:
+        tampered = chain_audit.round_record_problems(s, rec["round_id"])
     # A void or a discard added movements of its own: the audit checks those against its record.
     paid_ok = (None if rec["outcome"] in (INCIDENT_VOID, DISCARDED)
                else win is not None and moved == _movements(rec, win, at_operator))
     return {
         "round_id": rec["round_id"],
-        "identical": same and money_ok and paid_ok is not False and hash_ok,
+        "identical": same and money_ok and paid_ok is not False and hash_ok and not tampered,
         "events_identical": same,
         "win_identical": money_ok,
         # Every movement of money the round made (ledger entries, or the operator's confirmed
         # debits and credits) is the one its replayed outcome calls for.
         "payments_identical": paid_ok,
         "payments": moved,
+        # The round's row and its ledger entries still match their hash-chain digests.
+        "record_intact": not tampered,
+        "record_problems": tampered,
         "model_hash_matches": hash_ok,  # replayed on the model the round was played on
         "recorded_model_hash": rec["model_hash"],
         "replayed_model_hash": game.model_hash,
