@@ -11,7 +11,8 @@ for all of its rounds. Each caller is answered only after the commit that made i
 A batch never holds two rounds of one player (the second waits for the next batch), so the
 rounds of a batch never depend on each other. A batch the database refuses whole (a concurrent
 request elsewhere took the same key, a deadlock, a lost connection) is written again round by
-round, so that one round's trouble is that round's alone.
+round, so that one round's trouble is that round's alone. The operator-wallet path's writes
+(:mod:`.operator_rounds`) are grouped by the same writer.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from slotlab.store.models import CANCELLED
 
@@ -106,15 +107,25 @@ class Written:
 # limit to check, a round too soon for the pace, a wallet changed since the statement began).
 WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Written | None]]]
 
+T = TypeVar("T")  # what one caller asks written (a round, or one step of an operator round)
+R = TypeVar("R")  # what the backend says of it once written
 
-class GroupWriter:
-    """Batches of at most ``max_batch`` rounds, ``depth`` of them in flight at once."""
 
-    def __init__(self, write: WriteBatch, depth: int, max_batch: int) -> None:
+def _player_of(w: Any) -> int:
+    return int(w.player_id)
+
+
+class GroupWriter(Generic[T, R]):
+    """Batches of at most ``max_batch`` items, ``depth`` of them in flight at once; never two
+    items of one player (``player``: an item's player id) in one batch."""
+
+    def __init__(self, write: Callable[[Sequence[T]], Awaitable[list[R]]], depth: int,
+                 max_batch: int, player: Callable[[T], int] = _player_of) -> None:
         self._write = write
+        self._player = player
         self.depth = depth
         self.max_batch = max_batch
-        self._pending: deque[tuple[RoundWrite, asyncio.Future[Written | None]]] = deque()
+        self._pending: deque[tuple[T, asyncio.Future[R]]] = deque()
         self._busy: set[int] = set()  # players with a round in a batch in flight
         self._running = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -122,11 +133,12 @@ class GroupWriter:
         self.rounds = 0
         self.retried = 0
 
-    async def submit(self, w: RoundWrite) -> Written | None:
-        """What was written (the balance after the round), once it is durable; None: not
-        written, take the general path. Raises when the database failed (nothing of the round
-        was kept, or its outcome is unknown: its idempotency key tells)."""
-        fut: asyncio.Future[Written | None] = asyncio.get_running_loop().create_future()
+    async def submit(self, w: T) -> R:
+        """What the backend says of the item, once its batch is durable (for a round: the
+        balance after it, or None: not written, take the general path). Raises when the
+        database failed (nothing of the item was kept, or its outcome is unknown: for a round,
+        its idempotency key tells)."""
+        fut: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         self._pending.append((w, fut))
         self._kick()
         return await asyncio.shield(fut)
@@ -141,12 +153,12 @@ class GroupWriter:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def _take(self) -> list[tuple[RoundWrite, asyncio.Future[Written | None]]]:
-        batch: list[tuple[RoundWrite, asyncio.Future[Written | None]]] = []
-        later: list[tuple[RoundWrite, asyncio.Future[Written | None]]] = []
+    def _take(self) -> list[tuple[T, asyncio.Future[R]]]:
+        batch: list[tuple[T, asyncio.Future[R]]] = []
+        later: list[tuple[T, asyncio.Future[R]]] = []
         while self._pending and len(batch) < self.max_batch:
             item = self._pending.popleft()
-            pid = item[0].player_id
+            pid = self._player(item[0])
             if pid in self._busy:
                 later.append(item)
             else:
@@ -155,9 +167,9 @@ class GroupWriter:
         self._pending.extendleft(reversed(later))
         return batch
 
-    async def _run(self, batch: list[tuple[RoundWrite, asyncio.Future[Written | None]]]) -> None:
+    async def _run(self, batch: list[tuple[T, asyncio.Future[R]]]) -> None:
         writes = [w for w, _ in batch]
-        outcomes: list[Written | BaseException | None]
+        outcomes: list[R | BaseException]
         try:
             outcomes = await self._outcomes(writes)
         except BaseException as e:  # cancelled (shutdown): nobody is left waiting unanswered
@@ -165,7 +177,7 @@ class GroupWriter:
             raise
         finally:
             for w in writes:
-                self._busy.discard(w.player_id)
+                self._busy.discard(self._player(w))
             self._running -= 1
             for (_, fut), outcome in zip(batch, outcomes, strict=True):
                 if fut.done():
@@ -178,7 +190,7 @@ class GroupWriter:
         self.rounds += len(batch)
         self._kick()
 
-    async def _outcomes(self, writes: list[RoundWrite]) -> list[Written | BaseException | None]:
+    async def _outcomes(self, writes: list[T]) -> list[R | BaseException]:
         try:
             return list(await self._write(writes))
         except Exception as e:
@@ -187,7 +199,7 @@ class GroupWriter:
             log.info("a batch of %d rounds was refused (%s); writing them one by one",
                      len(writes), e)
             self.retried += 1
-        outcomes: list[Written | BaseException | None] = []
+        outcomes: list[R | BaseException] = []
         for w in writes:
             try:
                 outcomes.extend(await self._write([w]))

@@ -162,7 +162,7 @@ class FastRoundPath:
     """The path's state in one server process: its writer and the pools' ids (fixed rows)."""
 
     ctx: Services
-    writer: GroupWriter
+    writer: GroupWriter[RoundWrite, Written | None]
     close_backend: Any  # the backend's ``close`` coroutine function
     read_row: ReadRow | None = None  # the backend's read, where it has one
     pools: dict[Any, dict[str, int]] = field(default_factory=dict)
