@@ -219,12 +219,45 @@ def round_starts_by_path(base: str) -> Counter[str]:
     return out
 
 
+def operator_calls(base: str) -> dict[str, dict[float, float]]:
+    """The game server's signed calls to the operator so far (the batched path's), per endpoint:
+    the cumulative histogram {upper bound (inf: the count) ... , -1: the sum of seconds}."""
+    text = httpx.get(f"{base}/metrics", timeout=30).text
+    out: dict[str, dict[float, float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name == "slotlab_operator_call_seconds":
+            for sample in family.samples:
+                h = out.setdefault(sample.labels["endpoint"], {})
+                if sample.name.endswith("_bucket"):
+                    h[float(sample.labels["le"])] = sample.value
+                elif sample.name.endswith("_sum"):
+                    h[-1.0] = sample.value
+    return out
+
+
+def operator_latency(before: dict[str, dict[float, float]], after: dict[str, dict[float, float]]
+                     ) -> dict[str, dict[str, float]]:
+    """Per endpoint: calls, mean and p99 (the upper bound of the bucket it falls in), ms."""
+    out = {}
+    for endpoint, h in after.items():
+        h0 = before.get(endpoint, {})
+        d = {b: v - h0.get(b, 0.0) for b, v in h.items()}
+        calls = d.get(float("inf"), 0.0)
+        if not calls:
+            continue
+        p99 = next(b for b in sorted(k for k in d if k >= 0) if d[b] >= 0.99 * calls)
+        out[endpoint] = {"calls": int(calls), "mean_ms": round(1000 * d[-1.0] / calls, 3),
+                         "p99_ms_at_most": round(1000 * p99, 3)}
+    return out
+
+
 def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
           postgres: bool) -> dict[str, Any]:
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
     paths0 = round_starts_by_path(base)
+    calls0 = operator_calls(base)
     tally = Tally()
     rings = [ring[i::clients] for i in range(clients)]
     start_t = time.perf_counter()
@@ -239,6 +272,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     elapsed = time.perf_counter() - start_t
     paths = round_starts_by_path(base)
     paths.subtract(paths0)
+    calls = operator_latency(calls0, operator_calls(base))
     lat = sorted(tally.latencies) or [0.0]
     return meter.annotate({
         "concurrency": clients, "players": len(ring), "rounds": tally.rounds,
@@ -247,6 +281,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         "max_ms": round(1000 * lat[-1], 3), "requests": len(tally.latencies),
         "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
         "rounds_by_kind": dict(tally.kinds), "round_starts_by_path": dict(paths),
+        **({"operator_calls": calls} if calls else {}),
         "client_cpu_s": time.process_time() - cpu0})
 
 
@@ -266,7 +301,9 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
             rows.append(row)
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
-                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}", flush=True)
+                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}"
+                  + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
+                  flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",
                 "levels": rows}
     finally:

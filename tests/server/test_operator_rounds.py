@@ -125,9 +125,11 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
                 body = response if isinstance(response, dict) else json.loads(response)
                 keys.append((req_hash, clean(rid), status,
                              clean(sorted((k, v) for k, v in body.items() if k not in times))))
+            runs = [tuple(r) for r in c.execute(text(
+                "SELECT status, stop_reason FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
     finally:
         engine.dispose()
-    return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys)}
+    return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs}
 
 
 @pytest.fixture
@@ -142,17 +144,23 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     """Same seed, same requests: one server on the batched path, one on the general path
     (``fast_rounds=false``): the same rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    plays = [("instant-test", 5), ("instant-test", 2), ("lose-test", 5), ("instant-test", 5)]
+    # Then two rounds of an autoplay run of two rounds (stamped with the run, which the second
+    # stops).
+    plays = [("instant-test", 5, False), ("instant-test", 2, False), ("lose-test", 5, False),
+             ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
     found, answers = [], []
     for i, (db, batched) in enumerate(((database, True), (second_database, False))):
         with LiveServer(_settings(db, wallet_server, fast_rounds=batched), _games()) as srv:
             c, name = _player(srv, wallet_server, f"samerows{i}")
+            run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 2}).json()
             got = []
-            for game, bet in plays:
+            for game, bet, auto in plays:
                 headers = key()
-                r = c.post(f"/api/games/{game}/rounds", json={"bet": bet}, headers=headers)
+                body = {"bet": bet, **({"autoplay": {"rounds_left": 2, "run_id": run["run_id"]}}
+                                       if auto else {})}
+                r = c.post(f"/api/games/{game}/rounds", json=body, headers=headers)
                 assert r.status_code == 201, r.text
-                again = c.post(f"/api/games/{game}/rounds", json={"bet": bet}, headers=headers)
+                again = c.post(f"/api/games/{game}/rounds", json=body, headers=headers)
                 assert again.json() == r.json()  # the key's stored answer
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at", "balance")})
@@ -161,6 +169,8 @@ def test_the_batched_path_writes_what_the_general_path_writes(
             else:
                 assert srv.app.state.fast_rounds is None
             assert srv.admin().get("/api/admin/audit").json()["ok"]
+            stopped = c.get(f"/api/autoplay/{run['run_id']}").json()
+            assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "rounds")
         found.append(_rows(db.url, name))
         answers.append(got)
     assert answers[0] == answers[1]

@@ -9,7 +9,9 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    (``pending``), the round (``open``, its seed recorded) and the idempotency key (reserved, no
    answer yet), after the general path's checks with the wallet locked: the wallet's currency,
    no live round, the key unused, no loss limit to count (a player with one takes the general
-   path), the pace of a paced profile (the player's last round time stamped).
+   path), the pace of a paced profile (the player's last round time stamped), an autoplay run
+   still active with the figures it had when read (stopped if the opened round meets a
+   condition, as the general path's ``autoplay_runs.take_round`` stops it).
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome, the credit's row
    (``pending``) and the key's answer. Only while the round is still ``open`` and its debit still
@@ -38,6 +40,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_FIGURES, RUN_STOPPED
 from slotlab.ledger.postgres import LOSS_LIMIT, NO_SEQUENTIAL_SCANS, asyncpg_dsn
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
@@ -54,6 +57,10 @@ class Opening:
     pace_ms: int  # the profile's minimum time between the player's rounds (0: none)
     round_values: dict[str, Any]  # every column of ``rounds`` but ``seq``
     debit: dict[str, Any]  # every column of ``operator_wallet_ops`` but ``id``
+    # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
+    # best single payment; the stop reason the opened round meets, or None). The write requires
+    # the run still active with those figures, and stops it for that reason (RoundWrite's rule).
+    autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
 
 
 @dataclass(slots=True)
@@ -111,10 +118,17 @@ _LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
 _OPEN_SQL = f"""/* slotlab operator round opening */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, pid bigint, currency text, owner text,
-    key text, req_hash text, ts timestamptz, pace_ms int, row json, op json)
+    key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
+    ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text)
+), lka AS MATERIALIZED (
+  SELECT a.id, a.status FROM autoplay_runs a
+  WHERE a.id IN (SELECT r.ap_id FROM r WHERE r.ap_id IS NOT NULL) ORDER BY a.id FOR UPDATE
 ), ok AS MATERIALIZED (
   SELECT r.* FROM r JOIN wallets w ON w.player_id = r.pid JOIN players p ON p.id = r.pid
+  LEFT JOIN lka ON lka.id = r.ap_id
   WHERE w.currency = r.currency
+    AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
+         r.ap_best) = ({RUN_FIGURES.format(run="r.ap_id")})))
     AND (r.pace_ms = 0 OR p.last_round_at IS NULL
          OR p.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
@@ -125,6 +139,9 @@ WITH r AS MATERIALIZED (
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
+), aps AS (
+  UPDATE autoplay_runs a SET status = '{RUN_STOPPED}', stop_reason = ok.ap_stop, stopped_at = ok.ts
+  FROM ok WHERE a.id = ok.ap_id AND ok.ap_stop IS NOT NULL RETURNING a.id
 ), ri AS (
   INSERT INTO rounds ({", ".join(c.key for c in _ROUND_COLUMNS)})
   SELECT {_row_sql(_ROUND_COLUMNS, "x")}
@@ -193,9 +210,14 @@ SELECT r.n FROM r JOIN ru ON ru.id = r.rid
 
 
 def _opening_json(n: int, w: Opening) -> str:
+    ap: dict[str, Any] = {}
+    if w.autoplay is not None:
+        run, (rounds, bet, win, best), stop = w.autoplay
+        ap = {"ap_id": run, "ap_rounds": rounds, "ap_bet": bet, "ap_win": win, "ap_best": best,
+              "ap_stop": stop}
     return json_text({"n": n, "pid": w.player_id, "currency": w.currency, "owner": w.owner,
                       "key": w.key, "req_hash": w.request_hash, "ts": w.at,
-                      "pace_ms": w.pace_ms, "row": w.round_values, "op": w.debit})
+                      "pace_ms": w.pace_ms, "row": w.round_values, "op": w.debit, **ap})
 
 
 def _settling_json(n: int, w: Settling) -> str:
@@ -294,6 +316,7 @@ SELECT w.currency,
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
 FROM wallets w WHERE w.player_id = ?
 """
+_S_RUN_FIGURES = RUN_FIGURES.format(run="?")
 _S_SETTLE_PROCESSORS = _processors(_ROUNDS, _SETTLED)
 _S_SETTLE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in _SETTLED)}, events = ? "
              f"WHERE id = ? AND status = '{OPEN}'")
@@ -358,6 +381,16 @@ class SqliteOperatorRounds:
         if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
                 w.at - timedelta(milliseconds=w.pace_ms)):
             return False
+        if w.autoplay is not None:
+            run, figures, stop = w.autoplay
+            status = con.execute("SELECT status FROM autoplay_runs WHERE id = ?", (run,)
+                                 ).fetchone()
+            if (status is None or status[0] != RUN_ACTIVE
+                    or tuple(con.execute(_S_RUN_FIGURES, (run,)).fetchone()) != figures):
+                return False  # stopped, or played, since it was read
+            if stop is not None:
+                con.execute("UPDATE autoplay_runs SET status = ?, stop_reason = ?, "
+                            "stopped_at = ? WHERE id = ?", (RUN_STOPPED, stop, at, run))
         if w.pace_ms:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
         con.execute(_S_INSERT_ROUND, _row(_ROUND_PROCESSORS, w.round_values))

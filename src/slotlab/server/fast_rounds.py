@@ -426,12 +426,20 @@ class FastRounds:
                               started: float) -> bool | None:
         """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
         a free round, an autoplay round, or one the pipeline leaves, to the general path."""
-        if req.free_round_id is not None or req.autoplay is not None:
-            path.stats["passed:operator_round"] += 1
+        if req.free_round_id is not None:
+            path.stats["passed:free_round"] += 1
             return None
+        run = None
+        if req.autoplay is not None:
+            try:
+                autoplay_rules.check_round(path.ctx.profile(who.jurisdiction), req.autoplay)
+                run = await path.autoplay_run(who, entry.id, req.autoplay)
+            except Exception:  # refused, the run stopping or busy: the general path answers
+                path.stats["passed:autoplay"] += 1
+                return None
         try:
             served = await op.serve(who, entry, credits, req.bet, req.key, req.request_hash,
-                                    send, started)
+                                    send, started, run)
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1
@@ -506,6 +514,7 @@ async def start(ctx: Services) -> FastRoundPath | None:
         log.exception("the fast round path cannot start; every round takes the general path")
         return None
     operator = None
+    runs: dict[tuple[int, int], autoplay_runs.RunUse] = {}
     if ctx.operator is not None:  # operator-wallet mode: its own pipeline (or none at all)
         try:
             operator = await OperatorRounds.start(ctx)
@@ -514,10 +523,11 @@ async def start(ctx: Services) -> FastRoundPath | None:
         if operator is None:
             await backend.close()
             return None
+        runs = operator.runs  # one memory of autoplay runs for both
     log.info("fast round path on (%s, %d batch%s in flight%s)", ctx.db.dialect, depth,
              "" if depth == 1 else "es", ", operator wallet" if operator else "")
     return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
                                           st.fast_rounds_max_batch),
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
-                         operator=operator)
+                         runs=runs, operator=operator)

@@ -33,6 +33,7 @@ a refusal's record) in worker threads.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import uuid
 from collections import deque
@@ -60,7 +61,7 @@ from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.operator_wallet import OperatorWallet
-from slotlab.server.services import round_operator, round_view
+from slotlab.server.services import autoplay_runs, round_operator, round_view
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -176,6 +177,9 @@ class OperatorRounds:
     settles: Batches[Settling]
     completes: Batches[Completion]
     usernames: dict[int, str] = field(default_factory=dict)  # player -> id at the operator
+    # (player, autoplay run) -> the run as the last round completed here left it (shared with
+    # the fast path's, server/fast_rounds.py, which reads it)
+    runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
 
     @classmethod
     async def start(cls, ctx: Services) -> OperatorRounds | None:
@@ -218,7 +222,8 @@ class OperatorRounds:
         return name
 
     async def serve(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
-                    request_hash: str, send: Send, started: float) -> bool:
+                    request_hash: str, send: Send, started: float,
+                    run: autoplay_runs.RunUse | None = None) -> bool:
         """Answer the round start (True), or leave it to the general path (False: nothing
         was sent to the operator, or the round's key tells the general path the answer)."""
         ctx = self.ctx
@@ -231,12 +236,19 @@ class OperatorRounds:
         now = utcnow()
         profile = ctx.profile(who.jurisdiction)
         values = _open_round(who, entry, credits, bet, rid, seed, now)
+        autoplay = None
+        if run is not None:  # stamped with the run, which it may stop (take_round's rule)
+            values["autoplay_run_id"] = run.run_id
+            autoplay = (run.run_id, dataclasses.astuple(run.before),
+                        run.after(cast(Round, SimpleNamespace(**values))))
         currency = who.currency or ctx.settings.currency  # as the general path's debit
         debit = _op(debit_txid(rid), DEBIT, rid, username, bet, currency, now)
         opened = await self.opens.submit(Opening(
             who.player_id, entry.currency, owner, key, request_hash, now,
-            max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit))
+            max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit,
+            autoplay))
         if not opened:
+            self.forget_run(who, run)
             return False
         payload = {"transaction_id": debit["transaction_id"], "round_id": rid,
                    "player_id": username, "amount": bet, "currency": currency}
@@ -260,12 +272,32 @@ class OperatorRounds:
             body = await self._settle(who, entry, rid, username, owner, key, values, result,
                                       out.body, out.balance)
             if body is None:
+                self.forget_run(who, run)
                 return False
+        if run is not None:
+            self.remember_run(who, run, autoplay, {**values, **body})
         data = (await run_in_threadpool(round_view.with_profile, ctx, who, body)
                 if profile.session_with_rounds else round_view.with_profile(ctx, who, body))
         await _send(send, 201, json_text(data).encode())
         metrics.round_latency("fast", started)
         return True
+
+    def remember_run(self, who: Auth, run: autoplay_runs.RunUse,
+                     autoplay: tuple[Any, Any, str | None] | None, final: dict[str, Any]
+                     ) -> None:
+        """The run's figures after a round completed here, for its next round (as the fast
+        path keeps them; the opening write checks them against the stored rounds)."""
+        if autoplay is None or autoplay[2] is not None or final.get("status") != COMPLETED:
+            self.forget_run(who, run)
+            return
+        if len(self.runs) > 100_000:
+            self.runs.clear()
+        self.runs[(who.player_id, run.run_id)] = run.played(
+            {**final, "free_round_id": None, "jackpot_win": final.get("jackpot_win", 0)})
+
+    def forget_run(self, who: Auth, run: autoplay_runs.RunUse | None) -> None:
+        if run is not None:
+            self.runs.pop((who.player_id, run.run_id), None)
 
     def _not_debited(self, rid: str, username: str, bet: int, kind: str, code: str,
                      balance: int | None, message: str, body: dict[str, Any] | None
