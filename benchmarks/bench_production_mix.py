@@ -108,6 +108,39 @@ class ReferenceOperator:
         self.proc.terminate()
         self.proc.wait(timeout=30)
 
+    def alone(self, clients: int, seconds: float) -> dict[str, Any]:
+        """The operator by itself: ``clients`` concurrent signed debits of one cent (each a
+        new transaction), what one call takes it and how many it answers a second, the ceiling
+        of a game server's rounds (two calls each) against it."""
+        name = f"probe{uuid.uuid4().hex[:12]}"
+        self.add_player(name, 10**12)
+        keyring = Keyring(OPERATOR_SECRET)
+        latencies: list[float] = []
+
+        async def one(c: httpx.AsyncClient, until: float) -> None:
+            while time.perf_counter() < until:
+                rid = uuid.uuid4().hex
+                body = json.dumps({"transaction_id": f"{rid}:debit", "round_id": rid,
+                                   "player_id": name, "amount": 1, "currency": "EUR"}).encode()
+                signed = sign_request(keyring, "POST", "/wallet/debit", body)
+                t0 = time.perf_counter()
+                r = await c.post("/wallet/debit", content=body, headers={
+                    **signed.headers, "Content-Type": "application/json"})
+                latencies.append(time.perf_counter() - t0)
+                r.raise_for_status()
+
+        async def run() -> float:
+            async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+                t0 = time.perf_counter()
+                await asyncio.gather(*(one(c, t0 + seconds) for _ in range(clients)))
+                return time.perf_counter() - t0
+
+        elapsed = asyncio.run(run())
+        lat = sorted(latencies)
+        return {"clients": clients, "calls_per_s": round(len(lat) / elapsed, 1),
+                **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3)
+                   for p in (50, 99)}}
+
 
 def start(db_url: str, operator: ReferenceOperator | None = None) -> tuple[Any, int]:
     settings = {"SLOTLAB_ADMIN_TOKEN": ADMIN, "SLOTLAB_JURISDICTION": "mt"}
@@ -294,6 +327,10 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
     levels = [int(x) for x in args.levels.split(",")]
     try:
         ring = players(port, max(levels) * args.players_per_client, mix, rng, operator)
+        alone = [] if operator is None else [operator.alone(n, 5) for n in levels]
+        for a in alone:
+            print(f"the operator alone, {a['clients']:4} clients  {a['calls_per_s']:8.1f} "
+                  f"calls/s  p50 {a['p50_ms']:7.1f} ms  p99 {a['p99_ms']:7.1f} ms", flush=True)
         rows = []
         for n in levels:
             row = level(port, ring[:n * args.players_per_client], n, args.seconds, proc.pid,
@@ -305,7 +342,7 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
                   + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
                   flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",
-                "levels": rows}
+                **({"operator_alone": alone} if alone else {}), "levels": rows}
     finally:
         bs.stop_server(proc)
         if operator is not None:
