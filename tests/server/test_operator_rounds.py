@@ -202,3 +202,42 @@ def _games() -> dict[str, Any]:
     from .server_games import PickGame, make_test_games
 
     return {**make_test_games(), "lose-test": PickGame("lose-test", pick=False, prize_x=0)}
+
+
+def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
+        make_server, wallet_server, monkeypatch):
+    """The process stops between the debit's answer and the settling write (here: the call
+    raises once the operator has applied it): the round stays ``open`` with its debit
+    ``pending``; recovery never plays it, rolls the debit back and withdraws the round."""
+    from slotlab.server.operator_wallet import OperatorWallet
+
+    sent = OperatorWallet.call_async
+
+    async def cut_off(self: OperatorWallet, endpoint: str, payload: dict[str, Any]) -> Any:
+        out = await sent(self, endpoint, payload)
+        if endpoint == "debit":
+            raise RuntimeError("the process stops here")
+        return out
+
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
+                      operator_wallet_stale_after_s=0.01, open_round_grace_s=0)
+    c, username = _player(srv, wallet_server)
+    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+    headers = key()
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    rid = r.json()["round_id"]
+    assert r.status_code == 201 and r.json()["status"] == "open"  # the key's state, as stored
+    assert wallet_server.balance(username) == START - 5  # applied at the operator
+    monkeypatch.undo()
+    srv.admin().post("/api/admin/maintenance")
+    assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
+    assert c.get("/api/history").json() in ([], {"rounds": []})
+    assert wallet_server.balance(username) == START  # rolled back, never credited
+    assert [t["kind"] for t in wallet_server.transactions(rid)
+            if t["status_code"] == 200] == ["debit", "rollback"]
+    again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] != rid
+    assert again.json()["status"] == "completed"
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
