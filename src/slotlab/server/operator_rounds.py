@@ -355,23 +355,28 @@ class OperatorRounds:
             return None
         metrics.round_settled(entry.id, entry.currency, values["bet"], win, round_id=rid,
                               player_id=who.player_id, free=False, demo=who.demo)
-        if round_operator.pay_operator is not _GENERAL_PAY:
-            # The credit sender was replaced (an embedder's): the round's credit is its.
-            return await run_in_threadpool(round_operator.pay_if_crediting, ctx, body)
-        payload = {"transaction_id": credit["transaction_id"], "round_id": rid,
-                   "player_id": username, "amount": win, "currency": entry.currency}
+        return await self.pay(who.player_id, username, owner, key, credit, body)
+
+    async def pay(self, player_id: int, username: str, owner: str, key: str,
+                  credit: dict[str, Any], body: dict[str, Any]) -> dict[str, Any] | None:
+        """After the settling write: the round's credit sent and, once confirmed, the round
+        completed; its answer (``crediting`` while the credit is not confirmed: the sweep
+        carries on; None: the round was taken over meanwhile, its key answers)."""
+        payload = {"transaction_id": credit["transaction_id"], "round_id": body["round_id"],
+                   "player_id": username, "amount": credit["amount"],
+                   "currency": credit["currency"]}
         out, attempts = await self.wallet.attempt_async(CREDIT, payload, self.wallet.max_attempts)
         if out.kind != "ok":
-            log.warning("credit of round %s not confirmed (%s): the round stays crediting", rid,
-                        out.code)
+            log.warning("credit of round %s not confirmed (%s): the round stays crediting",
+                        body["round_id"], out.code)
             await run_in_threadpool(self._credit_pending, credit, attempts, out.code)
             return body
         done = utcnow()
         final = {**body, "status": COMPLETED, "balance": out.balance,
                  "completed_at": round_view.iso(done)}
         if not await self.completes.submit(Completion(
-                who.player_id, rid, credit["transaction_id"], done, attempts, out.balance,
-                out.body or {}, owner, key, final)):
+                player_id, body["round_id"], credit["transaction_id"], done, attempts,
+                out.balance, out.body or {}, owner, key, final)):
             return None
         return final
 
@@ -381,9 +386,6 @@ class OperatorRounds:
         status, when = self.wallet._next_attempt(None, attempts, utcnow())
         self.wallet.store.update(credit["transaction_id"], status=status or PENDING,
                                  attempts=attempts, next_attempt_at=when, last_error=code)
-
-
-_GENERAL_PAY = round_operator.pay_operator
 
 
 def _player(w: Opening | Settling | Completion) -> int:
