@@ -108,6 +108,39 @@ class ReferenceOperator:
         self.proc.terminate()
         self.proc.wait(timeout=30)
 
+    def alone(self, clients: int, seconds: float) -> dict[str, Any]:
+        """The operator by itself: ``clients`` concurrent signed debits of one cent (each a
+        new transaction), what one call takes it and how many it answers a second, the ceiling
+        of a game server's rounds (two calls each) against it."""
+        name = f"probe{uuid.uuid4().hex[:12]}"
+        self.add_player(name, 10**12)
+        keyring = Keyring(OPERATOR_SECRET)
+        latencies: list[float] = []
+
+        async def one(c: httpx.AsyncClient, until: float) -> None:
+            while time.perf_counter() < until:
+                rid = uuid.uuid4().hex
+                body = json.dumps({"transaction_id": f"{rid}:debit", "round_id": rid,
+                                   "player_id": name, "amount": 1, "currency": "EUR"}).encode()
+                signed = sign_request(keyring, "POST", "/wallet/debit", body)
+                t0 = time.perf_counter()
+                r = await c.post("/wallet/debit", content=body, headers={
+                    **signed.headers, "Content-Type": "application/json"})
+                latencies.append(time.perf_counter() - t0)
+                r.raise_for_status()
+
+        async def run() -> float:
+            async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+                t0 = time.perf_counter()
+                await asyncio.gather(*(one(c, t0 + seconds) for _ in range(clients)))
+                return time.perf_counter() - t0
+
+        elapsed = asyncio.run(run())
+        lat = sorted(latencies)
+        return {"clients": clients, "calls_per_s": round(len(lat) / elapsed, 1),
+                **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3)
+                   for p in (50, 99)}}
+
 
 def start(db_url: str, operator: ReferenceOperator | None = None) -> tuple[Any, int]:
     settings = {"SLOTLAB_ADMIN_TOKEN": ADMIN, "SLOTLAB_JURISDICTION": "mt"}
@@ -219,12 +252,45 @@ def round_starts_by_path(base: str) -> Counter[str]:
     return out
 
 
+def operator_calls(base: str) -> dict[str, dict[float, float]]:
+    """The game server's signed calls to the operator so far (the batched path's), per endpoint:
+    the cumulative histogram {upper bound (inf: the count) ... , -1: the sum of seconds}."""
+    text = httpx.get(f"{base}/metrics", timeout=30).text
+    out: dict[str, dict[float, float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name == "slotlab_operator_call_seconds":
+            for sample in family.samples:
+                h = out.setdefault(sample.labels["endpoint"], {})
+                if sample.name.endswith("_bucket"):
+                    h[float(sample.labels["le"])] = sample.value
+                elif sample.name.endswith("_sum"):
+                    h[-1.0] = sample.value
+    return out
+
+
+def operator_latency(before: dict[str, dict[float, float]], after: dict[str, dict[float, float]]
+                     ) -> dict[str, dict[str, float]]:
+    """Per endpoint: calls, mean and p99 (the upper bound of the bucket it falls in), ms."""
+    out = {}
+    for endpoint, h in after.items():
+        h0 = before.get(endpoint, {})
+        d = {b: v - h0.get(b, 0.0) for b, v in h.items()}
+        calls = d.get(float("inf"), 0.0)
+        if not calls:
+            continue
+        p99 = next(b for b in sorted(k for k in d if k >= 0) if d[b] >= 0.99 * calls)
+        out[endpoint] = {"calls": int(calls), "mean_ms": round(1000 * d[-1.0] / calls, 3),
+                         "p99_ms_at_most": round(1000 * p99, 3)}
+    return out
+
+
 def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
           postgres: bool) -> dict[str, Any]:
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
     paths0 = round_starts_by_path(base)
+    calls0 = operator_calls(base)
     tally = Tally()
     rings = [ring[i::clients] for i in range(clients)]
     start_t = time.perf_counter()
@@ -239,6 +305,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     elapsed = time.perf_counter() - start_t
     paths = round_starts_by_path(base)
     paths.subtract(paths0)
+    calls = operator_latency(calls0, operator_calls(base))
     lat = sorted(tally.latencies) or [0.0]
     return meter.annotate({
         "concurrency": clients, "players": len(ring), "rounds": tally.rounds,
@@ -247,6 +314,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         "max_ms": round(1000 * lat[-1], 3), "requests": len(tally.latencies),
         "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
         "rounds_by_kind": dict(tally.kinds), "round_starts_by_path": dict(paths),
+        **({"operator_calls": calls} if calls else {}),
         "client_cpu_s": time.process_time() - cpu0})
 
 
@@ -259,6 +327,10 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
     levels = [int(x) for x in args.levels.split(",")]
     try:
         ring = players(port, max(levels) * args.players_per_client, mix, rng, operator)
+        alone = [] if operator is None else [operator.alone(n, 5) for n in levels]
+        for a in alone:
+            print(f"the operator alone, {a['clients']:4} clients  {a['calls_per_s']:8.1f} "
+                  f"calls/s  p50 {a['p50_ms']:7.1f} ms  p99 {a['p99_ms']:7.1f} ms", flush=True)
         rows = []
         for n in levels:
             row = level(port, ring[:n * args.players_per_client], n, args.seconds, proc.pid,
@@ -266,9 +338,11 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
             rows.append(row)
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
-                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}", flush=True)
+                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}"
+                  + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
+                  flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",
-                "levels": rows}
+                **({"operator_alone": alone} if alone else {}), "levels": rows}
     finally:
         bs.stop_server(proc)
         if operator is not None:

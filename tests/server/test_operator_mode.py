@@ -175,12 +175,18 @@ def test_operator_mode_needs_url_and_secret():
 
 def test_credit_never_sent_is_sent_by_the_sweep(operator_server, wallet_server, monkeypatch):
     """A crash between the settling commit and the credit call: the sweep sends it."""
+    from slotlab.server.operator_rounds import OperatorRounds
     from slotlab.server.services import round_operator
 
     srv = operator_server()
     c, username = _player(srv, wallet_server)
-    monkeypatch.setattr(round_operator, "pay_operator",
-                        lambda ctx, rid: None)  # the call never happens
+    # The call never happens, on either path: the general one and the batched one.
+    monkeypatch.setattr(round_operator, "pay_operator", lambda ctx, rid: None)
+
+    async def never_paid(self: Any, *args: Any) -> dict[str, Any]:
+        return args[-1]  # the round's answer as the settling write left it: crediting
+
+    monkeypatch.setattr(OperatorRounds, "pay", never_paid)
     body = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()).json()
     rid = body["round_id"]
     assert body["status"] == "crediting"

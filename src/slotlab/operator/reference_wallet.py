@@ -2,8 +2,11 @@
 
 It is what slotlab's :class:`slotlab.server.operator_wallet.OperatorWallet` talks to in tests and
 what docs/operator-wallet.md shows operators as an example. Money is integer minor units, kept in
-one SQLite file (stdlib ``sqlite3``, WAL, ``synchronous=FULL``); every money call runs in one
-``BEGIN IMMEDIATE`` transaction under a lock, so the checks and the movement are atomic.
+one SQLite file (stdlib ``sqlite3``, WAL, ``synchronous=FULL``). One writer thread owns the
+connection and commits calls in groups: the calls in flight together share one ``BEGIN IMMEDIATE``
+transaction and one fsync, each in its own savepoint (so the checks and the movement of one call
+are atomic, and a call that fails undoes only its own writes); no call is answered before its
+group's commit is durable.
 
 Endpoints (all ``POST``, JSON bodies; every request and every answer signed over the whole
 exchange by :mod:`slotlab.operator.signing`: method, path, timestamp, nonce and body, and an
@@ -32,8 +35,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import hashlib
 import json
+import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -57,6 +62,10 @@ from slotlab.operator.signing import (
 )
 
 _T = TypeVar("_T")
+_Op = Callable[[sqlite3.Connection], Any]
+
+# Calls in one group commit at most: bounds one transaction's size and its first call's wait.
+GROUP_MAX = 256
 
 ENDPOINTS = ("authenticate", "balance", "debit", "credit", "rollback")
 _ID = Field(min_length=1, max_length=200)
@@ -258,29 +267,107 @@ class ReferenceWallet:
         Path(self.db_path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
-        self._lock = threading.Lock()
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=FULL")
-            self._conn.executescript(_SCHEMA)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=FULL")
+        self._conn.executescript(_SCHEMA)
+        self._queue: queue.SimpleQueue[tuple[_Op, concurrent.futures.Future[Any]] | None] = (
+            queue.SimpleQueue())
+        self._writer = threading.Thread(target=self._write_groups, name="wallet-writer",
+                                        daemon=True)
+        self._writer.start()
+        self.groups = 0  # group commits made (with ``calls``: the mean group size)
+        self.grouped_calls = 0
 
     def close(self) -> None:
-        with self._lock:
+        if self._writer.is_alive():
+            self._queue.put(None)
+            self._writer.join()
             self._conn.close()
 
     # -- transactions ------------------------------------------------------------------------
 
-    def _tx(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
-        with self._lock:
-            c = self._conn
-            c.execute("BEGIN IMMEDIATE")
+    def _write_groups(self) -> None:
+        """The writer thread: take the calls waiting (at least one), run them in one
+        transaction, commit, and only then answer them."""
+        while True:
+            first = self._queue.get()
+            if first is None:
+                self._refuse_waiting()
+                return
+            group = [first]
+            while len(group) < GROUP_MAX:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)  # stop after this group
+                    break
+                group.append(nxt)
+            self._run_group(group)
+
+    def _refuse_waiting(self) -> None:
+        """Fail calls queued while closing (after the stop), so that no caller waits forever."""
+        while True:
             try:
-                out = fn(c)
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                item[1].set_exception(sqlite3.ProgrammingError("the wallet is closed"))
+
+    def _run_group(self, group: list[tuple[_Op, concurrent.futures.Future[Any]]]) -> None:
+        c = self._conn
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            for fn, _ in group:
+                c.execute("SAVEPOINT call")
+                try:
+                    out = fn(c)
+                except Exception as e:  # this call's failure undoes its writes alone
+                    c.execute("ROLLBACK TO call")
+                    c.execute("RELEASE call")
+                    outcomes.append((False, e))
+                else:
+                    c.execute("RELEASE call")
+                    outcomes.append((True, out))
             c.execute("COMMIT")
-            return out
+        except BaseException as e:  # nothing of the group is durable: every call fails
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            for _, fut in group:
+                fut.set_exception(e)
+            return
+        self.groups += 1
+        self.grouped_calls += len(group)
+        for (_, fut), (ok, value) in zip(group, outcomes, strict=True):
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(value)
+
+    def _submit(self, fn: Callable[[sqlite3.Connection], _T]) -> concurrent.futures.Future[_T]:
+        if not self._writer.is_alive():
+            raise sqlite3.ProgrammingError("the wallet is closed")
+        fut: concurrent.futures.Future[_T] = concurrent.futures.Future()
+        self._queue.put((fn, fut))
+        return fut
+
+    def _tx(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``fn`` in a transaction (grouped with the calls in flight) and wait until it is
+        durable."""
+        return self._submit(fn).result()
+
+    async def _atx(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        """:meth:`_tx` without blocking the event loop: concurrent requests join one group."""
+        return await asyncio.wrap_future(self._submit(fn))
+
+    async def apply(self, name: str, req: _Req) -> Answer:
+        """The wallet call ``name`` (one of :data:`ENDPOINTS`) from the event loop."""
+        op: Callable[[_Req], Callable[[sqlite3.Connection], Answer]] = getattr(
+            self, f"_{name}_op")
+        return await self._atx(op(req))
 
     def _player(self, c: sqlite3.Connection, player_id: str) -> sqlite3.Row:
         p: sqlite3.Row | None = c.execute("SELECT * FROM players WHERE player_id = ?",
@@ -324,6 +411,13 @@ class ReferenceWallet:
                  "status_code": r["status_code"], "created_at": r["created_at"]} for r in rows]
 
     def use_nonce(self, nonce: str, signed_at: int, tolerance_s: float) -> bool:
+        return self._tx(self._nonce_op(nonce, signed_at, tolerance_s))
+
+    async def use_nonce_async(self, nonce: str, signed_at: int, tolerance_s: float) -> bool:
+        return await self._atx(self._nonce_op(nonce, signed_at, tolerance_s))
+
+    def _nonce_op(self, nonce: str, signed_at: int, tolerance_s: float
+                  ) -> Callable[[sqlite3.Connection], bool]:
         """Whether this is the nonce's first use. Nonces are kept (on disk: a restart does not
         forget them) until their message is outside the tolerance, when its timestamp alone
         refuses it."""
@@ -333,25 +427,31 @@ class ReferenceWallet:
             c.execute("DELETE FROM nonces WHERE signed_at < ?", (horizon,))
             return c.execute("INSERT OR IGNORE INTO nonces VALUES (?, ?)",
                              (nonce, signed_at)).rowcount == 1
-        return self._tx(do)
+        return do
 
     # -- wallet calls ------------------------------------------------------------------------
 
     def authenticate(self, req: AuthenticateReq) -> Answer:
+        return self._tx(self._authenticate_op(req))
+
+    def _authenticate_op(self, req: AuthenticateReq) -> Callable[[sqlite3.Connection], Answer]:
         def do(c: sqlite3.Connection) -> Answer:
             p = c.execute("SELECT * FROM players WHERE token = ?", (req.token,)).fetchone()
             if p is None:
                 raise WalletError(401, "invalid_token", "unknown or expired token")
             return _answer(200, {"player_id": p["player_id"], "balance": p["balance"],
                                  "currency": p["currency"]})
-        return self._tx(do)
+        return do
 
     def balance(self, req: BalanceReq) -> Answer:
+        return self._tx(self._balance_op(req))
+
+    def _balance_op(self, req: BalanceReq) -> Callable[[sqlite3.Connection], Answer]:
         def do(c: sqlite3.Connection) -> Answer:
             p = self._player(c, req.player_id)
             return _answer(200, {"player_id": p["player_id"], "balance": p["balance"],
                                  "currency": p["currency"]})
-        return self._tx(do)
+        return do
 
     def _replay(self, c: sqlite3.Connection, txid: str, req_hash: str) -> Answer | None:
         row = c.execute("SELECT request_hash, status_code, response FROM transactions "
@@ -374,7 +474,7 @@ class ReferenceWallet:
              answer.body.decode(), _now()))
         return answer
 
-    def _move(self, kind: str, req: DebitReq) -> Answer:
+    def _move(self, kind: str, req: DebitReq) -> Callable[[sqlite3.Connection], Answer]:
         req_hash = _hash(kind, req.player_id, req.round_id, req.amount, req.currency)
 
         def do(c: sqlite3.Connection) -> Answer:
@@ -423,15 +523,24 @@ class ReferenceWallet:
                                     "player_id": req.player_id, "round_id": req.round_id,
                                     "amount": req.amount, "balance": new_balance,
                                     "currency": p["currency"]}))
-        return self._tx(do)
+        return do
 
     def debit(self, req: DebitReq) -> Answer:
+        return self._tx(self._move("debit", req))
+
+    def _debit_op(self, req: DebitReq) -> Callable[[sqlite3.Connection], Answer]:
         return self._move("debit", req)
 
     def credit(self, req: CreditReq) -> Answer:
+        return self._tx(self._move("credit", req))
+
+    def _credit_op(self, req: CreditReq) -> Callable[[sqlite3.Connection], Answer]:
         return self._move("credit", req)
 
     def rollback(self, req: RollbackReq) -> Answer:
+        return self._tx(self._rollback_op(req))
+
+    def _rollback_op(self, req: RollbackReq) -> Callable[[sqlite3.Connection], Answer]:
         req_hash = _hash("rollback", req.player_id, req.round_id, req.reference_transaction_id)
 
         def do(c: sqlite3.Connection) -> Answer:
@@ -486,7 +595,7 @@ class ReferenceWallet:
                                 "player_id": req.player_id, "round_id": req.round_id,
                                 "refunded": refunded, "balance": balance,
                                 "currency": p["currency"]}, refunded)
-        return self._tx(do)
+        return do
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,7 +634,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
     def error(e: WalletError) -> Answer:
         return _answer(e.status, e.body())
 
-    def check(request: Request, raw: bytes) -> None:
+    async def check(request: Request, raw: bytes) -> None:
         """Refuse a request that is not signed for this path, is outside the tolerance, or
         repeats a nonce."""
         try:
@@ -533,7 +642,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
                                     request.headers, tolerance_s=tolerance_s)
         except SignatureError as e:
             raise WalletError(401, e.code, e.message) from None
-        if not wallet.use_nonce(checked.nonce, checked.timestamp, tolerance_s):
+        if not await wallet.use_nonce_async(checked.nonce, checked.timestamp, tolerance_s):
             raise WalletError(401, "replayed_request", "this nonce was already used")
 
     def parse(raw: bytes, model: type[_Req]) -> Any:
@@ -549,12 +658,10 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
             raise WalletError(422, "invalid_request", "; ".join(parts)) from None
 
     def endpoint(name: str, model: type[_Req]) -> None:
-        method = getattr(wallet, name)
-
         async def handle(request: Request) -> Response:
             raw = await request.body()
             try:
-                check(request, raw)
+                await check(request, raw)
                 req = parse(raw, model)
             except WalletError as e:
                 return reply(request, raw, error(e))
@@ -565,7 +672,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
             if delay:
                 await asyncio.sleep(delay)
             try:
-                answer = method(req)
+                answer = await wallet.apply(name, req)
             except WalletError as e:
                 answer = error(e)
             if drop == "500":
@@ -589,7 +696,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
         async def handle(request: Request) -> Response:
             raw = await request.body()
             try:
-                check(request, raw)
+                await check(request, raw)
                 a = _answer(200, answer(parse(raw, model)))
             except WalletError as e:
                 a = error(e)
@@ -617,7 +724,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
         async def set_faults(request: Request) -> Response:
             raw = await request.body()
             try:
-                check(request, raw)
+                await check(request, raw)
                 a = _answer(200, arm(parse(raw, FaultReq)))
             except WalletError as e:
                 a = error(e)
@@ -627,7 +734,7 @@ def create_app(db_path: str | Path, secret: str | Keyring, *, faults_enabled: bo
         async def clear_faults(request: Request) -> Response:
             raw = await request.body()
             try:
-                check(request, raw)
+                await check(request, raw)
             except WalletError as e:
                 return reply(request, raw, error(e))
             faults.clear()

@@ -57,6 +57,7 @@ from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
+from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.schemas import AutoplayCreate, RoundCreate
 from slotlab.server.services import auth as auth_service
 from slotlab.server.services import autoplay as autoplay_rules
@@ -169,6 +170,8 @@ class FastRoundPath:
     stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
     # (player, autoplay run) -> the run as the last round this process wrote left it
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
+    # Operator-wallet mode: the round starts this path serves go to the operator pipeline.
+    operator: OperatorRounds | None = None
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
         k = jackpots.pool_key(entry)
@@ -224,6 +227,8 @@ class FastRoundPath:
             self.runs.pop((who.player_id, run.run_id), None)
 
     async def close(self) -> None:
+        if self.operator is not None:
+            await self.operator.close()
         await self.writer.drain()
         await self.close_backend()
         w = self.writer
@@ -369,6 +374,9 @@ class FastRounds:
         if entry is None or credits is None or not await _profile_allows(ctx, who, entry):
             path.stats["passed:round"] += 1
             return None
+        if path.operator is not None:
+            return await self._serve_operator(path, path.operator, who, entry, credits, req,
+                                              send, started)
         package = None
         if req.free_round_id is not None:
             try:
@@ -420,6 +428,36 @@ class FastRounds:
         metrics.round_latency("fast", started)
         return False
 
+    @staticmethod
+    async def _serve_operator(path: FastRoundPath, op: OperatorRounds, who: Auth,
+                              entry: GameEntry, credits: int, req: _Request, send: Send,
+                              started: float) -> bool | None:
+        """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
+        a free round, an autoplay round, or one the pipeline leaves, to the general path."""
+        if req.free_round_id is not None:
+            path.stats["passed:free_round"] += 1
+            return None
+        run = None
+        if req.autoplay is not None:
+            try:
+                autoplay_rules.check_round(path.ctx.profile(who.jurisdiction), req.autoplay)
+                run = await path.autoplay_run(who, entry.id, req.autoplay)
+            except Exception:  # refused, the run stopping or busy: the general path answers
+                path.stats["passed:autoplay"] += 1
+                return None
+        try:
+            served = await op.serve(who, entry, credits, req.bet, req.key, req.request_hash,
+                                    send, started, run)
+        except Exception:  # the round's key (if written) tells the general path the answer
+            log.warning("operator round failed; the general path answers", exc_info=True)
+            path.stats["passed:failed"] += 1
+            return None
+        if not served:
+            path.stats["passed:refused"] += 1
+            return None
+        path.stats["served"] += 1
+        return False
+
 
 async def _read_body(receive: Receive) -> bytes | None:
     chunks = []
@@ -461,10 +499,11 @@ async def _send(send: Send, status: int, data: bytes) -> None:
 
 
 async def start(ctx: Services) -> FastRoundPath | None:
-    """The path for this server, or None where it is off or cannot run (operator wallet mode
-    and split commits take the general path whole; a database it has no writer for)."""
+    """The path for this server, or None where it is off or cannot run (split commits take
+    the general path whole; a database it has no writer for). In operator-wallet mode its
+    round starts go to the operator pipeline (:mod:`.operator_rounds`)."""
     st = ctx.settings
-    if not st.fast_rounds or ctx.operator is not None or st.split_round_commits:
+    if not st.fast_rounds or st.split_round_commits:
         return None
     backend: PostgresRoundWriter | SqliteRoundWriter
     try:
@@ -482,9 +521,21 @@ async def start(ctx: Services) -> FastRoundPath | None:
     except Exception:
         log.exception("the fast round path cannot start; every round takes the general path")
         return None
-    log.info("fast round path on (%s, %d batch%s in flight)", ctx.db.dialect, depth,
-             "" if depth == 1 else "es")
+    operator = None
+    runs: dict[tuple[int, int], autoplay_runs.RunUse] = {}
+    if ctx.operator is not None:  # operator-wallet mode: its own pipeline (or none at all)
+        try:
+            operator = await OperatorRounds.start(ctx)
+        except Exception:
+            log.exception("the operator round path cannot start")
+        if operator is None:
+            await backend.close()
+            return None
+        runs = operator.runs  # one memory of autoplay runs for both
+    log.info("fast round path on (%s, %d batch%s in flight%s)", ctx.db.dialect, depth,
+             "" if depth == 1 else "es", ", operator wallet" if operator else "")
     return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
                                           st.fast_rounds_max_batch),
                          backend.close,
-                         backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None)
+                         backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
+                         runs=runs, operator=operator)

@@ -74,6 +74,15 @@ BATCH_SECONDS = Histogram("slotlab_db_batch_seconds", "Time to write and commit 
                           "database batch", buckets=_LATENCY_BUCKETS)
 
 
+OPERATOR_CALLS = Histogram("slotlab_operator_call_seconds", "Time of one signed call to the "
+                           "operator's wallet on the batched path, answer or not, by endpoint",
+                           ["endpoint"], buckets=_LATENCY_BUCKETS)
+
+
+def operator_call(endpoint: str, seconds: float) -> None:
+    OPERATOR_CALLS.labels(endpoint).observe(seconds)
+
+
 def clock() -> float:
     return time.perf_counter()
 

@@ -29,6 +29,7 @@ store opens its own transactions (on SQLite, the server's write lock is not re-e
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -43,6 +44,7 @@ from slotlab.operator.signing import (
     DEFAULT_TOLERANCE_S,
     Keyring,
     SignatureError,
+    SignedRequest,
     check_response,
     sign_request,
 )
@@ -178,6 +180,9 @@ class OperatorWallet:
         self.verify_responses = verify_responses
         self.store = store
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout)
+        self._ahttp: httpx.AsyncClient | None = None
+        # Told each call's time on the event loop (the server's metrics): endpoint, seconds.
+        self.call_seconds: Callable[[str, float], None] = lambda endpoint, seconds: None
 
     def close(self) -> None:
         self._http.close()
@@ -191,9 +196,7 @@ class OperatorWallet:
     # -- HTTP --------------------------------------------------------------------------------
 
     def _call(self, endpoint: str, payload: dict[str, Any]) -> _Outcome:
-        path = f"/wallet/{endpoint}"
-        body = json.dumps(payload, separators=(",", ":")).encode()
-        signed = sign_request(self.keyring, "POST", path, body)  # a new nonce on every try
+        path, body, signed = self._signed(endpoint, payload)
         try:
             r = self._http.post(path, content=body,
                                 headers={**signed.headers, "Content-Type": "application/json"})
@@ -201,6 +204,17 @@ class OperatorWallet:
             return _Outcome("unknown", None, None, "timeout", f"{endpoint}: {type(e).__name__}")
         except httpx.TransportError as e:
             return _Outcome("unknown", None, None, "connection_error", f"{endpoint}: {e!r}")
+        return self._outcome(endpoint, payload, signed, r)
+
+    def _signed(self, endpoint: str, payload: dict[str, Any]
+                ) -> tuple[str, bytes, SignedRequest]:
+        path = f"/wallet/{endpoint}"
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        return path, body, sign_request(self.keyring, "POST", path, body)  # a new nonce a try
+
+    def _outcome(self, endpoint: str, payload: dict[str, Any], signed: SignedRequest,
+                 r: httpx.Response) -> _Outcome:
+        """What an answer means: checked as signed over the request sent, then read."""
         if self.verify_responses:
             try:  # an answer to another request, or from anyone but the operator, is no answer
                 check_response(self.keyring, signed.digest, r.status_code, r.content, r.headers,
@@ -229,6 +243,54 @@ class OperatorWallet:
             return _Outcome("unknown", r.status_code, data, code or f"http_{r.status_code}",
                             message)
         return _Outcome("refused", r.status_code, data, code, message)
+
+    # -- the same calls on the event loop (the batched round path, server/operator_rounds.py) --
+
+    def _async_http(self) -> httpx.AsyncClient:
+        """One keep-alive pool for every concurrent call of the process's event loop (the
+        reference operator serves HTTP/1.1: no HTTP/2 to multiplex on)."""
+        if self._ahttp is None:
+            self._ahttp = httpx.AsyncClient(
+                base_url=self.base_url, timeout=self.timeout,
+                limits=httpx.Limits(max_connections=256, max_keepalive_connections=256))
+        return self._ahttp
+
+    async def call_async(self, endpoint: str, payload: dict[str, Any]) -> _Outcome:
+        """:meth:`_call` without a thread: the same signing, checks and outcome rules."""
+        path, body, signed = self._signed(endpoint, payload)
+        started = time.perf_counter()
+        try:
+            r = await self._async_http().post(
+                path, content=body,
+                headers={**signed.headers, "Content-Type": "application/json"})
+        except httpx.TimeoutException as e:
+            return _Outcome("unknown", None, None, "timeout", f"{endpoint}: {type(e).__name__}")
+        except httpx.TransportError as e:
+            return _Outcome("unknown", None, None, "connection_error", f"{endpoint}: {e!r}")
+        finally:
+            self.call_seconds(endpoint, time.perf_counter() - started)
+        return self._outcome(endpoint, payload, signed, r)
+
+    async def attempt_async(self, endpoint: str, payload: dict[str, Any], tries: int
+                            ) -> tuple[_Outcome, int]:
+        """A credit sent up to ``tries`` times (the backoff between tries as :meth:`_attempt`'s,
+        slept on the loop): (the last outcome, the tries made)."""
+        out: _Outcome | None = None
+        for i in range(tries):
+            if i:
+                await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (i - 1)))
+            out = await self.call_async(endpoint, payload)
+            if out.kind == "ok":
+                return out, i + 1
+            log.warning("%s %s: attempt %d not confirmed (%s %s)", endpoint,
+                        payload.get("transaction_id"), i + 1, out.code, out.message)
+        assert out is not None
+        return out, tries
+
+    async def aclose(self) -> None:
+        if self._ahttp is not None:
+            await self._ahttp.aclose()
+            self._ahttp = None
 
     def _sleep_before(self, attempt: int) -> None:
         time.sleep(min(self.max_backoff, self.backoff * 2**attempt))

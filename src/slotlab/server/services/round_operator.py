@@ -11,7 +11,7 @@ import logging
 import threading
 from typing import Any
 
-from sqlalchemy import exists, select
+from sqlalchemy import delete, exists, select
 
 from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.services import autoplay_runs, unpaid_winnings
@@ -21,12 +21,13 @@ from slotlab.store.models import (
     CANCELLED,
     COMPLETED,
     CREDITING,
+    OPEN,
     IdempotencyKey,
     Player,
     Round,
     utcnow,
 )
-from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, OperatorWalletOp
+from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, PENDING, OperatorWalletOp, debit_txid
 
 log = logging.getLogger("slotlab.server")
 REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
@@ -131,3 +132,45 @@ def operator_sweep(ctx: Services) -> dict[str, int]:
             unpaid_winnings.close_discarded(ctx, g["round_id"], amount=g["amount"])
         counts["operator_unpaid_discarded"] = len(gone)
     return counts
+
+
+def withdraw(ctx: Services, rid: str) -> bool:
+    """An ``open`` round whose debit the operator did not confirm (refused, or its outcome
+    unknown and rolled back): it never took place, as on the general path, where such a round
+    is never written: the round and its reserved idempotency key are deleted (a retry with the
+    key asks again), the debit's row stays in the operations log. False: the round was no
+    longer open."""
+    with ctx.db.write() as s:
+        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
+        if r is None or r.status != OPEN:
+            return False
+        s.execute(delete(IdempotencyKey).where(IdempotencyKey.round_id == rid))
+        s.execute(delete(Round).where(Round.id == rid))
+        autoplay_runs.recount(s, r)  # its run no longer counts it
+    return True
+
+
+def debit_confirmed(ctx: Services, r: Round, startup: bool) -> bool:
+    """Whether an ``open`` round may be played by recovery: its debit confirmed (or none owed:
+    a free round, a round of the internal wallet). The batched path (server/operator_rounds.py)
+    writes the round before its debit is sent: a debit cut off by a crash (still ``pending``
+    past ``stale_after``, or any at start-up) is rolled back, and a round whose debit was not
+    confirmed is withdrawn (:func:`withdraw`). False: not to be played (withdrawn, or its
+    debit still in flight)."""
+    op = ctx.operator
+    if op is None or op.store is None or r.free_round_id is not None:
+        return True
+    txid = debit_txid(r.id)
+    debit = op.store.get(txid)
+    if debit is None or debit.status == DONE:
+        return True
+    if debit.status == PENDING:
+        if not startup and debit.created_at > utcnow() - op.stale_after:
+            return False  # probably still in flight
+        log.warning("debit %s was cut off before its answer; rolling it back", txid)
+        op.rollback(debit.player_id, r.id, txid)
+        debit = op.store.get(txid)
+        if debit is not None and debit.status == DONE:
+            return True
+    withdraw(ctx, r.id)
+    return False

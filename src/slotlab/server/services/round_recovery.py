@@ -14,7 +14,7 @@ from slotlab.server.errors import conflict, not_found
 from slotlab.server.services import fairness
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed
-from slotlab.server.services.round_operator import pay_if_crediting
+from slotlab.server.services.round_operator import debit_confirmed, pay_if_crediting
 from slotlab.server.services.round_view import ROUND_ID, round_public, to_jsonable
 from slotlab.server.services.rounds import (
     advance_open,
@@ -115,6 +115,8 @@ def recover(ctx: Services, older_than_s: float | None = None) -> int:
     for r0 in rows:
         if not ctx.catalog.in_service(r0.game_id):  # kept until the game is back in play
             continue
+        if not debit_confirmed(ctx, r0, startup=older_than_s is None):
+            continue  # operator wallet: never played on a debit not confirmed
         rid = r0.id
         entry = continuable(ctx, r0)
         if entry is None:

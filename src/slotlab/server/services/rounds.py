@@ -603,15 +603,22 @@ def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: s
                              auth.currency or ctx.settings.currency, rid)
     if res.status == DONE:
         return None, res
-    if res.status == REFUSED:
-        if res.code == "insufficient_funds":
-            raise ApiError(402, "insufficient_funds",
-                           f"the operator refused the bet of {bet}: insufficient funds"
-                           + ("" if res.balance is None else f" (balance {res.balance})"))
-        raise ApiError(403, "operator_refused",
-                       f"the operator refused the bet: {res.code} {res.message or ''}".strip())
-    raise ApiError(503, "operator_unavailable",
-                   "the operator's wallet did not confirm the bet; nothing was taken, retry")
+    raise operator_refusal(bet, res.status == REFUSED, res.code, res.balance, res.message)
+
+
+def operator_refusal(bet: int, refused: bool, code: str | None, balance: int | None,
+                     message: str | None) -> ApiError:
+    """The answer to a debit the operator did not confirm (the batched path's too):
+    ``refused``: it declined (402 or 403); else the outcome was unknown and rolled back (503)."""
+    if refused:
+        if code == "insufficient_funds":
+            return ApiError(402, "insufficient_funds",
+                            f"the operator refused the bet of {bet}: insufficient funds"
+                            + ("" if balance is None else f" (balance {balance})"))
+        return ApiError(403, "operator_refused",
+                        f"the operator refused the bet: {code} {message or ''}".strip())
+    return ApiError(503, "operator_unavailable",
+                    "the operator's wallet did not confirm the bet; nothing was taken, retry")
 
 
 def _operator_rollback(ctx: Services, debit: WalletResult) -> None:

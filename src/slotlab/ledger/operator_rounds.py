@@ -1,0 +1,454 @@
+"""Operator-wallet rounds (seamless wallet) in batches: the three writes of a round whose money
+is the operator's, each grouped with the same write of concurrent rounds in one transaction.
+
+A round's money moves at the operator (server/operator_rounds.py sends the calls); what is
+written here is the record the calls are made from, so that a crash at any point leaves
+something the sweep finishes (services/round_operator.py, services/round_recovery.py):
+
+1. :class:`Opening`, BEFORE the debit is sent: the debit's row in the operations log
+   (``pending``), the round (``open``, its seed recorded) and the idempotency key (reserved, no
+   answer yet), after the general path's checks with the wallet locked: the wallet's currency,
+   no live round, the key unused, no loss limit to count (a player with one takes the general
+   path), the pace of a paced profile (the player's last round time stamped), an autoplay run
+   still active with the figures its row had when read (the opened round's share added: one
+   round, its bet; stopped if the round meets a condition, as the general path's
+   ``autoplay_runs.take_round`` stops it).
+2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
+   ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
+   to its autoplay run's figures), the credit's row (``pending``) and the key's answer. Only
+   while the round is still ``open`` and its debit still ``pending`` (the sweep may have
+   rolled back a debit it judged cut off).
+3. :class:`Completion`, once the operator confirmed the credit: the credit ``done``, the round
+   ``completed`` and the key's answer as the round now is.
+
+The rows are the ones the general path writes for the same round (services/rounds.py,
+store/operator_wallet.py; tests/server/test_operator_rounds.py holds them equal). The internal
+ledger is not touched: in this mode the operations log is the money record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+from sqlalchemy import JSON
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import make_url
+
+from slotlab.json_text import json_object_with, json_text
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
+from slotlab.ledger.postgres import LOSS_LIMIT, NO_SEQUENTIAL_SCANS, asyncpg_dsn
+from slotlab.store.chain import register_sqlite
+from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
+from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
+
+
+@dataclass(slots=True)
+class Opening:
+    player_id: int
+    currency: str  # the wallet must hold it
+    owner: str  # of the idempotency key
+    key: str
+    request_hash: str
+    at: datetime
+    pace_ms: int  # the profile's minimum time between the player's rounds (0: none)
+    round_values: dict[str, Any]  # every column of ``rounds`` but ``seq``
+    debit: dict[str, Any]  # every column of ``operator_wallet_ops`` but ``id``
+    # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
+    # best single payment; the stop reason the opened round meets, or None). The write requires
+    # the run still active with those figures, and stops it for that reason (RoundWrite's rule).
+    autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
+
+
+@dataclass(slots=True)
+class Settling:
+    player_id: int
+    round_id: str
+    debit_txid: str
+    at: datetime
+    debit_balance: int | None  # the operator's answer to the debit
+    debit_response: dict[str, Any]
+    # The columns settling sets (status, win_credits, win, uncapped_win, step, outcome,
+    # updated_at) and the events as JSON text.
+    settled: dict[str, Any]
+    events_json: str
+    owner: str
+    key: str
+    answer: dict[str, Any]  # the key's stored answer
+    credit: dict[str, Any]  # the credit's row, every column but ``id``
+
+
+@dataclass(slots=True)
+class Completion:
+    player_id: int
+    round_id: str
+    credit_txid: str
+    at: datetime
+    attempts: int
+    credit_balance: int | None
+    credit_response: dict[str, Any]
+    owner: str
+    key: str
+    answer: dict[str, Any]  # the key's stored answer once completed
+
+
+_OPS = OperatorWalletOp.__table__
+_OP_COLUMNS = [c for c in _OPS.columns if c.key != "id"]
+_ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
+_LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+_SETTLED = ("status", "win_credits", "win", "uncapped_win", "step", "outcome", "updated_at")
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------------
+
+def _row_sql(columns: Sequence[Any], alias: str) -> str:
+    """The columns of a row read by json_populate_record (a JSON column's None is JSON null, as
+    the ORM stores it)."""
+    return ", ".join(f"coalesce({alias}.{c.key}, 'null'::json)" if isinstance(c.type, JSON)
+                     else f"{alias}.{c.key}" for c in columns)
+
+
+_LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
+             "ORDER BY w.player_id FOR UPDATE")
+# The checks run in a statement begun once the wallets are locked: every round or key of these
+# players that another transaction wrote under the lock is seen.
+_OPEN_SQL = f"""/* slotlab operator round opening */
+WITH r AS MATERIALIZED (
+  SELECT * FROM json_to_recordset($1::json) AS r(n int, pid bigint, currency text, owner text,
+    key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
+    ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text)
+), lka AS MATERIALIZED (
+  SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
+  FROM autoplay_runs a
+  WHERE a.id IN (SELECT r.ap_id FROM r WHERE r.ap_id IS NOT NULL) ORDER BY a.id FOR UPDATE
+), ok AS MATERIALIZED (
+  SELECT r.* FROM r JOIN wallets w ON w.player_id = r.pid JOIN players p ON p.id = r.pid
+  LEFT JOIN lka ON lka.id = r.ap_id
+  WHERE w.currency = r.currency
+    AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
+         r.ap_best) = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
+    AND (r.pace_ms = 0 OR p.last_round_at IS NULL
+         OR p.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')
+    AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
+    AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
+    AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
+    AND NOT EXISTS (SELECT 1 FROM player_limits l
+                    WHERE l.player_id = r.pid AND l.kind = '{LOSS_LIMIT}')
+), pace AS (
+  UPDATE players SET last_round_at = ok.ts FROM ok
+  WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
+), aps AS (
+  UPDATE autoplay_runs a SET rounds_played = a.rounds_played + 1,
+    total_bet = a.total_bet + (ok.row->>'bet')::bigint,
+    status = CASE WHEN ok.ap_stop IS NULL THEN a.status ELSE '{RUN_STOPPED}' END,
+    stop_reason = coalesce(ok.ap_stop, a.stop_reason),
+    stopped_at = CASE WHEN ok.ap_stop IS NULL THEN a.stopped_at ELSE ok.ts END
+  FROM ok WHERE a.id = ok.ap_id RETURNING a.id
+), ri AS (
+  INSERT INTO rounds ({", ".join(c.key for c in _ROUND_COLUMNS)})
+  SELECT {_row_sql(_ROUND_COLUMNS, "x")}
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.row) AS x ORDER BY ok.n
+  RETURNING 1
+), ki AS (
+  INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
+                                created_at)
+  SELECT ok.owner, ok.key, ok.req_hash, ok.row->>'id', NULL, NULL, ok.ts FROM ok ORDER BY ok.n
+  RETURNING 1
+), oi AS (
+  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in _OP_COLUMNS)})
+  SELECT {_row_sql(_OP_COLUMNS, "x")}
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
+  ORDER BY ok.n RETURNING 1
+)
+SELECT ok.n FROM ok
+"""
+_SETTLE_SQL = f"""/* slotlab operator round settling */
+WITH r AS MATERIALIZED (
+  SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
+    balance bigint, response json, st json, events json, owner text, key text, answer json,
+    op json)
+), ok AS MATERIALIZED (
+  SELECT r.* FROM r JOIN rounds o ON o.id = r.rid JOIN operator_wallet_ops d
+    ON d.transaction_id = r.txid
+  WHERE o.status = '{OPEN}' AND d.status = '{PENDING}' FOR UPDATE OF o, d
+), ru AS (
+  UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in _SETTLED)}, events = ok.events
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.st) AS x
+  WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win
+), au AS (
+  UPDATE autoplay_runs a SET total_win = a.total_win + ru.win,
+    best_win = greatest(a.best_win, ru.win)
+  FROM ru WHERE a.id = ru.run RETURNING 1
+), du AS (
+  UPDATE operator_wallet_ops d SET status = '{DONE}', attempts = 1, balance = ok.balance,
+    response = ok.response, completed_at = ok.ts, next_attempt_at = NULL, last_error = NULL,
+    updated_at = ok.ts
+  FROM ok WHERE d.transaction_id = ok.txid RETURNING 1
+), ci AS (
+  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in _OP_COLUMNS)})
+  SELECT {_row_sql(_OP_COLUMNS, "x")}
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
+  ORDER BY ok.n RETURNING 1
+), ku AS (
+  UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
+  WHERE k.owner = ok.owner AND k.key = ok.key RETURNING 1
+)
+SELECT ok.n FROM ok
+"""
+_COMPLETE_SQL = f"""/* slotlab operator round completion */
+WITH r AS MATERIALIZED (
+  SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
+    attempts int, balance bigint, response json, owner text, key text, answer json)
+), cu AS (
+  UPDATE operator_wallet_ops d SET status = '{DONE}', attempts = r.attempts,
+    balance = r.balance, response = r.response, completed_at = r.ts, next_attempt_at = NULL,
+    last_error = NULL, updated_at = r.ts
+  FROM r WHERE d.transaction_id = r.txid RETURNING 1
+), ru AS (
+  UPDATE rounds o SET status = '{COMPLETED}', completed_at = r.ts, updated_at = r.ts FROM r
+  WHERE o.id = r.rid AND o.status = '{CREDITING}' RETURNING o.id
+), ku AS (
+  UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
+  WHERE k.owner = r.owner AND k.key = r.key AND k.response IS NOT NULL RETURNING 1
+)
+SELECT r.n FROM r JOIN ru ON ru.id = r.rid
+"""
+
+
+def _opening_json(n: int, w: Opening) -> str:
+    ap: dict[str, Any] = {}
+    if w.autoplay is not None:
+        run, (rounds, bet, win, best), stop = w.autoplay
+        ap = {"ap_id": run, "ap_rounds": rounds, "ap_bet": bet, "ap_win": win, "ap_best": best,
+              "ap_stop": stop}
+    return json_text({"n": n, "pid": w.player_id, "currency": w.currency, "owner": w.owner,
+                      "key": w.key, "req_hash": w.request_hash, "ts": w.at,
+                      "pace_ms": w.pace_ms, "row": w.round_values, "op": w.debit, **ap})
+
+
+def _settling_json(n: int, w: Settling) -> str:
+    record = json_text({"n": n, "rid": w.round_id, "txid": w.debit_txid, "ts": w.at,
+                        "balance": w.debit_balance, "response": w.debit_response,
+                        "st": w.settled, "owner": w.owner, "key": w.key, "answer": w.answer,
+                        "op": w.credit})
+    return json_object_with(record, events=w.events_json)
+
+
+def _completion_json(n: int, w: Completion) -> str:
+    return json_text({"n": n, "rid": w.round_id, "txid": w.credit_txid, "ts": w.at,
+                      "attempts": w.attempts, "balance": w.credit_balance,
+                      "response": w.credit_response, "owner": w.owner, "key": w.key,
+                      "answer": w.answer})
+
+
+def _array(items: list[str]) -> str:
+    return "[" + ",".join(items) + "]"
+
+
+class PostgresOperatorRounds:
+    """The three writes on a small asyncpg pool of its own, each batch one transaction."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, url: str, connections: int, prepared: bool = True
+                      ) -> PostgresOperatorRounds:
+        pool = await asyncpg.create_pool(
+            asyncpg_dsn(url), min_size=connections, max_size=connections,
+            statement_cache_size=100 if prepared else 0,
+            server_settings=NO_SEQUENTIAL_SCANS if prepared else None)
+        return cls(pool)
+
+    async def open(self, batch: Sequence[Opening]) -> list[bool | None]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(_LOCK_SQL, sorted({w.player_id for w in batch}))
+            rows = await conn.fetch(_OPEN_SQL, _array(
+                [_opening_json(n, w) for n, w in enumerate(batch)]))
+        return _done(len(batch), rows)
+
+    async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(_SETTLE_SQL, _array(
+                [_settling_json(n, w) for n, w in enumerate(batch)]))
+        return _done(len(batch), rows)
+
+    async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(_COMPLETE_SQL, _array(
+                [_completion_json(n, w) for n, w in enumerate(batch)]))
+        return _done(len(batch), rows)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+def _done(size: int, rows: Sequence[Any]) -> list[bool | None]:
+    out: list[bool | None] = [False] * size
+    for row in rows:
+        out[row["n"]] = True
+    return out
+
+
+# -- SQLite ---------------------------------------------------------------------------------------
+
+_DIALECT = sqlite_dialect.pysqlite.dialect(json_serializer=json_text)  # as the engine's
+Processor = Callable[[Any], Any]
+
+
+def _processors(table: Any, keys: Sequence[str]) -> list[tuple[str, Processor]]:
+    out = []
+    for k in keys:
+        p = table.c[k].type.dialect_impl(_DIALECT).bind_processor(_DIALECT)
+        out.append((k, p if p is not None else (lambda v: v)))
+    return out
+
+
+_ROUNDS = Round.__table__
+_ROUND_PROCESSORS = _processors(_ROUNDS, [c.key for c in _ROUND_COLUMNS])
+_OP_PROCESSORS = _processors(_OPS, [c.key for c in _OP_COLUMNS])
+_TIME = _processors(_OPS, ["created_at"])[0][1]
+_JSON = _processors(_OPS, ["response"])[0][1]
+_S_INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(k for k, _ in _ROUND_PROCESSORS)}) "
+                   f"VALUES ({', '.join('?' for _ in _ROUND_PROCESSORS)})")
+_S_INSERT_OP = (f"INSERT INTO operator_wallet_ops ({', '.join(k for k, _ in _OP_PROCESSORS)}) "
+                f"VALUES ({', '.join('?' for _ in _OP_PROCESSORS)})")
+_S_CHECK = f"""
+SELECT w.currency,
+  EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
+  EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
+  EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
+          AND l.kind = '{LOSS_LIMIT}'),
+  (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
+FROM wallets w WHERE w.player_id = ?
+"""
+# An autoplay run's round opened (its share: one round, its bet; stopped where it meets a stop
+# condition), then its win added once it is settled.
+_S_RUN_OPENED = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
+                 "total_bet = total_bet + ?, status = coalesce(?, status), "
+                 "stop_reason = coalesce(?, stop_reason), stopped_at = coalesce(?, stopped_at) "
+                 "WHERE id = ?")
+_S_RUN_WON = ("UPDATE autoplay_runs SET total_win = total_win + ?, best_win = max(best_win, ?) "
+              "WHERE id = (SELECT autoplay_run_id FROM rounds WHERE id = ?)")
+_S_SETTLE_PROCESSORS = _processors(_ROUNDS, _SETTLED)
+_S_SETTLE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in _SETTLED)}, events = ? "
+             f"WHERE id = ? AND status = '{OPEN}'")
+_S_OP_DONE = (f"UPDATE operator_wallet_ops SET status = '{DONE}', attempts = ?, balance = ?, "
+              "response = ?, completed_at = ?, next_attempt_at = NULL, last_error = NULL, "
+              "updated_at = ? WHERE transaction_id = ?")
+
+
+def _row(processors: list[tuple[str, Processor]], values: dict[str, Any]) -> list[Any]:
+    return [p(values[k]) for k, p in processors]
+
+
+class SqliteOperatorRounds:
+    """The three writes on one connection in one thread, each batch one ``BEGIN IMMEDIATE``
+    transaction (one fsync with ``synchronous=FULL``)."""
+
+    def __init__(self, url: str, *, busy_timeout_ms: int, synchronous: str) -> None:
+        path = make_url(url).database
+        if not path:
+            raise ValueError("the batched operator round path needs an SQLite file")
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-operator-writer")
+        self._con = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                                    check_same_thread=False)
+        self._con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        self._con.execute(f"PRAGMA synchronous={synchronous}")
+        self._con.execute("PRAGMA foreign_keys=ON")
+        register_sqlite(self._con)  # the hash-chain triggers call it
+
+    async def _run(self, one: Callable[[sqlite3.Connection, Any], bool],
+                   batch: Sequence[Any]) -> list[bool | None]:
+        def write() -> list[bool | None]:
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                out: list[bool | None] = [one(con, w) for w in batch]
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            return out
+
+        return await asyncio.get_running_loop().run_in_executor(self._executor, write)
+
+    async def open(self, batch: Sequence[Opening]) -> list[bool | None]:
+        return await self._run(self._open, batch)
+
+    async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
+        return await self._run(self._settle, batch)
+
+    async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
+        return await self._run(self._complete, batch)
+
+    @staticmethod
+    def _open(con: sqlite3.Connection, w: Opening) -> bool:
+        row = con.execute(_S_CHECK, (w.owner, w.key, w.player_id)).fetchone()
+        if row is None:
+            return False
+        currency, live, used, limited, last_round_at = row
+        if currency != w.currency or live or used or limited:
+            return False
+        at = _TIME(w.at)
+        # The stored times are text in one format: they compare as strings.
+        if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
+                w.at - timedelta(milliseconds=w.pace_ms)):
+            return False
+        if w.autoplay is not None:
+            run, figures, stop = w.autoplay
+            now = con.execute("SELECT status, rounds_played, total_bet, total_win, best_win "
+                              "FROM autoplay_runs WHERE id = ?", (run,)).fetchone()
+            if now is None or now[0] != RUN_ACTIVE or tuple(now[1:]) != figures:
+                return False  # stopped, or played, since it was read
+            con.execute(_S_RUN_OPENED, (w.round_values["bet"], stop and RUN_STOPPED, stop,
+                                        stop and at, run))
+        if w.pace_ms:
+            con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
+        con.execute(_S_INSERT_ROUND, _row(_ROUND_PROCESSORS, w.round_values))
+        con.execute("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, "
+                    "status_code, response, created_at) VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+                    (w.owner, w.key, w.request_hash, w.round_values["id"], at))
+        con.execute(_S_INSERT_OP, _row(_OP_PROCESSORS, w.debit))
+        return True
+
+    @staticmethod
+    def _settle(con: sqlite3.Connection, w: Settling) -> bool:
+        debit = con.execute("SELECT status FROM operator_wallet_ops WHERE transaction_id = ?",
+                            (w.debit_txid,)).fetchone()
+        if debit is None or debit[0] != PENDING:
+            return False
+        if con.execute(_S_SETTLE, [*_row(_S_SETTLE_PROCESSORS, w.settled), w.events_json,
+                                   w.round_id]).rowcount != 1:
+            return False
+        at = _TIME(w.at)
+        con.execute(_S_RUN_WON, (w.settled["win"], w.settled["win"], w.round_id))
+        con.execute(_S_OP_DONE, (1, w.debit_balance, _JSON(w.debit_response), at, at,
+                                 w.debit_txid))
+        con.execute(_S_INSERT_OP, _row(_OP_PROCESSORS, w.credit))
+        con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
+                    "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
+        return True
+
+    @staticmethod
+    def _complete(con: sqlite3.Connection, w: Completion) -> bool:
+        at = _TIME(w.at)
+        con.execute(_S_OP_DONE, (w.attempts, w.credit_balance, _JSON(w.credit_response), at, at,
+                                 w.credit_txid))
+        if con.execute(f"UPDATE rounds SET status = '{COMPLETED}', completed_at = ?, "
+                       f"updated_at = ? WHERE id = ? AND status = '{CREDITING}'",
+                       (at, at, w.round_id)).rowcount != 1:
+            return False
+        con.execute("UPDATE idempotency_keys SET response = ? WHERE owner = ? AND key = ? "
+                    "AND response IS NOT NULL", (_JSON(w.answer), w.owner, w.key))
+        return True
+
+    async def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        self._con.close()

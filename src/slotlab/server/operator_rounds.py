@@ -1,0 +1,340 @@
+"""The batched round path in operator-wallet mode (seamless wallet): a round start whose money is
+the operator's, on the event loop, its writes grouped with concurrent rounds'.
+
+For a round :mod:`.fast_rounds` recognised whole (a player's session, a new key, a bet on the
+ladder, a profile that lets it start; no free round, no autoplay declaration, no bet that feeds a
+pool), per round:
+
+1. the debit's row, the ``open`` round (its seed drawn and recorded) and the reserved key, in one
+   batched write (:class:`~slotlab.ledger.operator_rounds.Opening`) BEFORE the debit is sent, so
+   that a crash leaves a record the sweep finishes (a debit never answered is rolled back and the
+   round withdrawn: services/round_operator.py ``debit_confirmed``);
+2. the debit, a signed call on the adapter's one keep-alive pool
+   (:meth:`~slotlab.server.operator_wallet.OperatorWallet.call_async`): confirmed (2xx), the
+   round is played; refused (4xx), or its outcome unknown (then rolled back, in a worker
+   thread as the general path does), the round is withdrawn and the answer is the general
+   path's 402, 403 or 503;
+3. played on its seed (``rounds.play``); a round that completes at once with no jackpot won is
+   settled in the next batch (:class:`~slotlab.ledger.operator_rounds.Settling`: the debit
+   ``done``, the round ``crediting``, the credit's row, the key's answer); a choice to wait for
+   or a jackpot won is settled by the general path's own code (``rounds.advance_open``) on the
+   same round, in a worker thread;
+4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
+   in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
+   with its credit ``pending`` and the sweep carries on (R10).
+
+Whatever the database refuses at step 1 (a live round, the key used, a loss limit to count, the
+pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the sweep
+took over meanwhile is answered by the general path from its key. Nothing here blocks the event
+loop: database batches run on asyncpg or the SQLite writer thread, the rare paths (a rollback,
+a refusal's record) in worker threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any, cast
+
+from starlette.concurrency import run_in_threadpool
+from starlette.types import Send
+
+from slotlab import CODE_VERSION
+from slotlab.json_text import json_text
+from slotlab.ledger.batch import GroupWriter
+from slotlab.ledger.operator_rounds import (
+    Completion,
+    Opening,
+    PostgresOperatorRounds,
+    Settling,
+    SqliteOperatorRounds,
+)
+from slotlab.months import add_months
+from slotlab.rng import Seed
+from slotlab.rounds import RoundResult
+from slotlab.server import metrics
+from slotlab.server.errors import ApiError
+from slotlab.server.operator_wallet import OperatorWallet
+from slotlab.server.services import autoplay_runs, round_operator, round_view
+from slotlab.server.services import rounds as general
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.context import Services
+from slotlab.store.models import COMPLETED, CREDITING, OPEN, Round, utcnow
+from slotlab.store.operator_wallet import (
+    CREDIT,
+    DEBIT,
+    KEEP_UNPAID_MONTHS,
+    PENDING,
+    REFUSED,
+    credit_txid,
+    debit_txid,
+)
+
+log = logging.getLogger("slotlab.server")
+
+_ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key != "seq")
+
+
+Backend = PostgresOperatorRounds | SqliteOperatorRounds
+
+
+@dataclass
+class OperatorRounds:
+    """The path's state in one server process."""
+
+    ctx: Services
+    wallet: OperatorWallet
+    backend: Backend
+    opens: GroupWriter[Opening, bool | None]
+    settles: GroupWriter[Settling, bool | None]
+    completes: GroupWriter[Completion, bool | None]
+    usernames: dict[int, str] = field(default_factory=dict)  # player -> id at the operator
+    # (player, autoplay run) -> the run as the last round completed here left it (shared with
+    # the fast path's, server/fast_rounds.py, which reads it)
+    runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
+
+    @classmethod
+    async def start(cls, ctx: Services) -> OperatorRounds | None:
+        st, wallet = ctx.settings, ctx.operator
+        if wallet is None or wallet.store is None:
+            return None
+        backend: Backend
+        if ctx.db.is_sqlite:
+            depth = 1
+            backend = SqliteOperatorRounds(ctx.db.url, busy_timeout_ms=st.sqlite_busy_timeout_ms,
+                                           synchronous=st.sqlite_synchronous)
+        elif ctx.db.dialect == "postgresql":
+            depth = st.fast_rounds_connections
+            prepared = getattr(st, "db_pooler", "none") != "pgbouncer"
+            backend = await PostgresOperatorRounds.connect(ctx.db.url, 3 * depth, prepared)
+        else:
+            return None
+        wallet.call_seconds = metrics.operator_call
+        size = st.fast_rounds_max_batch
+        return cls(ctx, wallet, backend,
+                   GroupWriter(metrics.timed_batches(backend.open), depth, size),
+                   GroupWriter(metrics.timed_batches(backend.settle), depth, size),
+                   GroupWriter(metrics.timed_batches(backend.complete), depth, size))
+
+    async def close(self) -> None:
+        for b in (self.opens, self.settles, self.completes):
+            await b.drain()
+        await self.backend.close()
+        await self.wallet.aclose()
+        log.info("operator round path: %d rounds opened in %d batches, %d settled, %d completed",
+                 self.opens.rounds, self.opens.batches, self.settles.rounds,
+                 self.completes.rounds)
+
+    async def username(self, player_id: int) -> str:
+        name = self.usernames.get(player_id)
+        if name is None:
+            name = await run_in_threadpool(general._username, self.ctx, player_id)
+            if len(self.usernames) > 100_000:
+                self.usernames.clear()
+            self.usernames[player_id] = name
+        return name
+
+    async def serve(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
+                    request_hash: str, send: Send, started: float,
+                    run: autoplay_runs.RunUse | None = None) -> bool:
+        """Answer the round start (True), or leave it to the general path (False: nothing
+        was sent to the operator, or the round's key tells the general path the answer)."""
+        ctx = self.ctx
+        if entry.progressives and credits == entry.max_bet_credits:
+            return False  # its pool contributions are the general path's
+        username = await self.username(who.player_id)
+        seed = general.fresh_seed()  # the general path's source (503 there if it fails)
+        rid = uuid.uuid4().hex
+        owner = general._owner(who)
+        now = utcnow()
+        profile = ctx.profile(who.jurisdiction)
+        values = _open_round(who, entry, credits, bet, rid, seed, now)
+        autoplay = None
+        if run is not None:  # stamped with the run, which it may stop (take_round's rule)
+            values["autoplay_run_id"] = run.run_id
+            autoplay = (run.run_id, dataclasses.astuple(run.before),
+                        run.after(cast(Round, SimpleNamespace(**values))))
+        currency = who.currency or ctx.settings.currency  # as the general path's debit
+        debit = _op(debit_txid(rid), DEBIT, rid, username, bet, currency, now)
+        opened = await self.opens.submit(Opening(
+            who.player_id, entry.currency, owner, key, request_hash, now,
+            max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit,
+            autoplay))
+        if not opened:
+            self.forget_run(who, run)
+            return False
+        payload = {"transaction_id": debit["transaction_id"], "round_id": rid,
+                   "player_id": username, "amount": bet, "currency": currency}
+        out = await self.wallet.call_async(DEBIT, payload)
+        if out.kind != "ok":
+            error = await run_in_threadpool(self._not_debited, rid, username, bet, out.kind,
+                                            out.code, out.balance, out.message, out.body)
+            metrics.error(error.status, error.code)
+            await _send(send, error.status, json_text(error.body()).encode())
+            return True
+        try:
+            result = general.play(entry, credits, [seed], [])
+        except Exception:  # the general path's advance_open settles it by the better-of rule
+            log.exception("round %s cannot be played here", rid)
+            result = None
+        body: dict[str, Any] | None
+        if result is None or result.awaiting is not None or result.jackpots:
+            body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
+                                           out.balance)
+        else:
+            body = await self._settle(who, entry, rid, username, owner, key, values, result,
+                                      out.body, out.balance)
+            if body is None:
+                self.forget_run(who, run)
+                return False
+        if run is not None:
+            self.remember_run(who, run, autoplay, {**values, **body})
+        data = (await run_in_threadpool(round_view.with_profile, ctx, who, body)
+                if profile.session_with_rounds else round_view.with_profile(ctx, who, body))
+        await _send(send, 201, json_text(data).encode())
+        metrics.round_latency("fast", started)
+        return True
+
+    def remember_run(self, who: Auth, run: autoplay_runs.RunUse,
+                     autoplay: tuple[Any, Any, str | None] | None, final: dict[str, Any]
+                     ) -> None:
+        """The run's figures after a round completed here, for its next round (as the fast
+        path keeps them; the opening write checks them against the stored rounds)."""
+        if autoplay is None or autoplay[2] is not None or final.get("status") != COMPLETED:
+            self.forget_run(who, run)
+            return
+        if len(self.runs) > 100_000:
+            self.runs.clear()
+        self.runs[(who.player_id, run.run_id)] = run.played(
+            {**final, "free_round_id": None, "jackpot_win": final.get("jackpot_win", 0)})
+
+    def forget_run(self, who: Auth, run: autoplay_runs.RunUse | None) -> None:
+        if run is not None:
+            self.runs.pop((who.player_id, run.run_id), None)
+
+    def _not_debited(self, rid: str, username: str, bet: int, kind: str, code: str,
+                     balance: int | None, message: str, body: dict[str, Any] | None
+                     ) -> ApiError:
+        """A debit not confirmed: recorded as the adapter records it (a refusal; an unknown
+        outcome rolled back, retried until confirmed), the round withdrawn; the general path's
+        answer (a worker thread: the rollback's tries sleep between them)."""
+        wallet, store = self.wallet, self.wallet.store
+        assert store is not None
+        txid = debit_txid(rid)
+        if kind == "refused":
+            store.update(txid, status=REFUSED, attempts=1, response=body,
+                         completed_at=utcnow(), next_attempt_at=None, last_error=code)
+        else:
+            log.warning("debit %s: outcome unknown (%s); rolling it back", txid, code)
+            store.update(txid, attempts=1, last_error=code)
+            wallet.rollback(username, rid, txid)  # retried by the sweep until confirmed
+        round_operator.withdraw(self.ctx, rid)
+        return general.operator_refusal(bet, kind == "refused", code, balance, message)
+
+    def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
+                        response: dict[str, Any] | None, balance: int | None
+                        ) -> dict[str, Any]:
+        """A choice to wait for, or a jackpot won: the general path settles the round."""
+        assert self.wallet.store is not None
+        self.wallet.store.update(debit_txid(rid), status="done", attempts=1, balance=balance,
+                                 response=response, completed_at=utcnow(),
+                                 next_attempt_at=None, last_error=None)
+        body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key))
+        if balance is not None:
+            body = {**body, "balance": balance}
+        return round_operator.pay_if_crediting(self.ctx, body)
+
+    async def _settle(self, who: Auth, entry: GameEntry, rid: str, username: str, owner: str,
+                      key: str, values: dict[str, Any], result: RoundResult,
+                      debit_response: dict[str, Any] | None, debit_balance: int | None
+                      ) -> dict[str, Any] | None:
+        """Settle, credit and complete a round that completed at once; its answer (None: the
+        round was taken over meanwhile, its key answers)."""
+        ctx = self.ctx
+        now = utcnow()
+        events = round_view.to_jsonable(list(result.events))
+        win_credits = int(result.win)
+        uncapped = win_credits * entry.denomination
+        cap = entry.cash_cap
+        win = uncapped if cap is None else min(uncapped, cap)
+        settled = {"status": CREDITING, "win_credits": win_credits, "win": win,
+                   "uncapped_win": uncapped, "step": 1, "outcome": "played", "updated_at": now}
+        r = {**values, **settled, "events": events}
+        body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)), debit_balance)
+        credit = _op(credit_txid(rid, 0), CREDIT, rid, username, win, entry.currency, now)
+        if not await self.settles.submit(Settling(
+                who.player_id, rid, debit_txid(rid), now, debit_balance, debit_response or {},
+                settled, json_text(events), owner, key, body, credit)):
+            return None
+        metrics.round_settled(entry.id, entry.currency, values["bet"], win, round_id=rid,
+                              player_id=who.player_id, free=False, demo=who.demo)
+        return await self.pay(who.player_id, username, owner, key, credit, body)
+
+    async def pay(self, player_id: int, username: str, owner: str, key: str,
+                  credit: dict[str, Any], body: dict[str, Any]) -> dict[str, Any] | None:
+        """After the settling write: the round's credit sent and, once confirmed, the round
+        completed; its answer (``crediting`` while the credit is not confirmed: the sweep
+        carries on; None: the round was taken over meanwhile, its key answers)."""
+        payload = {"transaction_id": credit["transaction_id"], "round_id": body["round_id"],
+                   "player_id": username, "amount": credit["amount"],
+                   "currency": credit["currency"]}
+        out, attempts = await self.wallet.attempt_async(CREDIT, payload, self.wallet.max_attempts)
+        if out.kind != "ok":
+            log.warning("credit of round %s not confirmed (%s): the round stays crediting",
+                        body["round_id"], out.code)
+            await run_in_threadpool(self._credit_pending, credit, attempts, out.code)
+            return body
+        done = utcnow()
+        final = {**body, "status": COMPLETED, "balance": out.balance,
+                 "completed_at": round_view.iso(done)}
+        if not await self.completes.submit(Completion(
+                player_id, body["round_id"], credit["transaction_id"], done, attempts,
+                out.balance, out.body or {}, owner, key, final)):
+            return None
+        return final
+
+    def _credit_pending(self, credit: dict[str, Any], attempts: int, code: str) -> None:
+        """A credit not confirmed inline: due again as the adapter schedules it (the sweep)."""
+        assert self.wallet.store is not None
+        status, when = self.wallet._next_attempt(None, attempts, utcnow())
+        self.wallet.store.update(credit["transaction_id"], status=status or PENDING,
+                                 attempts=attempts, next_attempt_at=when, last_error=code)
+
+
+def _open_round(who: Auth, entry: GameEntry, credits: int, bet: int, rid: str, seed: Seed,
+                now: datetime) -> dict[str, Any]:
+    """The ``open`` round as the general path inserts it before it is played."""
+    return {
+        **_ROUND_COLUMNS,  # every column (one added later is None, as on a new Round)
+        "id": rid, "player_id": who.player_id, "game_id": entry.id,
+        "model_hash": entry.game.model_hash, "variant": entry.variant,
+        "code_version": CODE_VERSION, "currency": entry.currency,
+        "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
+        "win_credits": 0, "win": 0, "uncapped_win": 0, "jackpot_win": 0, "jackpots": [],
+        "status": OPEN, "seeds": [seed.hex()], "choices": [], "auto_seeds": [], "events": None,
+        "awaiting": None, "step": 0, "outcome": None, "notice_pending": False,
+        "free_round_id": None, "autoplay_run_id": None,
+        "created_at": now, "updated_at": now, "completed_at": None}
+
+
+def _op(txid: str, kind: str, rid: str, username: str, amount: int, currency: str,
+        now: datetime) -> dict[str, Any]:
+    """A new row of the operations log, as :meth:`OperatorWalletStore.ensure` makes it."""
+    return {"transaction_id": txid, "kind": kind, "round_id": rid, "player_id": username,
+            "amount": amount, "currency": currency, "reference_transaction_id": None,
+            "status": PENDING, "attempts": 0, "next_attempt_at": now, "last_error": None,
+            "balance": None, "response": None, "created_at": now, "updated_at": now,
+            "completed_at": None,
+            "keep_until": add_months(now, KEEP_UNPAID_MONTHS) if kind == CREDIT else None}
+
+
+async def _send(send: Send, status: int, data: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-length", str(len(data)).encode()),
+                            (b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": data})

@@ -1,0 +1,243 @@
+"""Operator-wallet rounds on the batched path (server/operator_rounds.py): the common round start
+is answered there (the /metrics round-start counter per path, as the production-mix benchmark
+reads it), and writes what the general path writes for the same seeds: the rounds, the
+operations log and the idempotency keys with their answers. Over real HTTP against the
+reference operator, on both databases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import create_engine, text
+
+from slotlab.server.services import rounds
+from slotlab.store import normalize_url
+
+from ..operator_wallet.conftest import SECRET, WalletServer
+from .server_util import Database, LiveServer, key, make_database, server_settings
+
+SEED = bytes(range(3, 35))
+START = 10_000
+
+
+def _settings(db: Database, ws: WalletServer, **overrides: Any) -> Any:
+    return server_settings(db, wallet_mode="operator", operator_wallet_url=ws.url,
+                           operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                           operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
+                           **overrides)
+
+
+def _player(srv: LiveServer, ws: WalletServer, name: str | None = None
+            ) -> tuple[httpx.Client, str]:
+    c, username = srv.player(name) if name else srv.player()
+    r = ws.post("/admin/players", {"player_id": username, "token": f"tok-{username}",
+                                   "balance": START, "currency": "EUR"})
+    assert r.status_code == 200, r.text
+    return c, username
+
+
+def _starts(srv: LiveServer) -> dict[str, int]:
+    """Round starts answered so far, per path, from the server's /metrics."""
+    out: dict[str, int] = {}
+    for family in text_string_to_metric_families(srv.client().get("/metrics").text):
+        if family.name == "slotlab_round_seconds":
+            for sample in family.samples:
+                if sample.name.endswith("_count"):
+                    out[sample.labels["path"]] = int(sample.value)
+    return out
+
+
+def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
+    c, username = _player(srv, wallet_server)
+    before = _starts(srv)
+    expected = START
+    for _ in range(5):
+        r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+        assert r.status_code == 201, r.text
+        expected += r.json()["win"] - 5
+        assert r.json()["status"] == "completed"
+    assert wallet_server.balance(username) == expected
+    after = _starts(srv)
+    assert after.get("fast", 0) - before.get("fast", 0) == 5
+    assert after.get("general", 0) == before.get("general", 0)
+    assert srv.app.state.fast_rounds.stats["served"] == 5
+    # A round with a choice: opened and debited here, settled by the general path's code.
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    assert started["status"] == "awaiting_choice" and started["balance"] == expected - 10
+    assert srv.app.state.fast_rounds.stats["served"] == 6
+    done = c.post(f"/api/rounds/{started['round_id']}/choices",
+                  json={"choice": "left", "step": started["step"]}, headers=key()).json()
+    assert done["status"] == "completed"
+    assert wallet_server.balance(username) == expected - 10 + done["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def _rows(db_url: str, player: str) -> dict[str, Any]:
+    """The player's rounds, operations and keys, with ids, times and round ids taken out."""
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            pid = c.execute(text("SELECT id FROM players WHERE username = :u"), {"u": player}
+                            ).scalar_one()
+            rids = [r for (r,) in c.execute(text(
+                "SELECT id FROM rounds WHERE player_id = :p ORDER BY seq"), {"p": pid})]
+
+            def clean(value: Any) -> str:
+                out = str(value)
+                for i, rid in enumerate(rids):
+                    out = out.replace(rid, f"R{i}")
+                return out.replace(player, "P")
+
+            times = {"created_at", "updated_at", "completed_at", "next_attempt_at",
+                     "keep_until", "timestamp"}
+            round_rows = [clean(sorted((k, v) for k, v in r._mapping.items()
+                                       if k not in {"seq", "id", "player_id", *times}))
+                          for r in c.execute(text(
+                              "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
+                              {"p": pid})]
+            ops = []
+            for r in c.execute(text("SELECT * FROM operator_wallet_ops WHERE player_id = :u "
+                                    "ORDER BY transaction_id"), {"u": player}):
+                m = dict(r._mapping)
+                response = m.pop("response")
+                body = response if isinstance(response, dict) or response is None \
+                    else json.loads(response)
+                m["response"] = None if body is None else sorted(  # the operator's own id
+                    (k, v) for k, v in body.items()                 # is its counter's
+                    if k not in times and k != "operator_transaction_id")
+                m["keep_until"] = m["keep_until"] is not None
+                m["next_attempt_at"] = m["next_attempt_at"] is not None
+                ops.append(clean(sorted((k, v) for k, v in m.items()
+                                        if k not in {"id", "created_at", "updated_at",
+                                                     "completed_at"})))
+            keys = []
+            for req_hash, rid, status, response in c.execute(text(
+                    "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
+                    "WHERE owner = :o"), {"o": f"p:{pid}"}):
+                body = response if isinstance(response, dict) else json.loads(response)
+                keys.append((req_hash, clean(rid), status,
+                             clean(sorted((k, v) for k, v in body.items() if k not in times))))
+            runs = [tuple(r) for r in c.execute(text(
+                "SELECT status, stop_reason FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
+    finally:
+        engine.dispose()
+    return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs}
+
+
+@pytest.fixture
+def second_database(database: Database, tmp_path: Path) -> Any:
+    db = make_database(database.backend, tmp_path / "second")
+    yield db
+    db.cleanup()
+
+
+def test_the_batched_path_writes_what_the_general_path_writes(
+        database, second_database, wallet_server, monkeypatch):
+    """Same seed, same requests: one server on the batched path, one on the general path
+    (``fast_rounds=false``): the same rows and the same answers."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    # Then two rounds of an autoplay run of two rounds (stamped with the run, which the second
+    # stops).
+    plays = [("instant-test", 5, False), ("instant-test", 2, False), ("lose-test", 5, False),
+             ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
+    found, answers = [], []
+    for i, (db, batched) in enumerate(((database, True), (second_database, False))):
+        with LiveServer(_settings(db, wallet_server, fast_rounds=batched), _games()) as srv:
+            c, name = _player(srv, wallet_server, f"samerows{i}")
+            run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 2}).json()
+            got = []
+            for game, bet, auto in plays:
+                headers = key()
+                body = {"bet": bet, **({"autoplay": {"rounds_left": 2, "run_id": run["run_id"]}}
+                                       if auto else {})}
+                r = c.post(f"/api/games/{game}/rounds", json=body, headers=headers)
+                assert r.status_code == 201, r.text
+                again = c.post(f"/api/games/{game}/rounds", json=body, headers=headers)
+                assert again.json() == r.json()  # the key's stored answer
+                got.append({k: v for k, v in r.json().items()
+                            if k not in ("round_id", "created_at", "completed_at", "balance")})
+            if batched:
+                assert srv.app.state.fast_rounds.stats["served"] == len(plays)
+            else:
+                assert srv.app.state.fast_rounds is None
+            assert srv.admin().get("/api/admin/audit").json()["ok"]
+            stopped = c.get(f"/api/autoplay/{run['run_id']}").json()
+            assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "rounds")
+        found.append(_rows(db.url, name))
+        answers.append(got)
+    assert answers[0] == answers[1]
+    assert found[0] == found[1]
+    assert any(a["win"] for a in answers[0]) and any(not a["win"] for a in answers[0])
+
+
+def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_server):
+    """Opened before the debit, withdrawn when the operator refuses it: the answer is the
+    general path's 402, nothing stays, and the same key may be used again."""
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
+    c, username = srv.player()
+    assert wallet_server.post("/admin/players", {"player_id": username, "balance": 3,
+                                                 "currency": "EUR"}).status_code == 200
+    headers = key()
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert r.status_code == 402 and r.json()["error"]["code"] == "insufficient_funds"
+    assert "balance 3" in r.json()["error"]["message"]
+    assert srv.app.state.fast_rounds.stats["served"] == 1  # refused here, not handed over
+    assert c.get("/api/history").json() in ([], {"rounds": []})
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 2}, headers=headers)
+    assert r.status_code == 201 and r.json()["status"] == "completed"
+    assert wallet_server.balance(username) == 3 - 2 + r.json()["win"]
+
+
+def _games() -> dict[str, Any]:
+    from .server_games import PickGame, make_test_games
+
+    return {**make_test_games(), "lose-test": PickGame("lose-test", pick=False, prize_x=0)}
+
+
+def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
+        make_server, wallet_server, monkeypatch):
+    """The process stops between the debit's answer and the settling write (here: the call
+    raises once the operator has applied it): the round stays ``open`` with its debit
+    ``pending``; recovery never plays it, rolls the debit back and withdraws the round."""
+    from slotlab.server.operator_wallet import OperatorWallet
+
+    sent = OperatorWallet.call_async
+
+    async def cut_off(self: OperatorWallet, endpoint: str, payload: dict[str, Any]) -> Any:
+        out = await sent(self, endpoint, payload)
+        if endpoint == "debit":
+            raise RuntimeError("the process stops here")
+        return out
+
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
+                      operator_wallet_stale_after_s=0.01, open_round_grace_s=0)
+    c, username = _player(srv, wallet_server)
+    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+    headers = key()
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    rid = r.json()["round_id"]
+    assert r.status_code == 201 and r.json()["status"] == "open"  # the key's state, as stored
+    assert wallet_server.balance(username) == START - 5  # applied at the operator
+    monkeypatch.undo()
+    srv.admin().post("/api/admin/maintenance")
+    assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
+    assert c.get("/api/history").json() in ([], {"rounds": []})
+    assert wallet_server.balance(username) == START  # rolled back, never credited
+    assert [t["kind"] for t in wallet_server.transactions(rid)
+            if t["status_code"] == 200] == ["debit", "rollback"]
+    again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] != rid
+    assert again.json()["status"] == "completed"
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
