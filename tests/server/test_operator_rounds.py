@@ -98,8 +98,10 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
 
             times = {"created_at", "updated_at", "completed_at", "next_attempt_at",
                      "keep_until", "timestamp"}
+            # A round's chain digest covers its id and times: the chain's own tests check it.
             round_rows = [clean(sorted((k, v) for k, v in r._mapping.items()
-                                       if k not in {"seq", "id", "player_id", *times}))
+                                       if k not in {"seq", "id", "player_id", "chain_digest",
+                                                    *times}))
                           for r in c.execute(text(
                               "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
                               {"p": pid})]
@@ -126,7 +128,8 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
                 keys.append((req_hash, clean(rid), status,
                              clean(sorted((k, v) for k, v in body.items() if k not in times))))
             runs = [tuple(r) for r in c.execute(text(
-                "SELECT status, stop_reason FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
+                "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
+                "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
     finally:
         engine.dispose()
     return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs}
