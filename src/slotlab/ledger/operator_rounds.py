@@ -33,7 +33,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -44,6 +44,7 @@ from sqlalchemy.engine import make_url
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
 from slotlab.ledger.postgres import LOSS_LIMIT, NO_SEQUENTIAL_SCANS, asyncpg_dsn
+from slotlab.ledger.sqlite import run_unchanged, too_soon
 from slotlab.store.chain import register_sqlite
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
@@ -397,15 +398,11 @@ class SqliteOperatorRounds:
         if currency != w.currency or live or used or limited:
             return False
         at = _TIME(w.at)
-        # The stored times are text in one format: they compare as strings.
-        if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
-                w.at - timedelta(milliseconds=w.pace_ms)):
+        if too_soon(last_round_at, w.at, w.pace_ms):
             return False
         if w.autoplay is not None:
             run, figures, stop = w.autoplay
-            now = con.execute("SELECT status, rounds_played, total_bet, total_win, best_win "
-                              "FROM autoplay_runs WHERE id = ?", (run,)).fetchone()
-            if now is None or now[0] != RUN_ACTIVE or tuple(now[1:]) != figures:
+            if not run_unchanged(con, run, figures):
                 return False  # stopped, or played, since it was read
             con.execute(_S_RUN_OPENED, (w.round_values["bet"], stop and RUN_STOPPED, stop,
                                         stop and at, run))

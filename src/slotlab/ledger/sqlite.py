@@ -20,7 +20,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement
@@ -86,6 +86,21 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
+def too_soon(last_round_at: str | None, at: datetime, pace_ms: int) -> bool:
+    """A paced player's round starting less than ``pace_ms`` after their last one started
+    (the stored times are text in one format: they compare as strings)."""
+    return bool(pace_ms) and last_round_at is not None and last_round_at > _TIME(
+        at - timedelta(milliseconds=pace_ms))
+
+
+def run_unchanged(con: sqlite3.Connection, run: int, figures: tuple[int, int, int, int]
+                  ) -> bool:
+    """An autoplay run still active with the figures its row had when the round read it."""
+    now = con.execute("SELECT status, rounds_played, total_bet, total_win, best_win "
+                      "FROM autoplay_runs WHERE id = ?", (run,)).fetchone()
+    return now is not None and now[0] == RUN_ACTIVE and tuple(now[1:]) == figures
+
+
 def _round_row(w: RoundWrite) -> list[Any]:
     values = w.round_values
     return [w.events_json if proc is None else proc(values[key])
@@ -132,16 +147,10 @@ class SqliteRoundWriter:
                 or (demo and w.contributions)):
             return None
         at = _TIME(w.at)
-        # The stored times are text in one format: they compare as strings.
-        if w.pace_ms and last_round_at is not None and last_round_at > _TIME(
-                w.at - timedelta(milliseconds=w.pace_ms)):
+        if too_soon(last_round_at, w.at, w.pace_ms):
             return None
-        if w.autoplay is not None:
-            run, figures, _ = w.autoplay
-            now = con.execute("SELECT status, rounds_played, total_bet, total_win, best_win "
-                              "FROM autoplay_runs WHERE id = ?", (run,)).fetchone()
-            if now is None or now[0] != RUN_ACTIVE or tuple(now[1:]) != figures:
-                return None  # stopped, or played, since it was read
+        if w.autoplay is not None and not run_unchanged(con, w.autoplay[0], w.autoplay[1]):
+            return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
             if con.execute(_USE_FREE_ROUND, (w.win, package, left, won)).rowcount != 1:
