@@ -159,19 +159,24 @@ def test_wheel_spins_to_its_segment_and_free_spins_count(page: Any, srv: Server)
         .observe(document.body, {attributes: true, subtree: true, childList: true}); }""")
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    segment = page.wait_for_function(
+    # Read in the poll that sees the wheel stopped: it stays on screen for about a second.
+    seen = page.wait_for_function(
         """() => { const w = document.querySelector('[data-testid=feature-wheel]');
-                   return w && w.dataset.state === 'stopped' && w.dataset.segment; }""",
+                   if (!(w && w.dataset.state === 'stopped' && w.dataset.segment)) return null;
+                   const labels = [...w.querySelectorAll('.wheel-label')];
+                   return {segment: w.dataset.segment,
+                           lengths: labels.map((e) => e.getComputedTextLength()),
+                           wheel: w.querySelector('svg').getBoundingClientRect().width,
+                           reels: document.querySelector('[data-testid=reels]')
+                                    .getBoundingClientRect().width}; }""",
         timeout=120_000).json_value()
     shot(page, f"lucky-coin-link-wheel-{page.size_name}", docs=True)
+    segment = seen["segment"]
     # each segment's label lies whole between the hub (r 16) and the pointer's tip (r 88),
     # centred at 54, and the wheel is drawn large: half the reel window's width at least
-    lengths = page.eval_on_selector_all("[data-testid=feature-wheel] .wheel-label",
-                                        "els => els.map((e) => e.getComputedTextLength())")
+    lengths = seen["lengths"]
     assert lengths and all(0 < x <= 2 * (88 - 54) for x in lengths), lengths
-    wheel = page.locator("[data-testid=feature-wheel] svg").bounding_box()
-    reels = page.locator("[data-testid=reels]").bounding_box()
-    assert wheel["width"] >= 0.4 * reels["width"], (wheel, reels)
+    assert seen["wheel"] >= 0.4 * seen["reels"], seen
     counter = page.wait_for_function(
         """() => { const f = document.querySelector('[data-testid=free-spins]');
                    return f && !f.hidden && /×\\d/.test(f.innerText) && f.innerText; }""",
@@ -274,10 +279,12 @@ def test_a_jackpot_has_its_screen_and_nothing_outlives_the_round(page: Any, srv:
     open_game(page, GID)
     srv.games[GID].force(BET, lambda r: has("hold_and_win_ended", lambda e: bool(e["jackpots"]))(r)
                          and not has("wheel_spun")(r), tries=400_000)
-    page.evaluate("""() => { window.__screens = []; new MutationObserver(() => {
+    # each screen is an element of its own: two alike in a row (two Mini coins) are two
+    page.evaluate("""() => { window.__screens = []; const seen = new WeakSet();
+        new MutationObserver(() => {
         for (const a of document.querySelectorAll('[data-testid=feature-announce]')) {
             const text = a.innerText.replace(/\\s+/g, ' ').trim();
-            if (text !== window.__screens.at(-1)) window.__screens.push(text); } })
+            if (text && !seen.has(a)) { seen.add(a); window.__screens.push(text); } } })
         .observe(document.body, {subtree: true, childList: true}); }""")
     n = rounds_played(page)
     page.click("[data-testid=spin]")

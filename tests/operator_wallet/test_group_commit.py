@@ -16,6 +16,8 @@ from slotlab.operator.reference_wallet import (
     WalletError,
 )
 
+from ..async_util import run
+
 
 def _debit(n: int, amount: int = 10) -> DebitReq:
     return DebitReq(transaction_id=f"r{n}:debit", round_id=f"r{n}", player_id="p",
@@ -50,7 +52,7 @@ def test_concurrent_calls_share_commits_and_each_is_durable_when_answered(tmp_pa
 
             await asyncio.gather(*(one(n) for n in range(200)))
 
-        asyncio.run(main())
+        run(main())
         assert _persisted(db) == (10_000 - 200 * 10, 200)
         # 400 calls in flight together took fewer commits than calls.
         assert wallet.groups - groups_before < 400
@@ -71,7 +73,7 @@ def test_a_failing_call_undoes_only_its_own_writes(tmp_path: Path) -> None:
                 wallet.apply("debit", _debit(2)),
                 return_exceptions=True)
 
-        first, missing, second = asyncio.run(main())
+        first, missing, second = run(main())
         assert isinstance(missing, WalletError) and missing.status == 404
         assert getattr(first, "status", None) == 200 and getattr(second, "status", None) == 200
         assert _persisted(db) == (980, 2)

@@ -29,6 +29,7 @@ from slotlab.server.services import profiles, round_view, rounds
 from slotlab.server.services import reality as reality_service
 from slotlab.store import normalize_url
 
+from ..async_util import run
 from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, ServerClock, key, make_database, server_settings
 
@@ -484,7 +485,7 @@ def test_a_batch_never_holds_two_rounds_of_one_player() -> None:
         gw = GroupWriter(write, depth=1, max_batch=64)
         return list(await asyncio.gather(*(gw.submit(_write(p)) for p in [1, 2, 1, 3, 1, 2])))
 
-    assert asyncio.run(main()) == [7] * 6
+    assert run(main()) == [7] * 6
     assert all(len(b) == len(set(b)) for b in batches), batches
     assert sorted(p for b in batches for p in b) == [1, 1, 1, 2, 2, 3]
 
@@ -503,7 +504,7 @@ def test_a_refused_batch_is_written_again_round_by_round() -> None:
         return list(await asyncio.gather(*(gw.submit(_write(p)) for p in [1, 2, 3]),
                                          return_exceptions=True))
 
-    out = asyncio.run(main())
+    out = run(main())
     assert out[0] == 10 and out[2] == 30 and isinstance(out[1], RuntimeError)
     assert calls[0] >= 1 and sum(calls) >= 3
 
@@ -568,7 +569,7 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
         finally:
             await writer.close()
 
-    plan = asyncio.run(generic_plan())
+    plan = run(generic_plan())
     for table in ("rounds", "idempotency_keys", "wallets", "player_limits"):
         assert f"Seq Scan on {table}" not in plan, plan
     # The key is looked up on its primary key (an index-only scan on PostgreSQL 15).
