@@ -38,7 +38,10 @@ def test_recall_exports_a_round_that_verifies_alone(page: Any, fair_server: Any,
     page.wait_for_selector("[data-testid=fairness-round]:has-text('NEW SEEDS')")
     assert commitment in page.inner_text("[data-testid=fairness-round]")
     page.click("[data-testid=fairness-rotate]")
-    page.wait_for_selector("[data-testid=fairness-round]:has-text('revealed')")
+    # Revealed once the panel is drawn again without its NEW SEEDS button (both of its texts
+    # say "revealed": the one before rotating, that the seed is revealed when seeds change).
+    page.wait_for_selector("[data-testid=fairness-rotate]", state="detached")
+    page.wait_for_selector("[data-testid=fairness-round]:has-text('slotlab verify')")
     with page.expect_download() as download:
         page.click("[data-testid=fairness-export]")
     path = tmp_path / "round.json"
