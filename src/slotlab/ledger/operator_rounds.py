@@ -39,13 +39,11 @@ from typing import Any
 import asyncpg
 from sqlalchemy import JSON
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
 from slotlab.ledger.postgres import LOSS_LIMIT, NO_SEQUENTIAL_SCANS, asyncpg_dsn
-from slotlab.ledger.sqlite import run_unchanged, too_soon
-from slotlab.store.chain import register_sqlite
+from slotlab.ledger.sqlite import run_unchanged, too_soon, writer_connection
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
 
@@ -354,16 +352,8 @@ class SqliteOperatorRounds:
     transaction (one fsync with ``synchronous=FULL``)."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int, synchronous: str) -> None:
-        path = make_url(url).database
-        if not path:
-            raise ValueError("the batched operator round path needs an SQLite file")
+        self._con = writer_connection(url, busy_timeout_ms, synchronous)
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-operator-writer")
-        self._con = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
-                                    check_same_thread=False)
-        self._con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        self._con.execute(f"PRAGMA synchronous={synchronous}")
-        self._con.execute("PRAGMA foreign_keys=ON")
-        register_sqlite(self._con)  # the hash-chain triggers call it
 
     async def _run(self, one: Callable[[sqlite3.Connection, Any], bool],
                    batch: Sequence[Any]) -> list[bool | None]:

@@ -107,20 +107,28 @@ def _round_row(w: RoundWrite) -> list[Any]:
             for key, proc in _ROUND_PROCESSORS]
 
 
+def writer_connection(url: str, busy_timeout_ms: int, synchronous: str) -> sqlite3.Connection:
+    """A batch writer's own connection to the SQLite file: autocommit (each batch begins its
+    own transaction), usable from its writer thread, with the hash-chain function the
+    triggers call."""
+    path = make_url(url).database
+    if not path:
+        raise ValueError("a batch writer needs an SQLite file")
+    con = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                          check_same_thread=False)
+    con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    con.execute(f"PRAGMA synchronous={synchronous}")
+    con.execute("PRAGMA foreign_keys=ON")
+    register_sqlite(con)
+    return con
+
+
 class SqliteRoundWriter:
     """Batches on one connection in one thread (SQLite has one writer at a time anyway)."""
 
     def __init__(self, url: str, *, busy_timeout_ms: int, synchronous: str) -> None:
-        path = make_url(url).database
-        if not path:
-            raise ValueError("the fast round path needs an SQLite file")
+        self._con = writer_connection(url, busy_timeout_ms, synchronous)
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-round-writer")
-        self._con = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
-                                    check_same_thread=False)
-        self._con.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        self._con.execute(f"PRAGMA synchronous={synchronous}")
-        self._con.execute("PRAGMA foreign_keys=ON")
-        register_sqlite(self._con)  # the hash-chain triggers call it
 
     async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
         loop = asyncio.get_running_loop()
