@@ -240,6 +240,7 @@ BENCH_ARGS = {
     "bench_workers.py": "--slices 1 --seconds 1 --clients 2",
     "bench_metrics.py": "--rounds 20000",
     "bench_production_mix.py": "--seconds 1 --levels 2 --players-per-client 4",
+    "bench_autoplay_run.py": "--players 2 --segments 2 --segment 5",
 }
 
 
