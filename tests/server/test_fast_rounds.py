@@ -120,8 +120,8 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same seeds, same requests, one server with the fast path and one without: the same
     rounds, ledger entries, idempotency keys (answers included), pool entries and balances.
-    The last round waits for the player's choice (the fast path takes its start, the general
-    path its choice)."""
+    The last rounds wait for the player's choice (the fast path takes their starts and their
+    choices): a paid round, a free round and a round of an autoplay run."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     # Then two free rounds of a package (no debit, no pool fed, the win its own kind), and two
     # rounds of an autoplay run of two rounds (stamped with the run, which the second stops).
@@ -156,6 +156,24 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
             assert r.status_code == 200 and r.json()["status"] == "completed", r.text
             got.append({k: v for k, v in r.json().items()
                         if k not in ("round_id", "created_at", "completed_at")})
+            # A free round and a run's round that wait for a choice, and their choices.
+            picks = srv.admin().post("/api/admin/free-rounds", json={
+                "username": name, "game": "pick-test", "bet": 5, "rounds": 1,
+                "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+            run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 1}).json()
+            for body in ({"bet": 5, "free_round_id": picks},
+                         {"bet": 5, "autoplay": {"rounds_left": 1, "run_id": run["run_id"]}}):
+                start = c.post("/api/games/pick-test/rounds", json=body, headers=key())
+                assert start.status_code == 201, start.text
+                r = c.post(f"/api/rounds/{start.json()['round_id']}/choices",
+                           json={"choice": "right", "step": start.json()["step"]},
+                           headers=key())
+                assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+                got += [{k: v for k, v in a.json().items()
+                         if k not in ("round_id", "created_at", "completed_at")}
+                        for a in (start, r)]
+            if fast:
+                assert served(srv)["choice:served"] == 3, served(srv)
             assert srv.admin().get("/api/admin/audit").json()["ok"]
         found.append(rows(db.url, name))
         answers.append(got)
@@ -163,9 +181,14 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     assert found[0] == found[1]
     assert found[0]["pools"], "the max-bet rounds fed the pools"
     assert answers[0][5]["free_round"]["rounds_left"] == 0
-    assert found[0]["runs"] == [("stopped", "rounds", 2, 10, found[0]["runs"][0][4],
-                                 found[0]["runs"][0][5])]
-    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 7  # none for the free rounds
+    assert found[0]["runs"][0] == ("stopped", "rounds", 2, 10, found[0]["runs"][0][4],
+                                   found[0]["runs"][0][5])
+    assert [k for k, *_ in found[0]["ledger"]].count("bet") == 8  # none for the free rounds
+    # The choices paid: the free round's into its package, the run's into its figures.
+    free_choice, run_choice = answers[0][-3], answers[0][-1]
+    assert free_choice["free_round"]["total_won"] == free_choice["win"] > 0
+    assert found[0]["runs"][1] == ("stopped", "rounds", 1, 5, run_choice["win"],
+                                   run_choice["win"])
 
 
 def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None:
@@ -454,6 +477,116 @@ def test_a_run_remembered_by_one_process_and_played_in_another_is_never_trusted(
     assert stopped.status_code == 409 and stopped.json()["error"]["code"] == "autoplay_stopped"
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 30
     assert here.admin().get("/api/admin/audit").json()["ok"]
+
+
+def choose(srv: LiveServer, token: str, start: dict[str, Any], choice: str = "left",
+           step: int | None = None, idem: dict[str, str] | None = None) -> Any:
+    with srv.client(token) as cl:
+        return cl.post(f"/api/rounds/{start['round_id']}/choices",
+                       json={"choice": choice, "step": start["step"] if step is None else step},
+                       headers=idem or key())
+
+
+def test_a_choice_is_answered_once_and_a_wrong_one_is_the_general_paths(
+        make_server: Any) -> None:
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    start = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    wrong_step = choose(srv, token, start, step=start["step"] + 1)
+    assert wrong_step.status_code == 409 and wrong_step.json()["error"]["code"] == "round_changed"
+    illegal = choose(srv, token, start, choice="middle")
+    assert illegal.status_code == 422 and illegal.json()["error"]["code"] == "illegal_choice"
+    assert served(srv)["choice:passed:request"] == 2
+    once = key()
+    first = choose(srv, token, start, idem=once)
+    assert first.status_code == 200 and served(srv)["choice:served"] == 1, served(srv)
+    again = choose(srv, token, start, idem=once)  # a retry: the stored answer, money moved once
+    assert again.status_code == 200 and again.json() == first.json()
+    assert served(srv)["choice:served"] == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + first.json()["win"]
+    kinds = [e["kind"] for e in c.get(f"/api/rounds/{start['round_id']}").json()["ledger"]]
+    assert kinds == ["bet", "win"] if first.json()["win"] else ["bet"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_choice_for_a_round_changed_since_it_was_written_goes_to_the_general_path(
+        make_server: Any) -> None:
+    """The process remembers the round as it wrote it; a void, or a choice taken by another
+    process, changes the stored round, and the write refuses the remembered one."""
+    here = make_server(games=games())
+    there = make_server(games=games(), fast_rounds=False)  # another process on the database
+    c, _ = here.player()
+    token = c.headers["Authorization"].split()[1]
+    voided = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    assert here.admin().post(f"/api/admin/rounds/{voided['round_id']}/void").status_code == 200
+    late = choose(here, token, voided)
+    assert late.status_code == 409
+    assert late.json()["error"]["code"] == "round_not_awaiting_choice"
+    assert served(here)["choice:passed:refused"] == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000  # the bet refunded, nothing paid
+    elsewhere = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    paid = choose(there, token, elsewhere)
+    assert paid.status_code == 200
+    twice = choose(here, token, elsewhere)  # remembered here as waiting: it is not any more
+    assert twice.status_code == 409
+    assert twice.json()["error"]["code"] == "round_not_awaiting_choice"
+    assert served(here)["choice:passed:refused"] == 2 and served(here)["choice:served"] == 0
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + paid.json()["win"]
+    assert here.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_jackpot_won_by_a_choice_is_settled_on_the_seed_the_fast_path_drew(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    draws: list[bytes] = []
+
+    def seed() -> bytes:
+        draws.append(uuid.uuid4().bytes * 2)
+        return draws[-1]
+
+    monkeypatch.setattr(rounds, "fresh_seed", seed)
+    srv = make_server(games={**games(), "pick-jackpot-test": PickGame(
+        "pick-jackpot-test", pick=True, jackpot="top")})
+    c, _ = srv.player()
+    token = c.headers["Authorization"].split()[1]
+    start = c.post("/api/games/pick-jackpot-test/rounds", json={"bet": 10}, headers=key())
+    assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
+    won = choose(srv, token, start.json())
+    assert won.status_code == 200 and won.json()["jackpots"][0]["tier"] == "top", won.text
+    assert served(srv)["choice:passed:outcome"] == 1
+    assert len(draws) == 2  # the start's seed and the choice's, and the round stored on them
+    assert c.get(f"/api/rounds/{start.json()['round_id']}").json()["seeds"] == [
+        d.hex() for d in draws]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_loss_limited_players_rounds_take_the_fast_path_up_to_the_limit(
+        make_server: Any) -> None:
+    """The statement counts the player's losses in the limit's window with the wallet locked
+    (ledger/loss_limits.py, the general path's own count): bets within every limit are written
+    there, the bet that would pass one is the general path's to refuse, and a free round is
+    not a bet."""
+    srv = make_server(games=games())
+    c, name = srv.player()
+    assert c.put("/api/limits/loss/day", json={"amount": 1000}).status_code == 200
+    assert c.put("/api/limits/loss/week", json={"amount": 25}).status_code == 200
+
+    def lose(**extra: Any) -> Any:
+        return c.post("/api/games/lose-test/rounds", json={"bet": 10, **extra}, headers=key())
+
+    assert lose().status_code == 201 and lose().status_code == 201  # losses 20
+    assert served(srv)["served"] == 2
+    refused = lose()  # 20 + 10 > 25
+    assert refused.status_code == 409, refused.text
+    assert (refused.json()["error"]["code"], refused.json()["used"]) == ("loss_limit_reached", 20)
+    assert served(srv)["passed:refused"] == 1
+    package = srv.admin().post("/api/admin/free-rounds", json={
+        "username": name, "game": "lose-test", "bet": 10, "rounds": 1,
+        "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+    assert lose(free_round_id=package).status_code == 201
+    assert served(srv)["served"] == 3
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 20
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
 def test_off_means_the_general_path_only(make_server: Any) -> None:

@@ -44,6 +44,10 @@ RUN_FIGURES = f"SELECT {_RUN_SUMS} FROM rounds o WHERE o.autoplay_run_id = {{run
 EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "
                      "WHERE o.autoplay_run_id IS NOT NULL GROUP BY o.autoplay_run_id")
 RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
+# What a choice changes in its round's row (as ``services/rounds.settle`` does): a choice whose
+# outcome wins a jackpot is the general path's, so the jackpot columns stay as the start left them.
+CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "status", "awaiting", "step",
+                  "seeds", "choices", "outcome", "completed_at", "updated_at")
 
 
 @dataclass(slots=True)  # made per round: no frozen-init cost
@@ -89,8 +93,19 @@ class RoundWrite:
     # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
     # best single payment; the stop reason this round meets, or None). The write requires the
     # run still active with those figures on its row, adds the round's share (one round, its
-    # bet, its win) and stops it for that reason.
-    autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
+    # bet, its win) and stops it for that reason. A choice's: (run id, None, None), its win added.
+    autoplay: tuple[int, tuple[int, int, int, int] | None, str | None] | None = None
+    # A choice's write (``POST /api/rounds/{id}/choices``): the round goes on from the step and
+    # update time its row had when read, which the write requires unchanged. Its row is updated
+    # (:data:`CHOICE_COLUMNS`), not inserted; nothing is debited, no pool fed, no pace or loss
+    # limit checked; its free round's package gets the win but keeps its rounds, its autoplay
+    # run gets the win whatever the run's state (None: the round's start).
+    continues: tuple[int, datetime] | None = None
+
+    @property
+    def status_code(self) -> int:
+        """The answer's status, stored with the key: 201 a round started, 200 a choice."""
+        return 201 if self.continues is None else 200
 
 
 @dataclass(slots=True, frozen=True)

@@ -42,7 +42,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
-from slotlab.ledger.postgres import LOSS_LIMIT, NO_SEQUENTIAL_SCANS, asyncpg_dsn
+from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
+from slotlab.ledger.postgres import NO_SEQUENTIAL_SCANS, asyncpg_dsn
 from slotlab.ledger.sqlite import run_unchanged, too_soon, writer_connection
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp

@@ -2,22 +2,25 @@
 
 The statement is its own transaction (one commit, one WAL flush, for every round in it). Per
 round it checks, with the wallet row locked, what the general path checks in its transaction:
-the funds, the wallet's currency, no live round, the idempotency key unused, no loss limit to
-count (a player with one takes the general path, which counts it); where the profile paces
+the funds, the wallet's currency, no live round, the idempotency key unused, the player's
+loss limits (:mod:`.loss_limits`; a free round is not checked); where the profile paces
 rounds, that the player's last round started long enough ago (the player's row locked, then
 stamped with this round's start); for a free round, its package as it was when read (locked,
 then one round used and the win added); for a round of an autoplay run, the run still active
 with the figures its row had when read (locked, then the round's share added, and stopped if
 this round meets a condition). Then
 it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
-stored answer, and adds the jackpot contributions to the pools. A round whose checks fail is
+stored answer, and adds the jackpot contributions to the pools. A choice's write (a round that
+``continues``) instead requires its round still waiting at the step and update time it was
+read with (locked), and updates that row. A round whose checks fail is
 simply left out of every insert, and the caller takes the general path for it.
 
 Locks are taken in one global order, so batches of several processes and the general path
 never wait on each other in a cycle: the batch's wallets in player order, then the rows that
 belong to a held wallet's player (a paced player's row, a free round's package, an autoplay
-run: whoever else locks one holds no other lock meanwhile), then, once every wallet is held,
-the pools in tier order (the general path: one wallet, the player's rows, pools by tier).
+run, a round waiting for a choice: whoever else locks one holds its wallet or no other lock),
+then, once every wallet is held, the pools in tier order (the general path: one wallet, the
+player's rows, pools by tier).
 
 Read committed: each statement sees the database as it was when it began, but the lock on a
 wallet waits for any transaction that holds it. A round whose wallet was changed after the
@@ -37,11 +40,16 @@ from sqlalchemy import JSON
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger import loss_limits
+from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.store.models import LIVE_STATUSES, Player, Round
+from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
 
-LOSS_LIMIT = "loss"  # services/limits.py's kind: a player with one takes the general path
+# A bet at the round's time that would pass one of the player's loss limits.
+_LOSS_LIMIT_PASSED = loss_limits.passed_sql(
+    "r.pid", "r.bet", "r.ts", "r.ts - CASE l.period " + " ".join(
+        f"WHEN '{period}' THEN interval '{int(length.total_seconds())} seconds'"
+        for period, length in loss_limits.PERIODS.items()) + " END")
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
@@ -61,7 +69,7 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("contrib", "json"), ("row", "json"), ("pace_ms", "int"), ("since", "timestamptz"),
       ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
-      ("ap_best", "bigint"), ("ap_stop", "text")]
+      ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -69,6 +77,8 @@ _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
 # read by json_populate_record is an SQL NULL).
 _ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.{c.key}"
         for c in _COLUMNS]
+_ROW_OF = dict(zip((c.key for c in _COLUMNS), _ROW, strict=True))
+_CHOICE_ROW = [_ROW_OF[k] for k in CHOICE_COLUMNS]  # a choice's update, in CHOICE_COLUMNS' order
 
 
 def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
@@ -101,6 +111,11 @@ WITH r AS MATERIALIZED (
   FROM autoplay_runs a
   WHERE a.id IN (SELECT r.ap_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.ap_id IS NOT NULL)
   ORDER BY a.id FOR UPDATE
+), lkr AS MATERIALIZED (
+  SELECT o.id FROM rounds o JOIN r ON r.rid = o.id AND r.pid = o.player_id
+  WHERE r.c_step IS NOT NULL AND o.player_id IN (SELECT lk.player_id FROM lk)
+    AND o.status = '{AWAITING_CHOICE}' AND o.step = r.c_step AND o.updated_at = r.c_at
+  ORDER BY o.id FOR UPDATE OF o
 ), ok AS MATERIALIZED (
   SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
@@ -110,13 +125,15 @@ WITH r AS MATERIALIZED (
     AND (r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
          OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
     AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won))
-    AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
-         r.ap_best) = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
+    AND (r.ap_id IS NULL OR r.c_step IS NOT NULL OR (lka.status = '{RUN_ACTIVE}'
+         AND (r.ap_rounds, r.ap_bet, r.ap_win, r.ap_best)
+             = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
-    AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
-    AND NOT EXISTS (SELECT 1 FROM player_limits l
-                    WHERE l.player_id = r.pid AND l.kind = '{LOSS_LIMIT}')
+    AND CASE WHEN r.c_step IS NULL THEN
+      NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
+      AND (r.fr_id IS NOT NULL OR NOT {_LOSS_LIMIT_PASSED})
+    ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
     {_DEMO}
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.win FROM ok
@@ -126,10 +143,12 @@ WITH r AS MATERIALIZED (
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
 ), fru AS (
   UPDATE free_round_packages f
-  SET rounds_left = f.rounds_left - 1, total_won = f.total_won + ok.win FROM ok
+  SET rounds_left = f.rounds_left - (ok.c_step IS NULL)::int, total_won = f.total_won + ok.win
+  FROM ok
   WHERE f.id = ok.fr_id RETURNING f.id
 ), aps AS (
-  UPDATE autoplay_runs a SET rounds_played = a.rounds_played + 1, total_bet = a.total_bet + ok.bet,
+  UPDATE autoplay_runs a SET rounds_played = a.rounds_played + (ok.c_step IS NULL)::int,
+    total_bet = a.total_bet + ok.bet,
     total_win = a.total_win + ok.win, best_win = greatest(a.best_win, ok.win),
     status = CASE WHEN ok.ap_stop IS NULL THEN a.status ELSE '{RUN_STOPPED}' END,
     stop_reason = coalesce(ok.ap_stop, a.stop_reason),
@@ -144,11 +163,15 @@ WITH r AS MATERIALIZED (
   INSERT INTO rounds ({", ".join(c.key for c in _COLUMNS)})
   SELECT {", ".join(_ROW)}
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.row) AS x
-  ORDER BY ok.n RETURNING 1
+  WHERE ok.c_step IS NULL ORDER BY ok.n RETURNING 1
+), ru AS (
+  UPDATE rounds o SET ({", ".join(CHOICE_COLUMNS)}) = ({", ".join(_CHOICE_ROW)})
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.row) AS x
+  WHERE o.id = ok.rid AND ok.c_step IS NOT NULL RETURNING 1
 ), ki AS (
   INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
                                 created_at)
-  SELECT ok.owner, ok.key, ok.req_hash, ok.rid, 201,
+  SELECT ok.owner, ok.key, ok.req_hash, ok.rid, CASE WHEN ok.c_step IS NULL THEN 201 ELSE 200 END,
          (left(ok.head::text, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
   FROM ok ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
@@ -187,6 +210,8 @@ def round_json(n: int, w: RoundWrite) -> str:
         "pace_ms": w.pace_ms, "since": w.since, "play": w.play,
         "fr_id": fr and fr[0], "fr_left": fr and fr[1], "fr_won": fr and fr[2],
         **_autoplay(w),
+        "c_step": None if w.continues is None else w.continues[0],
+        "c_at": None if w.continues is None else w.continues[1],
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
@@ -198,7 +223,8 @@ def round_json(n: int, w: RoundWrite) -> str:
 def _autoplay(w: RoundWrite) -> dict[str, Any]:
     if w.autoplay is None:
         return {}
-    run, (rounds, bet, win, best), stop = w.autoplay
+    run, figures, stop = w.autoplay
+    rounds, bet, win, best = figures or (None, None, None, None)
     return {"ap_id": run, "ap_rounds": rounds, "ap_bet": bet, "ap_win": win, "ap_best": best,
             "ap_stop": stop}
 

@@ -3,10 +3,11 @@
 One writer thread with its own connection (the standard library's sqlite3: no ORM session,
 no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
 held, what the general path checks (funds, the wallet's currency, no live round, the key
-unused, no loss limit to count, the pace of a paced profile, a free round's package and an
-autoplay run as they were read); a round that passes is debited and credited and its ledger
-entries, round and key are inserted; the batch's jackpot contributions are added to the pools
-at the end. One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
+unused, the player's loss limits, the pace of a paced profile, a free round's package and an
+autoplay run as they were read; for a choice, its round still waiting as it was read); a
+round that passes is debited and credited and its ledger entries, round (a choice's: updated)
+and key are written; the batch's jackpot contributions are added to the pools at the end.
+One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
 engine's JSON encoder (:func:`slotlab.json_text.json_text`), so the stored text (times, JSON,
@@ -28,11 +29,12 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger import loss_limits
+from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.ledger.postgres import LOSS_LIMIT
 from slotlab.store.chain import register_sqlite
 from slotlab.store.models import (
+    AWAITING_CHOICE,
     LIVE_STATUSES,
     LedgerEntry,
     Player,
@@ -54,7 +56,12 @@ _ROUND_PROCESSORS = [(c.key, _processor(c) if c.key != "events" else None)
                      for c in _ROUND_COLUMNS]
 _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)}) "
                  f"VALUES ({', '.join('?' for _ in _ROUND_COLUMNS)})")
+_UPDATE_CHOICE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in CHOICE_COLUMNS)} "
+                  "WHERE id = ?")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
+# A choice's round, still waiting at the step and update time it was read with.
+_WAITING = (f"SELECT 1 FROM rounds WHERE id = ? AND player_id = ? AND status = '{AWAITING_CHOICE}' "
+            "AND step = ? AND updated_at = ?")
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
          if "demo" in Player.__table__.c else "0")
@@ -63,20 +70,20 @@ SELECT w.id, w.balance, w.currency,
   EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
   EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
   EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
-          AND l.kind = '{LOSS_LIMIT}'),
+          AND l.kind = '{loss_limits.LOSS}'),
   {_DEMO},
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
 FROM wallets w WHERE w.player_id = ?
 """
 _NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
         f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
-# A run's round: its share added (one round, its bet, its win) and, where the round meets a stop
-# condition, the run stopped.
-_RUN_ROUND = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
+# A run's round: its share added (a round started: one round, its bet, its win; a choice: its
+# win) and, where the round meets a stop condition, the run stopped.
+_RUN_ROUND = ("UPDATE autoplay_runs SET rounds_played = rounds_played + ?, "
               "total_bet = total_bet + ?, total_win = total_win + ?, best_win = max(best_win, ?), "
               "status = coalesce(?, status), stop_reason = coalesce(?, stop_reason), "
               "stopped_at = coalesce(?, stopped_at) WHERE id = ?")
-_USE_FREE_ROUND = ("UPDATE free_round_packages SET rounds_left = rounds_left - 1, "
+_USE_FREE_ROUND = ("UPDATE free_round_packages SET rounds_left = rounds_left - ?, "
                    "total_won = total_won + ? WHERE id = ? AND rounds_left = ? AND total_won = ?")
 _INSERT_LEDGER = ("INSERT INTO ledger_entries (wallet_id, kind, amount, balance_after, round_id, "
                   "ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -101,10 +108,35 @@ def run_unchanged(con: sqlite3.Connection, run: int, figures: tuple[int, int, in
     return now is not None and now[0] == RUN_ACTIVE and tuple(now[1:]) == figures
 
 
+_LIMITS = (f"SELECT l.period, {loss_limits.IN_FORCE.format(now='?')} FROM player_limits l "
+           f"WHERE l.player_id = ? AND l.kind = '{loss_limits.LOSS}'")
+_LOSSES = loss_limits.LOSSES.format(player="?", since="?")
+
+
+def loss_limit_passed(con: sqlite3.Connection, player_id: int, bet: int, at: datetime) -> bool:
+    """Whether a bet of ``bet`` at ``at`` would pass one of the player's loss limits."""
+    for period, amount in con.execute(_LIMITS, (_TIME(at), player_id)).fetchall():
+        if amount is None:
+            continue
+        since = _TIME(at - loss_limits.PERIODS[period])
+        if con.execute(_LOSSES, (player_id, since)).fetchone()[0] + bet > amount:
+            return True
+    return False
+
+
 def _round_row(w: RoundWrite) -> list[Any]:
     values = w.round_values
     return [w.events_json if proc is None else proc(values[key])
             for key, proc in _ROUND_PROCESSORS]
+
+
+_CHOICE_PROCESSORS = [(k, dict(_ROUND_PROCESSORS)[k]) for k in CHOICE_COLUMNS]
+
+
+def _choice_row(w: RoundWrite) -> list[Any]:
+    values = w.round_values
+    return [*(w.events_json if proc is None else proc(values[key])
+              for key, proc in _CHOICE_PROCESSORS), w.round_id]
 
 
 def writer_connection(url: str, busy_timeout_ms: int, synchronous: str) -> sqlite3.Connection:
@@ -151,31 +183,43 @@ class SqliteRoundWriter:
         if row is None:
             return None
         wallet_id, balance, currency, live, used, limited, demo, last_round_at = row
-        if (balance < w.bet or currency != w.currency or live or used or limited
-                or (demo and w.contributions)):
+        if balance < w.bet or currency != w.currency or used or (demo and w.contributions):
             return None
         at = _TIME(w.at)
-        if too_soon(last_round_at, w.at, w.pace_ms):
+        started = w.continues is None
+        if started and (live or too_soon(last_round_at, w.at, w.pace_ms)):
             return None
-        if w.autoplay is not None and not run_unchanged(con, w.autoplay[0], w.autoplay[1]):
+        if (started and limited and w.free_round is None
+                and loss_limit_passed(con, w.player_id, w.bet, w.at)):
+            return None
+        if w.continues is not None and con.execute(_WAITING, (
+                w.round_id, w.player_id, w.continues[0], _TIME(w.continues[1]))
+                ).fetchone() is None:
+            return None  # the round changed since it was read
+        if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
+                and not run_unchanged(con, w.autoplay[0], w.autoplay[1])):
             return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
-            if con.execute(_USE_FREE_ROUND, (w.win, package, left, won)).rowcount != 1:
+            if con.execute(_USE_FREE_ROUND, (int(started), w.win, package, left, won)
+                           ).rowcount != 1:
                 return None  # the package changed since it was read (no write before this)
-        if w.pace_ms:
+        if w.pace_ms and started:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
         if w.autoplay is not None:
             run, _, stop = w.autoplay
-            con.execute(_RUN_ROUND, (w.bet, w.win, w.win, stop and RUN_STOPPED, stop,
-                                     stop and at, run))
+            con.execute(_RUN_ROUND, (int(started), w.bet, w.win, w.win, stop and RUN_STOPPED,
+                                     stop, stop and at, run))
         after = balance - w.bet + w.win
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
         con.executemany(_INSERT_LEDGER, [
             (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
             for e in w.ledger])
-        con.execute(_INSERT_ROUND, _round_row(w))
-        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, 201,
+        if started:
+            con.execute(_INSERT_ROUND, _round_row(w))
+        else:
+            con.execute(_UPDATE_CHOICE, _choice_row(w))
+        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, w.status_code,
                                   json_object_with(w.response_json, balance=str(after)), at))
         net = (None if w.since is None
                else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))

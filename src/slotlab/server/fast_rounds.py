@@ -22,7 +22,7 @@ Everything else goes to the FastAPI app unchanged (so its answers, errors and Op
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
 but cannot settle here (a jackpot won, or the database saying short funds,
-a live round, a key already used, a loss limit to count, a round too soon for the pace, a wallet
+a live round, a key already used, a bet past a loss limit, a round too soon for the pace, a wallet
 changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
 or answers the refusal as it would have.
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -55,8 +54,9 @@ from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
-from slotlab.server import metrics
+from slotlab.server import fast_choices, metrics
 from slotlab.server.errors import ApiError
+from slotlab.server.fast_requests import token_and_key
 from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.schemas import AutoplayCreate, RoundCreate
 from slotlab.server.services import auth as auth_service
@@ -80,8 +80,6 @@ from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, R
 log = logging.getLogger("slotlab.server")
 
 _PREFIX, _SUFFIX = "/api/games/", "/rounds"
-_BEARER = re.compile(rb"Bearer ([A-Za-z0-9_\-]{1,200})")
-_JSON = b"application/json"
 
 
 def _game_of(path: str) -> str | None:
@@ -106,24 +104,13 @@ class _Request:
 
 def _parse(game_id: str, headers: list[tuple[bytes, bytes]], body: bytes) -> _Request | None:
     """The request, when it is a plain round start this path serves; else None."""
-    token = key = None
-    content_type = b""
-    keys = 0
-    for name, value in headers:
-        if name == b"authorization":
-            m = _BEARER.fullmatch(value)
-            token = m.group(1).decode() if m else None
-        elif name == b"idempotency-key":
-            keys += 1
-            key = value.decode("latin-1")
-        elif name == b"content-type":
-            content_type = value
-    if token is None or keys != 1 or key is None or content_type != _JSON:
+    found = token_and_key(headers)
+    if found is None:
         return None
+    token, key = found
     try:
-        key = idem.check_key(key)
         req = RoundCreate.model_validate_json(body)  # strict fields: as json.loads + validate
-    except (ApiError, ValueError):  # pydantic's ValidationError is a ValueError
+    except ValueError:  # pydantic's ValidationError
         return None
     h = idem.request_hash("POST", f"{_PREFIX}{game_id}{_SUFFIX}", req.model_dump(exclude_none=True))
     return _Request(game_id, token, key, req.bet, h, req.free_round_id, req.autoplay)
@@ -172,6 +159,8 @@ class FastRoundPath:
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
     # Operator-wallet mode: the round starts this path serves go to the operator pipeline.
     operator: OperatorRounds | None = None
+    # Rounds this path wrote waiting for a choice (internal wallet), for the choice's write.
+    waiting: fast_choices.WaitingRounds = field(default_factory=fast_choices.WaitingRounds)
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
         k = jackpots.pool_key(entry)
@@ -333,11 +322,12 @@ class FastRounds:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        game_id = (_game_of(scope["path"])
-                   if scope["type"] == "http" and scope["method"] == "POST" else None)
+        post = scope["type"] == "http" and scope["method"] == "POST"
+        game_id = _game_of(scope["path"]) if post else None
+        round_id = fast_choices.round_of(scope["path"]) if post and game_id is None else None
         path: FastRoundPath | None = (getattr(scope["app"].state, "fast_rounds", None)
-                                      if game_id is not None else None)
-        if game_id is None or path is None:
+                                      if game_id or round_id else None)
+        if path is None or (round_id is not None and path.operator is not None):
             await self.app(scope, receive, send)
             return
         try:
@@ -348,11 +338,18 @@ class FastRounds:
         if body is None:  # the client went away
             return
         again = _replay(body, receive)
-        played = await self._serve(path, scope, game_id, body, send)
+        played: general.Played | general.PlayedChoice | bool | None
+        if game_id is not None:
+            played = await self._serve(path, scope, game_id, body, send)
+            key = general.PLAYED_SCOPE_KEY
+        else:
+            assert round_id is not None
+            played = await self._serve_choice(path, scope, round_id, body, send)
+            key = general.PLAYED_CHOICE_KEY
         if played is False:
             return
-        if played is not None:
-            scope[general.PLAYED_SCOPE_KEY] = played
+        if played is not None and played is not True:
+            scope[key] = played
         await self.app(scope, again, send)
 
     async def _serve(self, path: FastRoundPath, scope: Scope, game_id: str, body: bytes,
@@ -420,11 +417,75 @@ class FastRounds:
             return played
         path.stats["served"] += 1
         path.remember_run(who, run, write)
-        if result.awaiting is None:  # a round waiting for a choice settles with it
+        if result.awaiting is not None:  # its choice comes next, to this path if here
+            path.waiting.remember(fast_choices.after_start(write, entry, package))
+        else:  # a round waiting for a choice settles with it
             metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                                   round_id=write.round_id, player_id=who.player_id,
                                   free=package is not None, demo=who.demo)
         await _send(send, 201, answer_text(ctx, who, write, written))
+        metrics.round_latency("fast", started)
+        return False
+
+    async def _serve_choice(self, path: FastRoundPath, scope: Scope, round_id: str, body: bytes,
+                            send: Send) -> general.PlayedChoice | bool | None:
+        """A choice: False answered here; else what to pass on with it (None: nothing)."""
+        ctx = path.ctx
+        started = metrics.clock()
+        req = fast_choices.parse(round_id, scope["headers"], body)
+        if req is None:
+            path.stats["choice:passed:request"] += 1
+            return None
+        try:
+            who = await path.auth(req.token)
+        except Exception:  # 401, or the database: the app answers
+            path.stats["choice:passed:session"] += 1
+            return None
+        waiting = path.waiting.take(round_id)
+        if waiting is None or waiting.player_id != who.player_id:
+            path.stats["choice:passed:round"] += 1  # not remembered here, or another's
+            return None
+        if (len(waiting.values["choices"]) != req.step  # the step it answers
+                or req.choice not in waiting.options()):  # the general path says why
+            path.waiting.remember(waiting)  # unchanged: its right choice may still come here
+            path.stats["choice:passed:request"] += 1
+            return None
+        if not ctx.catalog.in_service(waiting.entry.id) or fairness.offered(ctx, who.jurisdiction):
+            path.stats["choice:passed:round"] += 1
+            return None
+        try:
+            seed = general.fresh_seed()  # as the general path's (503 there if it fails)
+            result = fast_choices.play(waiting, seed, req.choice)
+        except Exception:
+            path.stats["choice:passed:play"] += 1
+            return None
+        played = general.PlayedChoice(round_id, req.step, req.choice, seed)
+        if result.jackpots:
+            path.stats["choice:passed:outcome"] += 1
+            return played
+        run = waiting.values["autoplay_run_id"]
+        if run is not None:  # its figures change: its next round reads them
+            path.runs.pop((who.player_id, run), None)
+        try:
+            write = fast_choices.build(ctx, who, waiting, req, seed, result)
+            written = await path.writer.submit(write)
+        except Exception:
+            log.warning("fast choice write failed; the general path takes the choice",
+                        exc_info=True)
+            path.stats["choice:passed:failed"] += 1
+            return played
+        if written is None:
+            path.stats["choice:passed:refused"] += 1
+            return played
+        path.stats["choice:served"] += 1
+        entry = waiting.entry
+        if result.awaiting is not None:
+            path.waiting.remember(fast_choices.after_choice(waiting, write))
+        else:
+            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
+                                  write.win, round_id=round_id, player_id=who.player_id,
+                                  free=waiting.package is not None, demo=who.demo)
+        await _send(send, 200, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from slotlab.server.deps import (
@@ -34,12 +34,15 @@ router = APIRouter(prefix="/api", tags=["rounds"])
              responses={200: {"links": ROUND_LINKS},
                         **errors(400, 401, 402, 403, 404, 409, 413, 422, 429, 503)})
 def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: ChoiceCreate,
-                  idempotency_key: RequiredIdempotencyKeyHeader = None) -> JSONResponse:
+                  request: Request, idempotency_key: RequiredIdempotencyKeyHeader = None
+                  ) -> JSONResponse:
     key = idem.check_key(idempotency_key)
     h = idem.request_hash("POST", f"/api/rounds/{round_id}/choices",
                           body.model_dump(exclude_none=True))
+    # Most choices never get here: server/fast_rounds.py answers them; one it played but
+    # handed on is settled on the seed it drew.
     status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h,
-                                        body.step)
+                                        body.step, request.scope.get(rounds.PLAYED_CHOICE_KEY))
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)
 
 

@@ -17,16 +17,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.orm import Session
 
 from slotlab import ledger
+from slotlab.ledger.loss_limits import LOSS as LOSS
+from slotlab.ledger.loss_limits import LOSSES
+from slotlab.ledger.loss_limits import PERIODS as PERIODS
 from slotlab.server.errors import conflict, unprocessable
 from slotlab.server.services.context import Services
-from slotlab.store.models import CANCELLED, LedgerEntry, PlayerLimit, Round, Wallet, utcnow
+from slotlab.store.models import LedgerEntry, PlayerLimit, Round, Wallet, utcnow
 
-PERIODS = {"day": timedelta(days=1), "week": timedelta(days=7), "month": timedelta(days=30)}
-LOSS, DEPOSIT = "loss", "deposit"
+DEPOSIT = "deposit"
 KINDS = (LOSS, DEPOSIT)
 COOLING_OFF = timedelta(days=1)
 
@@ -52,14 +54,14 @@ def limits(s: Session, player_id: int, now: datetime) -> dict[tuple[str, str], L
     return {(r.kind, r.period): _in_force(r, now) for r in rows}
 
 
+# The batch writers count a bet's limits with the same statement (ledger/loss_limits.py).
+_LOSSES = text(LOSSES.format(player=":player", since=":since")).bindparams(
+    bindparam("since", type_=Round.__table__.c.created_at.type))
+
+
 def losses(s: Session, player_id: int, since: datetime) -> int:
     """Bets charged minus everything paid, over the player's rounds started since ``since``."""
-    charged = func.sum(Round.bet).filter(Round.free_round_id.is_(None),
-                                         Round.status != CANCELLED)
-    paid = func.sum(Round.win + Round.jackpot_win)
-    row = s.execute(select(func.coalesce(charged, 0), func.coalesce(paid, 0))
-                    .where(Round.player_id == player_id, Round.created_at >= since)).one()
-    return int(row[0]) - int(row[1])
+    return int(s.execute(_LOSSES, {"player": player_id, "since": since}).scalar_one())
 
 
 def deposits(s: Session, player_id: int, since: datetime) -> int:

@@ -292,6 +292,21 @@ class Played:
 PLAYED_SCOPE_KEY = "slotlab.played"  # where the fast path leaves a Played in the ASGI scope
 
 
+@dataclasses.dataclass(frozen=True)
+class PlayedChoice:
+    """A choice the fast path (server/fast_choices.py) drew a seed for and played but hands to
+    this path (a jackpot won, or its write refused): the choice is settled on that seed, for
+    the same reason as :class:`Played`'s."""
+
+    round_id: str
+    step: int
+    choice: str
+    seed: Seed
+
+
+PLAYED_CHOICE_KEY = "slotlab.played_choice"  # where the fast path leaves a PlayedChoice
+
+
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
                 free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
                 played: Played | None = None) -> tuple[int, dict[str, Any]]:
@@ -491,7 +506,8 @@ def stored_play_differs(entry: GameEntry, r: Round) -> str | None:
 
 
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
-                  req_hash: str, step: int) -> tuple[int, dict[str, Any]]:
+                  req_hash: str, step: int, played: PlayedChoice | None = None
+                  ) -> tuple[int, dict[str, Any]]:
     """Continue a waiting round: one transaction (the re-play is pure and takes microseconds).
 
     ``step`` names the step the choice answers (the choices made so far, the round's
@@ -535,7 +551,12 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                     log.error("round %s cannot continue: %s", round_id, broken)
                 else:
                     assert entry is not None
-                    seed = fairness.round_seed(ctx, r.player_id, auth.jurisdiction, fresh_seed, s)
+                    seed = (played.seed if played is not None and (
+                                played.round_id, played.step, played.choice)
+                            == (round_id, step, choice) and not fairness.offered(
+                                ctx, auth.jurisdiction)
+                            else fairness.round_seed(ctx, r.player_id, auth.jurisdiction,
+                                                     fresh_seed, s))
                     seeds = [*r.seeds, seed.hex()]
                     choices = [*r.choices, choice]
                     try:

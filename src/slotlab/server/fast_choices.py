@@ -1,0 +1,189 @@
+"""A player's choice on the fast money path: ``POST /api/rounds/{id}/choices`` for a round this
+process wrote waiting for that choice (its start, or an earlier choice, on the fast path).
+
+The process remembers such a round as it wrote it (:class:`Waiting`), so a choice costs no read:
+the choice is checked as :func:`slotlab.server.services.rounds.submit_choice` checks it (the
+player's round, the step it answers, an option offered, the game in service), played on the
+stored seeds and choices with one new seed, and written by :mod:`slotlab.ledger`'s batch writers
+as a :class:`~slotlab.ledger.batch.RoundWrite` that ``continues`` the round: the write requires
+the round still waiting at the step and update time remembered (so anything that touched it
+since, a void, a settlement, a choice in another process, sends the choice to the general
+path), credits the win and stores the answer with the key. What the general path writes for
+the same choice, this writes (tests/server/test_fast_rounds.py holds the rows equal).
+
+The general path takes the choice where this process does not remember the round, where the
+player's profile draws provably fair seeds, and, with the seed drawn here
+(:class:`~slotlab.server.services.rounds.PlayedChoice`), where the outcome wins a jackpot or
+the write is refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, cast
+
+from slotlab import ledger
+from slotlab.json_text import json_object_with, json_text
+from slotlab.ledger.batch import LedgerLine, RoundWrite
+from slotlab.rng import Seed
+from slotlab.rounds import RoundResult
+from slotlab.server.fast_requests import token_and_key
+from slotlab.server.schemas import ChoiceCreate
+from slotlab.server.services import free_rounds, round_view
+from slotlab.server.services import idempotency as idem
+from slotlab.server.services import rounds as general
+from slotlab.server.services.auth import Auth
+from slotlab.server.services.catalog import GameEntry
+from slotlab.server.services.context import Services
+from slotlab.server.services.round_view import ROUND_ID
+from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, Round, utcnow
+
+_PREFIX, _SUFFIX = "/api/rounds/", "/choices"
+_REMEMBERED = 100_000  # rounds waiting for a choice, at most (then forgotten: the general path)
+
+
+def round_of(path: str) -> str | None:
+    """The round id of a choice's path, else None."""
+    if path.startswith(_PREFIX) and path.endswith(_SUFFIX):
+        rid = path[len(_PREFIX):-len(_SUFFIX)]
+        if ROUND_ID.fullmatch(rid):
+            return rid
+    return None
+
+
+@dataclass(frozen=True)
+class ChoiceRequest:
+    round_id: str
+    token: str
+    key: str
+    choice: str
+    step: int
+    request_hash: str
+
+
+def parse(round_id: str, headers: list[tuple[bytes, bytes]], body: bytes
+          ) -> ChoiceRequest | None:
+    """The request, when it is a well-formed choice; else None (the app answers it)."""
+    found = token_and_key(headers)
+    if found is None:
+        return None
+    token, key = found
+    try:
+        req = ChoiceCreate.model_validate_json(body)
+    except ValueError:  # pydantic's ValidationError
+        return None
+    h = idem.request_hash("POST", f"{_PREFIX}{round_id}{_SUFFIX}",
+                          req.model_dump(exclude_none=True))
+    return ChoiceRequest(round_id, token, key, req.choice, req.step, h)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A round waiting for a choice, as this process wrote it: its row's values, the game it
+    is played in, and its free round's package as the write left it (None: not a free round)."""
+
+    player_id: int
+    entry: GameEntry
+    values: dict[str, Any]  # every column of ``rounds`` but ``seq`` and ``events``
+    package: FreeRoundPackage | None
+
+    def options(self) -> list[str]:
+        return list((self.values["awaiting"] or {}).get("options", []))
+
+    def seeds(self) -> list[bytes]:
+        return [bytes.fromhex(x) for x in self.values["seeds"]]
+
+
+class WaitingRounds:
+    """The rounds this process wrote waiting for a choice. A round is taken out when its choice
+    arrives, whatever then happens to it: a remembered round is never used twice."""
+
+    def __init__(self) -> None:
+        self._rounds: dict[str, Waiting] = {}
+
+    def remember(self, w: Waiting) -> None:
+        if len(self._rounds) >= _REMEMBERED:
+            self._rounds.clear()
+        self._rounds[w.values["id"]] = w
+
+    def take(self, round_id: str) -> Waiting | None:
+        return self._rounds.pop(round_id, None)
+
+
+def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None
+                ) -> Waiting:
+    """A round the fast path started, waiting for its choice (``package``: as read before)."""
+    left = None if package is None else FreeRoundPackage(
+        id=package.id, rounds_left=package.rounds_left - 1, total_won=package.total_won,
+        expires_at=package.expires_at)
+    return Waiting(write.player_id, entry, write.round_values, left)
+
+
+def after_choice(w: Waiting, write: RoundWrite) -> Waiting:
+    """The round after a choice that left it waiting for another."""
+    return dataclasses.replace(w, values=write.round_values)
+
+
+def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
+    """The round played again on its seeds and choices, with the new seed and choice."""
+    v = w.values
+    return general.play(w.entry, v["bet_credits"], [*w.seeds(), seed],
+                        [*v["choices"], choice])
+
+
+def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
+          result: RoundResult) -> RoundWrite:
+    """The rows the general path writes for this choice (``rounds.settle`` with no jackpot won:
+    a jackpot's choice is the general path's): the round's row updated, the win credited, the
+    key with its answer; the wallet's balance left to the statement."""
+    before = w.values
+    now = utcnow()
+    rid = before["id"]
+    entry = w.entry
+    events_json = json_text(list(result.events))
+    awaiting = result.awaiting
+    values = {**before, "events": None, "win_credits": int(result.win), "updated_at": now,
+              "step": before["step"] + 1, "seeds": [*before["seeds"], seed.hex()],
+              "choices": [*before["choices"], req.choice]}
+    if awaiting is not None:
+        values.update(status=AWAITING_CHOICE,
+                      awaiting=round_view.to_jsonable(awaiting.to_json()))
+    else:
+        uncapped = int(result.win) * entry.denomination
+        cap = entry.cash_cap
+        values.update(status=COMPLETED, awaiting=None, uncapped_win=uncapped,
+                      win=uncapped if cap is None else min(uncapped, cap), outcome="played",
+                      completed_at=now)
+    del values["events"]
+    win = values["win"] if awaiting is None else 0
+    package = w.package
+    lines: list[LedgerLine] = []
+    if win and package is not None:  # as services/rounds.py credits a free round's win
+        lines.append(LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
+                                f"free_round:{package.id}:round:{rid}:win"))
+    elif win:
+        lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
+    r = cast(Round, SimpleNamespace(**values, events=None))
+    body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
+    del body["balance"], body["events"]
+    if package is not None:  # the package as this choice leaves it
+        body["free_round"] = free_rounds.round_state(FreeRoundPackage(
+            id=package.id, rounds_left=package.rounds_left, total_won=package.total_won + win,
+            expires_at=package.expires_at), now)
+    run = before["autoplay_run_id"]
+    profile = ctx.profile(who.jurisdiction)
+    return RoundWrite(
+        player_id=who.player_id, currency=entry.currency, bet=0, win=win, round_id=rid,
+        owner=general._owner(who), key=req.key, request_hash=req.request_hash, at=now,
+        round_values=values, ledger=tuple(lines), contributions=(), response=body,
+        response_json=json_object_with(json_text(body), events=events_json),
+        events_json=events_json,
+        since=who.session_started if profile.session_with_rounds else None,
+        play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
+        free_round=None if package is None
+        else (package.id, package.rounds_left, package.total_won),
+        autoplay=None if run is None else (run, None, None),
+        continues=(before["step"], before["updated_at"]))
+
