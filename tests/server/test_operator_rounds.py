@@ -201,6 +201,32 @@ def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_se
     assert wallet_server.balance(username) == 3 - 2 + r.json()["win"]
 
 
+def test_a_refused_debit_on_a_runs_last_round_leaves_the_run_going(make_server, wallet_server):
+    """The opening write stops a run at the round that meets its condition (here, its last
+    round); a debit then refused withdraws that round, and the run goes on as if it had never
+    been opened: its figures without it, still active, its last round still to play."""
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
+    c, username = srv.player()
+    assert wallet_server.post("/admin/players", {"player_id": username, "balance": 4,
+                                                 "currency": "EUR"}).status_code == 200
+    run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 1}).json()["run_id"]
+    auto = {"rounds_left": 1, "run_id": run}
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5, "autoplay": auto},
+               headers=key())
+    assert r.status_code == 402 and r.json()["error"]["code"] == "insufficient_funds"
+    assert srv.app.state.fast_rounds.stats["served"] == 1  # refused on the batched path
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("active", None, 0)
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 2, "autoplay": auto},
+               headers=key())
+    assert r.status_code == 201, r.text
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "rounds", 1)
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
 def _games() -> dict[str, Any]:
     from .server_games import PickGame, make_test_games
 

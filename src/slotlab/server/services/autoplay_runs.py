@@ -71,6 +71,8 @@ REASON_TEXT = {
     "session_ended": "its session ended",
 }
 
+_FIGURE_REASONS = frozenset({"rounds", "loss_limit", "balance_up", "single_win", "any_win"})
+
 
 @dataclass(frozen=True)
 class Figures:
@@ -116,6 +118,20 @@ def recount(s: Session, r: Round) -> None:
     s.execute(update(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
               .values(rounds_played=f.rounds, total_bet=f.bet, total_win=f.win,
                       best_win=f.best).execution_options(synchronize_session=False))
+
+
+def withdrawn(s: Session, r: Round) -> None:
+    """After a round that never took place is deleted (its operator debit not confirmed): its
+    run's figures counted again, and the run going on again if that round's opening stopped it
+    (stopped at the round's start, for a condition the remaining rounds do not meet)."""
+    if r.autoplay_run_id is None:
+        return
+    recount(s, r)
+    run = s.scalar(select(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
+                   .with_for_update().execution_options(populate_existing=True))
+    if (run is not None and run.status == STOPPED and run.stopped_at == r.created_at
+            and run.stop_reason in _FIGURE_REASONS and stop_reason(run, _figures(run)) is None):
+        run.status, run.stop_reason, run.stopped_at = ACTIVE, None, None
 
 
 def audit(s: Session) -> list[dict[str, Any]]:

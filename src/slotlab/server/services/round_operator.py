@@ -146,7 +146,7 @@ def withdraw(ctx: Services, rid: str) -> bool:
             return False
         s.execute(delete(IdempotencyKey).where(IdempotencyKey.round_id == rid))
         s.execute(delete(Round).where(Round.id == rid))
-        autoplay_runs.recount(s, r)  # its run no longer counts it
+        autoplay_runs.withdrawn(s, r)  # its run no longer counts it, nor stops for it
     return True
 
 
