@@ -239,16 +239,20 @@ async def _send(c: httpx.AsyncClient, p: Player, path: str, body: dict[str, Any]
     return None
 
 
-def round_starts_by_path(base: str) -> Counter[str]:
-    """Round starts answered so far, per path (fast: the batched money path; general: the ORM
-    path), from the server's own /metrics."""
+def by_path(base: str) -> Counter[str]:
+    """Round starts and choices answered so far, per path (fast: the batched money path;
+    general: the ORM path), from the server's own /metrics: ``fast``, ``general`` (round
+    starts), ``choice:fast``, ``choice:general``."""
     text = httpx.get(f"{base}/metrics", timeout=30).text
     out: Counter[str] = Counter()
     for family in text_string_to_metric_families(text):
-        if family.name == "slotlab_round_seconds":
-            for sample in family.samples:
-                if sample.name.endswith("_count"):
-                    out[sample.labels["path"]] += int(sample.value)
+        prefix = {"slotlab_round_seconds": "", "slotlab_choice_seconds": "choice:"}.get(
+            family.name)
+        if prefix is None:
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_count"):
+                out[prefix + sample.labels["path"]] += int(sample.value)
     return out
 
 
@@ -289,7 +293,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
-    paths0 = round_starts_by_path(base)
+    paths0 = by_path(base)
     calls0 = operator_calls(base)
     tally = Tally()
     rings = [ring[i::clients] for i in range(clients)]
@@ -303,7 +307,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     with bs.Meter(pid, postgres) as meter:
         asyncio.run(run())
     elapsed = time.perf_counter() - start_t
-    paths = round_starts_by_path(base)
+    paths = by_path(base)
     paths.subtract(paths0)
     calls = operator_latency(calls0, operator_calls(base))
     lat = sorted(tally.latencies) or [0.0]
@@ -313,7 +317,9 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3) for p in (50, 90, 99)},
         "max_ms": round(1000 * lat[-1], 3), "requests": len(tally.latencies),
         "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
-        "rounds_by_kind": dict(tally.kinds), "round_starts_by_path": dict(paths),
+        "rounds_by_kind": dict(tally.kinds),
+        "round_starts_by_path": {k: v for k, v in paths.items() if ":" not in k},
+        "choices_by_path": {k[7:]: v for k, v in paths.items() if k.startswith("choice:")},
         **({"operator_calls": calls} if calls else {}),
         "client_cpu_s": time.process_time() - cpu0})
 
@@ -338,7 +344,8 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
             rows.append(row)
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
-                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}"
+                  f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}  "
+                  f"choices {row['choices_by_path']}"
                   + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
                   flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",

@@ -65,13 +65,15 @@ def test_rounds_bets_wins_latency_errors_and_logins_are_counted(server: LiveServ
     assert delta("slotlab_bet_minor_units_total", **instant) == 30
     assert delta("slotlab_win_minor_units_total", **instant) == wins
     pick = {"game": "pick-test", "currency": "EUR", "bet": "2", "kind": "paid"}
-    assert delta("slotlab_rounds_total", **pick) == 1  # settled by its choice, general path
+    assert delta("slotlab_rounds_total", **pick) == 1  # settled by its choice
     assert delta("slotlab_win_minor_units_total", **pick) == pick_win
-    # Every start, the pick round's waiting one too, is the batched path's; its choice is not
-    # a round start.
+    # Every start, the pick round's waiting one too, is the batched path's, and so is its
+    # choice (not a round start: a write of the batch all the same).
     assert delta("slotlab_round_seconds_count", path="fast") == 7
     assert delta("slotlab_round_seconds_count", path="general") == 0
-    assert delta("slotlab_db_batch_rounds_sum") == 7
+    assert delta("slotlab_choice_seconds_count", path="fast") == 1
+    assert delta("slotlab_choice_seconds_count", path="general") == 0
+    assert delta("slotlab_db_batch_rounds_sum") == 8
     assert delta("slotlab_db_batch_seconds_count") >= 1
     assert delta("slotlab_errors_total", status="404", code="unknown_game") == 1
     assert delta("slotlab_login_failures_total", reason="wrong_password") == 1

@@ -486,7 +486,7 @@ class FastRounds:
                                   write.win, round_id=round_id, player_id=who.player_id,
                                   free=waiting.package is not None, demo=who.demo)
         await _send(send, 200, answer_text(ctx, who, write, written))
-        metrics.round_latency("fast", started)
+        metrics.choice_latency("fast", started)
         return False
 
     @staticmethod

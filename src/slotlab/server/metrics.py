@@ -63,6 +63,9 @@ WINS = Counter("slotlab_win_minor_units", "Wins (jackpots included) of the round
 LATENCY = Histogram("slotlab_round_seconds", "Time to answer a round start, by path (fast: "
                     "server/fast_rounds.py; general: services/rounds.py)", ["path"],
                     buckets=_LATENCY_BUCKETS)
+CHOICE_LATENCY = Histogram("slotlab_choice_seconds", "Time to answer a player's choice, by "
+                           "path (fast: server/fast_choices.py; general: services/rounds.py)",
+                           ["path"], buckets=_LATENCY_BUCKETS)
 ERRORS = Counter("slotlab_errors", "Error answers, by HTTP status and error code",
                  ["status", "code"])
 LOGIN_FAILURES = Counter("slotlab_login_failures", "Failed logins, by reason", ["reason"])
@@ -160,8 +163,15 @@ def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
 _PATHS = {"fast": LATENCY.labels("fast"), "general": LATENCY.labels("general")}
 
 
+_CHOICE_PATHS = {"fast": CHOICE_LATENCY.labels("fast"), "general": CHOICE_LATENCY.labels("general")}
+
+
 def round_latency(path: str, started: float) -> None:
     _PATHS[path].observe(time.perf_counter() - started)
+
+
+def choice_latency(path: str, started: float) -> None:
+    _CHOICE_PATHS[path].observe(time.perf_counter() - started)
 
 
 def error(status: int, code: str) -> None:

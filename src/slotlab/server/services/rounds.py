@@ -515,6 +515,7 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
     second tab cannot stake the same win twice. The stored round is re-played first and, if it
     does not give its stored events, settled by the better-of rule (409
     ``round_cannot_continue``)."""
+    started = metrics.clock()
     owner = _owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
@@ -586,7 +587,9 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
         body = better_of(ctx, round_id, reason=broken)
         raise conflict("round_cannot_continue",
                        f"{broken}; the round was settled by the better-of rule", round=body)
-    return 200, pay_if_crediting(ctx, body)
+    answer = pay_if_crediting(ctx, body)
+    metrics.choice_latency("general", started)
+    return 200, answer
 
 
 # ---------------------------------------------------------------------------------------------
