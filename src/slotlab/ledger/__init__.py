@@ -4,10 +4,13 @@
 - :mod:`.entries`: a movement made inside a service's ORM transaction (the wallet locked
   first): deposits, admin adjustments, refunds, voids, a round settled after a choice.
 - :mod:`.batch`: a round's whole write (:class:`~.batch.RoundWrite`: its checks, its ledger
-  lines, its round and key rows) and the group commit that writes many rounds at once;
-  :mod:`.postgres` and :mod:`.sqlite` are that write on each database, one statement or one
-  transaction per batch, checking with the wallet locked what a round needs: the funds, the
-  wallet's currency, one live round, the key unused, no loss limit to count, the pace.
+  lines, its round and key rows; a round's start, or a choice that continues it) and the group
+  commit that writes many rounds at once; :mod:`.postgres` and :mod:`.sqlite` are that write on
+  each database, one statement or one transaction per batch, checking with the wallet locked
+  what a round needs: the funds, the wallet's currency, one live round (a choice: its round
+  still waiting as read), the key unused, the loss limits (:mod:`.loss_limits`), the pace.
+- :mod:`.operator_rounds`: the same for the operator wallet's rounds, written in steps around
+  the operator's debit and credit.
 
 In every writer: a balance never goes below zero, each entry's ``ref`` is unique (a movement
 already made cannot be made twice), and the wallet's balance is the sum of its entries
