@@ -50,6 +50,20 @@ CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "status", "awa
                   "seeds", "choices", "outcome", "completed_at", "updated_at")
 
 
+@dataclass(slots=True, frozen=True)
+class Continues:
+    """The round a choice continues, as the process that wrote it remembers it. The write
+    requires the row still waiting with this step and update time, and with this record (the
+    seeds, choices and events it was played on, as JSON text): a record changed since is the
+    general path's to judge, which re-plays the stored record before any choice."""
+
+    step: int
+    updated_at: datetime
+    seeds: str
+    choices: str
+    events: str
+
+
 @dataclass(slots=True)  # made per round: no frozen-init cost
 class LedgerLine:
     """One ledger entry of the round; its ``balance_after`` is the wallet's balance after the
@@ -95,12 +109,12 @@ class RoundWrite:
     # run still active with those figures on its row, adds the round's share (one round, its
     # bet, its win) and stops it for that reason. A choice's: (run id, None, None), its win added.
     autoplay: tuple[int, tuple[int, int, int, int] | None, str | None] | None = None
-    # A choice's write (``POST /api/rounds/{id}/choices``): the round goes on from the step and
-    # update time its row had when read, which the write requires unchanged. Its row is updated
-    # (:data:`CHOICE_COLUMNS`), not inserted; nothing is debited, no pool fed, no pace or loss
-    # limit checked; its free round's package gets the win but keeps its rounds, its autoplay
-    # run gets the win whatever the run's state (None: the round's start).
-    continues: tuple[int, datetime] | None = None
+    # A choice's write (``POST /api/rounds/{id}/choices``): the round goes on from its row as
+    # remembered, which the write requires unchanged. Its row is updated (:data:`CHOICE_COLUMNS`),
+    # not inserted; nothing is debited, no pool fed, no pace or loss limit checked; its free
+    # round's package gets the win but keeps its rounds, its autoplay run gets the win whatever
+    # the run's state (None: the round's start).
+    continues: Continues | None = None
 
     @property
     def status_code(self) -> int:

@@ -69,7 +69,8 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("contrib", "json"), ("row", "json"), ("pace_ms", "int"), ("since", "timestamptz"),
       ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
-      ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz")]
+      ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
+      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -115,6 +116,8 @@ WITH r AS MATERIALIZED (
   SELECT o.id FROM rounds o JOIN r ON r.rid = o.id AND r.pid = o.player_id
   WHERE r.c_step IS NOT NULL AND o.player_id IN (SELECT lk.player_id FROM lk)
     AND o.status = '{AWAITING_CHOICE}' AND o.step = r.c_step AND o.updated_at = r.c_at
+    AND o.seeds::jsonb = r.c_seeds::jsonb AND o.choices::jsonb = r.c_choices::jsonb
+    AND o.events::jsonb = r.c_events::jsonb
   ORDER BY o.id FOR UPDATE OF o
 ), ok AS MATERIALIZED (
   SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
@@ -210,14 +213,21 @@ def round_json(n: int, w: RoundWrite) -> str:
         "pace_ms": w.pace_ms, "since": w.since, "play": w.play,
         "fr_id": fr and fr[0], "fr_left": fr and fr[1], "fr_won": fr and fr[2],
         **_autoplay(w),
-        "c_step": None if w.continues is None else w.continues[0],
-        "c_at": None if w.continues is None else w.continues[1],
+        **_continues(w),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}
                     for i, (pool, micro) in enumerate(w.contributions)]})
     row = json_object_with(json_text(w.round_values), events=w.events_json)
     return json_object_with(record, head=w.response_json, row=row)
+
+
+def _continues(w: RoundWrite) -> dict[str, Any]:
+    c = w.continues
+    if c is None:
+        return {}
+    return {"c_step": c.step, "c_at": c.updated_at, "c_seeds": c.seeds, "c_choices": c.choices,
+            "c_events": c.events}
 
 
 def _autoplay(w: RoundWrite) -> dict[str, Any]:

@@ -59,9 +59,10 @@ _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)
 _UPDATE_CHOICE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in CHOICE_COLUMNS)} "
                   "WHERE id = ?")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
-# A choice's round, still waiting at the step and update time it was read with.
+# A choice's round, still waiting as it was remembered (batch.Continues).
 _WAITING = (f"SELECT 1 FROM rounds WHERE id = ? AND player_id = ? AND status = '{AWAITING_CHOICE}' "
-            "AND step = ? AND updated_at = ?")
+            "AND step = ? AND updated_at = ? AND json(seeds) = json(?) "
+            "AND json(choices) = json(?) AND json(events) = json(?)")
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
          if "demo" in Player.__table__.c else "0")
@@ -192,9 +193,10 @@ class SqliteRoundWriter:
         if (started and limited and w.free_round is None
                 and loss_limit_passed(con, w.player_id, w.bet, w.at)):
             return None
-        if w.continues is not None and con.execute(_WAITING, (
-                w.round_id, w.player_id, w.continues[0], _TIME(w.continues[1]))
-                ).fetchone() is None:
+        c = w.continues
+        if c is not None and con.execute(_WAITING, (
+                w.round_id, w.player_id, c.step, _TIME(c.updated_at), c.seeds, c.choices,
+                c.events)).fetchone() is None:
             return None  # the round changed since it was read
         if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
                 and not run_unchanged(con, w.autoplay[0], w.autoplay[1])):

@@ -6,9 +6,10 @@ the choice is checked as :func:`slotlab.server.services.rounds.submit_choice` ch
 player's round, the step it answers, an option offered, the game in service), played on the
 stored seeds and choices with one new seed, and written by :mod:`slotlab.ledger`'s batch writers
 as a :class:`~slotlab.ledger.batch.RoundWrite` that ``continues`` the round: the write requires
-the round still waiting at the step and update time remembered (so anything that touched it
-since, a void, a settlement, a choice in another process, sends the choice to the general
-path), credits the win and stores the answer with the key. What the general path writes for
+the round still waiting as remembered, its step, update time and record (so anything that
+touched it since, a void, a settlement, a choice in another process, a record changed under
+it, sends the choice to the general path, which judges it as it always did), credits the win
+and stores the answer with the key. What the general path writes for
 the same choice, this writes (tests/server/test_fast_rounds.py holds the rows equal).
 
 The general path takes the choice where this process does not remember the round, where the
@@ -26,7 +27,7 @@ from typing import Any, cast
 
 from slotlab import ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import LedgerLine, RoundWrite
+from slotlab.ledger.batch import Continues, LedgerLine, RoundWrite
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server.fast_requests import token_and_key
@@ -81,12 +82,14 @@ def parse(round_id: str, headers: list[tuple[bytes, bytes]], body: bytes
 
 @dataclass(frozen=True)
 class Waiting:
-    """A round waiting for a choice, as this process wrote it: its row's values, the game it
-    is played in, and its free round's package as the write left it (None: not a free round)."""
+    """A round waiting for a choice, as this process wrote it: its row's values and events, the
+    game it is played in, and its free round's package as the write left it (None: not a free
+    round)."""
 
     player_id: int
     entry: GameEntry
     values: dict[str, Any]  # every column of ``rounds`` but ``seq`` and ``events``
+    events_json: str
     package: FreeRoundPackage | None
 
     def options(self) -> list[str]:
@@ -118,12 +121,12 @@ def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage |
     left = None if package is None else FreeRoundPackage(
         id=package.id, rounds_left=package.rounds_left - 1, total_won=package.total_won,
         expires_at=package.expires_at)
-    return Waiting(write.player_id, entry, write.round_values, left)
+    return Waiting(write.player_id, entry, write.round_values, write.events_json, left)
 
 
 def after_choice(w: Waiting, write: RoundWrite) -> Waiting:
     """The round after a choice that left it waiting for another."""
-    return dataclasses.replace(w, values=write.round_values)
+    return dataclasses.replace(w, values=write.round_values, events_json=write.events_json)
 
 
 def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
@@ -185,5 +188,6 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         free_round=None if package is None
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None else (run, None, None),
-        continues=(before["step"], before["updated_at"]))
+        continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
+                            json_text(before["choices"]), w.events_json))
 
