@@ -179,7 +179,7 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=0, win=win, round_id=rid,
-        owner=general._owner(who), key=req.key, request_hash=req.request_hash, at=now,
+        owner=general.key_owner(who), key=req.key, request_hash=req.request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=(), response=body,
         response_json=json_object_with(json_text(body), events=events_json),
         events_json=events_json,

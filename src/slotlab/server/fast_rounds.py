@@ -292,7 +292,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     return RoundWrite(
         player_id=who.player_id, currency=entry.currency, bet=0 if package else bet, win=win,
         round_id=rid,
-        owner=general._owner(who), key=key, request_hash=request_hash, at=now,
+        owner=general.key_owner(who), key=key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=contributions, response=body,
         response_json=head, events_json=events_json,
         pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),

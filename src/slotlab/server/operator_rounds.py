@@ -150,7 +150,7 @@ class OperatorRounds:
         username = await self.username(who.player_id)
         seed = general.fresh_seed()  # the general path's source (503 there if it fails)
         rid = uuid.uuid4().hex
-        owner = general._owner(who)
+        owner = general.key_owner(who)
         now = utcnow()
         profile = ctx.profile(who.jurisdiction)
         values = _open_round(who, entry, credits, bet, rid, seed, now)

@@ -227,7 +227,8 @@ def continuable(ctx: Services, r: Round) -> GameEntry | None:
 # Starting a round and continuing it
 
 
-def _owner(auth: Auth) -> str:
+def key_owner(auth: Auth) -> str:
+    """Whose idempotency keys a player's requests use (keys are unique per owner)."""
     return f"p:{auth.player_id}"
 
 
@@ -323,9 +324,9 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                         f"{game_id} is not offered under jurisdiction {profile.id}: its RTP is "
                         f"below the minimum {profile.min_rtp}")
     autoplay_rules.check_round(profile, autoplay)  # None: a round the player started
-    autoplay_runs.check_round(ctx, auth, game_id, autoplay, _owner(auth), key, req_hash)
+    autoplay_runs.check_round(ctx, auth, game_id, autoplay, key_owner(auth), key, req_hash)
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
-    owner = _owner(auth)
+    owner = key_owner(auth)
     operator = ctx.operator is not None
     split = ctx.settings.split_round_commits or operator
     result: RoundResult | None
@@ -516,7 +517,7 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
     does not give its stored events, settled by the better-of rule (409
     ``round_cannot_continue``)."""
     started = metrics.clock()
-    owner = _owner(auth)
+    owner = key_owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
     stored = None
