@@ -227,6 +227,35 @@ def test_a_refused_debit_on_a_runs_last_round_leaves_the_run_going(make_server, 
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
+        make_server, wallet_server):
+    """The opening write counts the player's losses in each limit's window as the general path
+    counts them (ledger/loss_limits.py): bets within the limits are opened and debited there;
+    the bet that would pass one is the general path's to refuse, with nothing sent to the
+    operator."""
+    srv = make_server(games=_games(), wallet_mode="operator",
+                      operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
+                      operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
+                      operator_wallet_backoff_s=0.0)
+    c, username = _player(srv, wallet_server)
+    assert c.put("/api/limits/loss/day", json={"amount": 1000}).status_code == 200
+    assert c.put("/api/limits/loss/week", json={"amount": 25}).status_code == 200
+
+    def lose() -> Any:
+        return c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+
+    for _ in range(2):
+        r = lose()
+        assert r.status_code == 201 and r.json()["win"] == 0, r.text  # losses 10, then 20
+    assert srv.app.state.fast_rounds.stats["served"] == 2
+    refused = lose()  # 20 + 10 > 25
+    assert refused.status_code == 409, refused.text
+    assert (refused.json()["error"]["code"], refused.json()["used"]) == ("loss_limit_reached", 20)
+    assert srv.app.state.fast_rounds.stats["passed:refused"] == 1
+    assert wallet_server.balance(username) == START - 20  # the refused bet never sent
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
 def _games() -> dict[str, Any]:
     from .server_games import PickGame, make_test_games
 

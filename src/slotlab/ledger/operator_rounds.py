@@ -8,10 +8,10 @@ something the sweep finishes (services/round_operator.py, services/round_recover
 1. :class:`Opening`, BEFORE the debit is sent: the debit's row in the operations log
    (``pending``), the round (``open``, its seed recorded) and the idempotency key (reserved, no
    answer yet), after the general path's checks with the wallet locked: the wallet's currency,
-   no live round, the key unused, no loss limit to count (a player with one takes the general
-   path), the pace of a paced profile (the player's last round time stamped), an autoplay run
-   still active with the figures its row had when read (the opened round's share added: one
-   round, its bet; stopped if the round meets a condition, as the general path's
+   no live round, the key unused, the player's loss limits (:mod:`.loss_limits`, the general
+   path's count), the pace of a paced profile (the player's last round time stamped), an
+   autoplay run still active with the figures its row had when read (the opened round's share
+   added: one round, its bet; stopped if the round meets a condition, as the general path's
    ``autoplay_runs.take_round`` stops it).
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
@@ -43,7 +43,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
-from slotlab.ledger.postgres import NO_SEQUENTIAL_SCANS, asyncpg_dsn
+from slotlab.ledger.postgres import NO_SEQUENTIAL_SCANS, asyncpg_dsn, loss_limit_passed
+from slotlab.ledger.sqlite import loss_limit_passed as sqlite_loss_limit_passed
 from slotlab.ledger.sqlite import run_unchanged, too_soon, writer_connection
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
@@ -138,8 +139,7 @@ WITH r AS MATERIALIZED (
     AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
-    AND NOT EXISTS (SELECT 1 FROM player_limits l
-                    WHERE l.player_id = r.pid AND l.kind = '{LOSS_LIMIT}')
+    AND NOT {loss_limit_passed("r.pid", "(r.row->>'bet')::bigint", "r.ts")}
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -386,7 +386,9 @@ class SqliteOperatorRounds:
         if row is None:
             return False
         currency, live, used, limited, last_round_at = row
-        if currency != w.currency or live or used or limited:
+        if currency != w.currency or live or used:
+            return False
+        if limited and sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"], w.at):
             return False
         at = _TIME(w.at)
         if too_soon(last_round_at, w.at, w.pace_ms):

@@ -45,11 +45,16 @@ from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundW
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
 
-# A bet at the round's time that would pass one of the player's loss limits.
-_LOSS_LIMIT_PASSED = loss_limits.passed_sql(
-    "r.pid", "r.bet", "r.ts", "r.ts - CASE l.period " + " ".join(
+
+def loss_limit_passed(player: str, bet: str, now: str) -> str:
+    """A condition true where a bet of ``bet`` at ``now`` would pass one of ``player``'s loss
+    limits (:func:`.loss_limits.passed_sql` in PostgreSQL's interval arithmetic)."""
+    return loss_limits.passed_sql(player, bet, now, f"{now} - CASE l.period " + " ".join(
         f"WHEN '{period}' THEN interval '{int(length.total_seconds())} seconds'"
         for period, length in loss_limits.PERIODS.items()) + " END")
+
+
+_LOSS_LIMIT_PASSED = loss_limit_passed("r.pid", "r.bet", "r.ts")
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)

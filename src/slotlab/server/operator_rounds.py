@@ -23,8 +23,8 @@ pool), per round:
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
    with its credit ``pending`` and the sweep carries on (R10).
 
-Whatever the database refuses at step 1 (a live round, the key used, a loss limit to count, the
-pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the sweep
+Whatever the database refuses at step 1 (a live round, the key used, a bet past a loss limit,
+the pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the sweep
 took over meanwhile is answered by the general path from its key. Nothing here blocks the event
 loop: database batches run on asyncpg or the SQLite writer thread, the rare paths (a rollback,
 a refusal's record) in worker threads.
