@@ -94,6 +94,17 @@ class PickGame:
                 {"tier": "top", "reset": 1000, "rate": "1/250"}]
 
 
+class PoolGame(PickGame):
+    """Feeds two pools with every max-bet round and never wins one."""
+
+    def __init__(self) -> None:
+        super().__init__("pool-test", pick=False)
+
+    def progressives(self) -> list[dict[str, Any]]:
+        return [{"tier": "bottom", "reset": 100, "rate": "3/1000"},
+                {"tier": "top", "reset": 1000, "rate": "1/250"}]
+
+
 def make_test_games() -> dict[str, Any]:
     games = [PickGame("instant-test", pick=False), PickGame("pick-test", pick=True),
              PickGame("jackpot-test", pick=False, jackpot="top")]

@@ -30,21 +30,10 @@ from slotlab.server.services import reality as reality_service
 from slotlab.store import normalize_url
 
 from ..async_util import run
-from .server_games import PickGame, make_test_games
+from .server_games import PickGame, PoolGame, make_test_games
 from .server_util import Database, LiveServer, ServerClock, key, make_database, server_settings
 
 SEED = bytes(range(7, 39))
-
-
-class PoolGame(PickGame):
-    """Feeds two pools with every max-bet round and never wins one."""
-
-    def __init__(self) -> None:
-        super().__init__("pool-test", pick=False)
-
-    def progressives(self) -> list[dict[str, Any]]:
-        return [{"tier": "bottom", "reset": 100, "rate": "3/1000"},
-                {"tier": "top", "reset": 1000, "rate": "1/250"}]
 
 
 def games() -> dict[str, Any]:

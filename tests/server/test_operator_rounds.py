@@ -130,9 +130,15 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
             runs = [tuple(r) for r in c.execute(text(
                 "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
                 "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
+            pools = [(p.game_id, p.tier, p.kind, p.amount_micro, p.value_after_micro,
+                      clean(p.round_id)) for p in c.execute(text(
+                "SELECT p.game_id, p.tier, e.kind, e.amount_micro, e.value_after_micro, "
+                "e.round_id FROM jackpot_entries e JOIN jackpot_pools p ON p.id = e.pool_id "
+                "WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
     finally:
         engine.dispose()
-    return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs}
+    return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs,
+            "pools": pools}
 
 
 @pytest.fixture
@@ -147,9 +153,11 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     """Same seed, same requests: one server on the batched path, one on the general path
     (``fast_rounds=false``): the same rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # Then two rounds of an autoplay run of two rounds (stamped with the run, which the second
-    # stops).
+    # Max bets that feed the pools (settled in the batch; the jackpot won by the general path's
+    # code, once its own contributions are in); then two rounds of an autoplay run of two rounds
+    # (stamped with the run, which the second stops).
     plays = [("instant-test", 5, False), ("instant-test", 2, False), ("lose-test", 5, False),
+             ("pool-test", 10, False), ("jackpot-test", 10, False), ("pool-test", 10, False),
              ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
     found, answers = [], []
     for i, (db, batched) in enumerate(((database, True), (second_database, False))):
@@ -179,6 +187,9 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     assert answers[0] == answers[1]
     assert found[0] == found[1]
     assert any(a["win"] for a in answers[0]) and any(not a["win"] for a in answers[0])
+    kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
+    assert kinds.count("contribution") == 6 and kinds.count("award") == 1, found[0]["pools"]
+    assert answers[0][4]["jackpot_win"] > 0
 
 
 def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_server):
@@ -257,9 +268,10 @@ def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
 
 
 def _games() -> dict[str, Any]:
-    from .server_games import PickGame, make_test_games
+    from .server_games import PickGame, PoolGame, make_test_games
 
-    return {**make_test_games(), "lose-test": PickGame("lose-test", pick=False, prize_x=0)}
+    return {**make_test_games(), "lose-test": PickGame("lose-test", pick=False, prize_x=0),
+            "pool-test": PoolGame()}
 
 
 def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(

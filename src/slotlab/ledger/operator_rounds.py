@@ -15,9 +15,10 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    ``autoplay_runs.take_round`` stops it).
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
-   to its autoplay run's figures), the credit's row (``pending``) and the key's answer. Only
-   while the round is still ``open`` and its debit still ``pending`` (the sweep may have
-   rolled back a debit it judged cut off).
+   to its autoplay run's figures), the credit's row (``pending``), the key's answer and a max
+   bet's jackpot contributions (the pools locked last, in tier order, as every writer locks
+   them). Only while the round is still ``open`` and its debit still ``pending`` (the sweep
+   may have rolled back a debit it judged cut off).
 3. :class:`Completion`, once the operator confirmed the credit: the credit ``done``, the round
    ``completed`` and the key's answer as the round now is.
 
@@ -43,9 +44,14 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
-from slotlab.ledger.postgres import NO_SEQUENTIAL_SCANS, asyncpg_dsn, loss_limit_passed
+from slotlab.ledger.postgres import (
+    CONTRIBUTIONS,
+    NO_SEQUENTIAL_SCANS,
+    asyncpg_dsn,
+    loss_limit_passed,
+)
+from slotlab.ledger.sqlite import add_contributions, run_unchanged, too_soon, writer_connection
 from slotlab.ledger.sqlite import loss_limit_passed as sqlite_loss_limit_passed
-from slotlab.ledger.sqlite import run_unchanged, too_soon, writer_connection
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
 
@@ -83,6 +89,9 @@ class Settling:
     key: str
     answer: dict[str, Any]  # the key's stored answer
     credit: dict[str, Any]  # the credit's row, every column but ``id``
+    # A max bet's jackpot contributions, (pool id, micro-units) in tier order: added once the
+    # operator confirmed the bet, as the general path adds them once it is debited.
+    contributions: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(slots=True)
@@ -172,7 +181,7 @@ _SETTLE_SQL = f"""/* slotlab operator round settling */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
     balance bigint, response json, st json, events json, owner text, key text, answer json,
-    op json)
+    op json, contrib json)
 ), ok AS MATERIALIZED (
   SELECT r.* FROM r JOIN rounds o ON o.id = r.rid JOIN operator_wallet_ops d
     ON d.transaction_id = r.txid
@@ -198,7 +207,10 @@ WITH r AS MATERIALIZED (
 ), ku AS (
   UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
   WHERE k.owner = ok.owner AND k.key = ok.key RETURNING 1
-)
+), c AS MATERIALIZED (
+  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i
+  FROM ok CROSS JOIN LATERAL json_to_recordset(ok.contrib) AS e(i int, pool bigint, micro bigint)
+), {CONTRIBUTIONS}
 SELECT ok.n FROM ok
 """
 _COMPLETE_SQL = f"""/* slotlab operator round completion */
@@ -236,7 +248,9 @@ def _settling_json(n: int, w: Settling) -> str:
     record = json_text({"n": n, "rid": w.round_id, "txid": w.debit_txid, "ts": w.at,
                         "balance": w.debit_balance, "response": w.debit_response,
                         "st": w.settled, "owner": w.owner, "key": w.key, "answer": w.answer,
-                        "op": w.credit})
+                        "op": w.credit,
+                        "contrib": [{"i": i, "pool": pool, "micro": micro}
+                                    for i, (pool, micro) in enumerate(w.contributions)]})
     return json_object_with(record, events=w.events_json)
 
 
@@ -424,6 +438,7 @@ class SqliteOperatorRounds:
         con.execute(_S_INSERT_OP, _row(_OP_PROCESSORS, w.credit))
         con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
                     "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
+        add_contributions(con, [(w.round_id, w.at, w.contributions)])
         return True
 
     @staticmethod

@@ -92,6 +92,27 @@ def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
             f"({', '.join(f'{f} {t}' for f, t in fields)})")
 
 
+# The jackpot contributions of a batch's written rounds, from a CTE ``c`` (n: the round's place in
+# the batch, rid, ts, pool, micro, i: its place in the round): each pool locked once, in tier
+# order (after every other lock of the statement), raised by its total, and an entry per
+# contribution in round order with the pool's value after it. The operator path's settling
+# write (:mod:`.operator_rounds`) ends with the same CTEs.
+CONTRIBUTIONS = """agg AS MATERIALIZED (
+  SELECT pool, sum(micro) AS total FROM c GROUP BY pool
+), lp AS MATERIALIZED (
+  SELECT p.id FROM jackpot_pools p WHERE p.id IN (SELECT pool FROM agg) ORDER BY p.tier
+  FOR UPDATE
+), pu AS (
+  UPDATE jackpot_pools p SET value_micro = p.value_micro + agg.total FROM agg, lp
+  WHERE p.id = agg.pool AND lp.id = p.id RETURNING p.id, p.value_micro - agg.total AS before
+), je AS (
+  INSERT INTO jackpot_entries (pool_id, kind, amount_micro, value_after_micro, round_id,
+                               created_at)
+  SELECT c.pool, 'contribution', c.micro,
+         pu.before + sum(c.micro) OVER (PARTITION BY c.pool ORDER BY c.n, c.i), c.rid, c.ts
+  FROM c JOIN pu ON pu.id = c.pool ORDER BY c.n, c.i RETURNING 1
+)"""
+
 PARAMETERS = 1
 
 BATCH_SQL = f"""/* slotlab fast round batch */
@@ -184,21 +205,7 @@ WITH r AS MATERIALIZED (
   FROM ok ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
   SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
-), agg AS MATERIALIZED (
-  SELECT pool, sum(micro) AS total FROM c GROUP BY pool
-), lp AS MATERIALIZED (
-  SELECT p.id FROM jackpot_pools p WHERE p.id IN (SELECT pool FROM agg) ORDER BY p.tier
-  FOR UPDATE
-), pu AS (
-  UPDATE jackpot_pools p SET value_micro = p.value_micro + agg.total FROM agg, lp
-  WHERE p.id = agg.pool AND lp.id = p.id RETURNING p.id, p.value_micro - agg.total AS before
-), je AS (
-  INSERT INTO jackpot_entries (pool_id, kind, amount_micro, value_after_micro, round_id,
-                               created_at)
-  SELECT c.pool, 'contribution', c.micro,
-         pu.before + sum(c.micro) OVER (PARTITION BY c.pool ORDER BY c.n, c.i), c.rid, c.ts
-  FROM c JOIN pu ON pu.id = c.pool ORDER BY c.n, c.i RETURNING 1
-)
+), {CONTRIBUTIONS}
 SELECT ok.n, ok.balance,
   CASE WHEN ok.since IS NOT NULL THEN ok.play + (
     SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e

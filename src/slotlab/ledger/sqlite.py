@@ -94,6 +94,27 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
+def add_contributions(con: sqlite3.Connection,
+                      rounds: Sequence[tuple[str, datetime, Sequence[tuple[int, int]]]]) -> None:
+    """The jackpot contributions of written rounds (round id, time, (pool id, micro-units)):
+    each pool read and updated once, an entry per contribution in round order with the pool's
+    value after it."""
+    ids = sorted({pool for _, _, contributions in rounds for pool, _ in contributions})
+    if not ids:
+        return
+    marks = ", ".join("?" for _ in ids)
+    value = dict(con.execute(
+        f"SELECT id, value_micro FROM jackpot_pools WHERE id IN ({marks})", ids).fetchall())
+    entries = []
+    for round_id, at, contributions in rounds:
+        for pool, micro in contributions:
+            value[pool] += micro
+            entries.append((pool, "contribution", micro, value[pool], round_id, _TIME(at)))
+    con.executemany(_INSERT_POOL_ENTRY, entries)
+    con.executemany("UPDATE jackpot_pools SET value_micro = ? WHERE id = ?",
+                    [(v, pool) for pool, v in value.items()])
+
+
 def too_soon(last_round_at: str | None, at: datetime, pace_ms: int) -> bool:
     """A paced player's round starting less than ``pace_ms`` after their last one started
     (the stored times are text in one format: they compare as strings)."""
@@ -172,7 +193,8 @@ class SqliteRoundWriter:
         con.execute("BEGIN IMMEDIATE")
         try:
             out = [self._one(con, w) for w in batch]
-            self._pools(con, [w for w, b in zip(batch, out, strict=True) if b is not None])
+            add_contributions(con, [(w.round_id, w.at, w.contributions)
+                                    for w, b in zip(batch, out, strict=True) if b is not None])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -226,25 +248,6 @@ class SqliteRoundWriter:
         net = (None if w.since is None
                else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))
         return Written(int(after), net)
-
-    def _pools(self, con: sqlite3.Connection, written: list[RoundWrite]) -> None:
-        """Each pool once for the whole batch; an entry per contribution, in round order,
-        with the pool's value after it."""
-        ids = sorted({pool for w in written for pool, _ in w.contributions})
-        if not ids:
-            return
-        marks = ", ".join("?" for _ in ids)
-        value = dict(con.execute(
-            f"SELECT id, value_micro FROM jackpot_pools WHERE id IN ({marks})", ids).fetchall())
-        entries = []
-        for w in written:
-            at = _TIME(w.at)
-            for pool, micro in w.contributions:
-                value[pool] += micro
-                entries.append((pool, "contribution", micro, value[pool], w.round_id, at))
-        con.executemany(_INSERT_POOL_ENTRY, entries)
-        con.executemany("UPDATE jackpot_pools SET value_micro = ? WHERE id = ?",
-                        [(v, pool) for pool, v in value.items()])
 
     async def close(self) -> None:
         self._executor.shutdown(wait=True)

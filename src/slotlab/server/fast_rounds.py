@@ -275,12 +275,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     else:  # as services/rounds.py credits a free round's win
         lines = [LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
                             f"free_round:{package.id}:round:{rid}:win")] if win else []
-    # A demo player's play money never feeds a pool (services/demo.py), nor does a free round.
-    feeds = (entry.progressives and credits == entry.max_bet_credits
-             and not who.demo and package is None)
-    contributions = tuple((pools[tier], micro) for tier, micro in
-                          (jackpots.contributions(entry, bet) if feeds else [])
-                          if tier in pools)
+    contributions = jackpots.round_contributions(entry, credits, bet, pools, who.demo,
+                                                 package is not None)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     if package is not None:  # the package as this round leaves it
@@ -494,7 +490,7 @@ class FastRounds:
                               entry: GameEntry, credits: int, req: _Request, send: Send,
                               started: float) -> bool | None:
         """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
-        a free round, an autoplay round, or one the pipeline leaves, to the general path."""
+        a free round, or one the pipeline leaves, to the general path."""
         if req.free_round_id is not None:
             path.stats["passed:free_round"] += 1
             return None
@@ -507,8 +503,11 @@ class FastRounds:
                 path.stats["passed:autoplay"] += 1
                 return None
         try:
+            contributions = jackpots.round_contributions(
+                entry, credits, req.bet, await path.pool_ids(entry) if entry.progressives
+                else {}, who.demo, free=False)
             served = await op.serve(who, entry, credits, req.bet, req.key, req.request_hash,
-                                    send, started, run)
+                                    send, started, run, contributions)
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1

@@ -2,8 +2,7 @@
 the operator's, on the event loop, its writes grouped with concurrent rounds'.
 
 For a round :mod:`.fast_rounds` recognised whole (a player's session, a new key, a bet on the
-ladder, a profile that lets it start; no free round, no autoplay declaration, no bet that feeds a
-pool), per round:
+ladder, a profile that lets it start; not a free round), per round:
 
 1. the debit's row, the ``open`` round (its seed drawn and recorded) and the reserved key, in one
    batched write (:class:`~slotlab.ledger.operator_rounds.Opening`) BEFORE the debit is sent, so
@@ -16,18 +15,19 @@ pool), per round:
    path's 402, 403 or 503;
 3. played on its seed (``rounds.play``); a round that completes at once with no jackpot won is
    settled in the next batch (:class:`~slotlab.ledger.operator_rounds.Settling`: the debit
-   ``done``, the round ``crediting``, the credit's row, the key's answer); a choice to wait for
-   or a jackpot won is settled by the general path's own code (``rounds.advance_open``) on the
-   same round, in a worker thread;
+   ``done``, the round ``crediting``, the credit's row, the key's answer, a max bet's jackpot
+   contributions); a choice to wait for or a jackpot won is settled by the general path's own
+   code (``rounds.advance_open``) on the same round, in a worker thread, once the debit is
+   marked ``done`` and a max bet's contributions added in one transaction;
 4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
    with its credit ``pending`` and the sweep carries on (R10).
 
 Whatever the database refuses at step 1 (a live round, the key used, a bet past a loss limit,
-the pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the sweep
-took over meanwhile is answered by the general path from its key. Nothing here blocks the event
-loop: database batches run on asyncpg or the SQLite writer thread, the rare paths (a rollback,
-a refusal's record) in worker threads.
+the pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the
+sweep took over meanwhile is answered by the general path from its key. Nothing here blocks
+the event loop: database batches run on asyncpg or the SQLite writer thread, the rare paths (a
+rollback, a refusal's record) in worker threads.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
+from sqlalchemy import select, update
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Send
 
@@ -59,7 +60,7 @@ from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.operator_wallet import OperatorWallet
-from slotlab.server.services import autoplay_runs, round_operator, round_view
+from slotlab.server.services import autoplay_runs, jackpots, round_operator, round_view
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -68,9 +69,11 @@ from slotlab.store.models import COMPLETED, CREDITING, OPEN, Round, utcnow
 from slotlab.store.operator_wallet import (
     CREDIT,
     DEBIT,
+    DONE,
     KEEP_UNPAID_MONTHS,
     PENDING,
     REFUSED,
+    OperatorWalletOp,
     credit_txid,
     debit_txid,
 )
@@ -141,12 +144,12 @@ class OperatorRounds:
 
     async def serve(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
                     request_hash: str, send: Send, started: float,
-                    run: autoplay_runs.RunUse | None = None) -> bool:
+                    run: autoplay_runs.RunUse | None = None,
+                    contributions: tuple[tuple[int, int], ...] = ()) -> bool:
         """Answer the round start (True), or leave it to the general path (False: nothing
-        was sent to the operator, or the round's key tells the general path the answer)."""
+        was sent to the operator, or the round's key tells the general path the answer).
+        ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units)."""
         ctx = self.ctx
-        if entry.progressives and credits == entry.max_bet_credits:
-            return False  # its pool contributions are the general path's
         username = await self.username(who.player_id)
         seed = general.fresh_seed()  # the general path's source (503 there if it fails)
         rid = uuid.uuid4().hex
@@ -185,10 +188,10 @@ class OperatorRounds:
         body: dict[str, Any] | None
         if result is None or result.awaiting is not None or result.jackpots:
             body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
-                                           out.balance)
+                                           out.balance, contributions)
         else:
             body = await self._settle(who, entry, rid, username, owner, key, values, result,
-                                      out.body, out.balance)
+                                      out.body, out.balance, contributions)
             if body is None:
                 self.forget_run(who, run)
                 return False
@@ -237,13 +240,21 @@ class OperatorRounds:
         return general.operator_refusal(bet, kind == "refused", code, balance, message)
 
     def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
-                        response: dict[str, Any] | None, balance: int | None
-                        ) -> dict[str, Any]:
+                        response: dict[str, Any] | None, balance: int | None,
+                        contributions: tuple[tuple[int, int], ...]) -> dict[str, Any]:
         """A choice to wait for, or a jackpot won: the general path settles the round."""
-        assert self.wallet.store is not None
-        self.wallet.store.update(debit_txid(rid), status="done", attempts=1, balance=balance,
-                                 response=response, completed_at=utcnow(),
-                                 next_attempt_at=None, last_error=None)
+        with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
+            now = utcnow()
+            status = s.scalar(select(Round.status).where(Round.id == rid).with_for_update())
+            s.execute(update(OperatorWalletOp)
+                      .where(OperatorWalletOp.transaction_id == debit_txid(rid))
+                      .values(status=DONE, attempts=1, balance=balance, response=response,
+                              completed_at=now, next_attempt_at=None, last_error=None,
+                              updated_at=now))
+            if contributions and status == OPEN:  # before the round may win them
+                bet = s.scalar(select(Round.bet).where(Round.id == rid))
+                assert bet is not None
+                jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
         body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key))
         if balance is not None:
             body = {**body, "balance": balance}
@@ -251,8 +262,8 @@ class OperatorRounds:
 
     async def _settle(self, who: Auth, entry: GameEntry, rid: str, username: str, owner: str,
                       key: str, values: dict[str, Any], result: RoundResult,
-                      debit_response: dict[str, Any] | None, debit_balance: int | None
-                      ) -> dict[str, Any] | None:
+                      debit_response: dict[str, Any] | None, debit_balance: int | None,
+                      contributions: tuple[tuple[int, int], ...]) -> dict[str, Any] | None:
         """Settle, credit and complete a round that completed at once; its answer (None: the
         round was taken over meanwhile, its key answers)."""
         ctx = self.ctx
@@ -269,7 +280,7 @@ class OperatorRounds:
         credit = _op(credit_txid(rid, 0), CREDIT, rid, username, win, entry.currency, now)
         if not await self.settles.submit(Settling(
                 who.player_id, rid, debit_txid(rid), now, debit_balance, debit_response or {},
-                settled, json_text(events), owner, key, body, credit)):
+                settled, json_text(events), owner, key, body, credit, contributions)):
             return None
         metrics.round_settled(entry.id, entry.currency, values["bet"], win, round_id=rid,
                               player_id=who.player_id, free=False, demo=who.demo)

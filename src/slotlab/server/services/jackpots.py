@@ -110,6 +110,17 @@ def contributions(entry: GameEntry, bet_minor: int) -> list[tuple[str, int]]:
     return out
 
 
+def round_contributions(entry: GameEntry, credits: int, bet_minor: int, pool_ids: dict[str, int],
+                        demo: bool, free: bool) -> tuple[tuple[int, int], ...]:
+    """(pool id, micro-units) that a round adds to its game's pools, in tier order: a max bet's
+    :func:`contributions`; a demo player's play money and a free round feed none (services/
+    demo.py, free_rounds), as :func:`contribute`'s callers on the general path decide."""
+    if not entry.progressives or credits != entry.max_bet_credits or demo or free:
+        return ()
+    return tuple((pool_ids[tier], micro) for tier, micro in contributions(entry, bet_minor)
+                 if tier in pool_ids)
+
+
 def contribute(
     s: Session, entry: GameEntry, pools: dict[str, JackpotPool], bet_minor: int, round_id: str,
     now: datetime,
