@@ -400,10 +400,9 @@ class Super12Stars(FamilyGame[Model]):
         record = record_for(self)
         if record is not None:  # the rule text's simulation statement, from the shipped run
             out.append(f"The largest win in a simulation of {record.spins:,} rounds was "
-                       f"{record.max_win_x:,.1f} times the total bet, reached "
-                       f"{record.max_win_count:,} time{'s' if record.max_win_count > 1 else ''} "
-                       f"(1 in {record.max_win_one_in:,.0f}); the simulated RTP was "
-                       f"{record.rtp:.2%}.")
+                       f"{record.max_win_x:,.1f} times the total bet, with an occurrence "
+                       f"probability of 1 in {record.max_win_one_in:,.0f}; the simulated RTP "
+                       f"was {record.rtp:.2%}.")
         return out
 
     def describe(self) -> dict[str, Any]:
