@@ -44,7 +44,8 @@ def test_the_game_shows_the_rtp_and_the_recorded_largest_win_with_its_odds() -> 
     assert shown["model_hash"] == game.model_hash
     help_text = " ".join(game.rules())
     assert (f"The largest win in a simulation of 2,000,000,000 rounds was {rec.max_win_x:,.1f} "
-            "times the total bet, with an occurrence probability of 1 in 2,000,000,000") in help_text
+            "times the total bet, with an occurrence probability of 1 in 2,000,000,000"
+            ) in help_text
 
 
 def test_a_model_without_its_record_shows_no_simulated_figure(game) -> None:  # type: ignore[no-untyped-def]
