@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from slotlab.cli import app
 from slotlab.simulate import record as records
 
 HASH = "a" * 64
@@ -84,3 +85,28 @@ def test_a_game_shows_only_a_record_of_its_own_model(tmp_path: Path,
     assert records.record_for(FakeGame()) is None  # another model's record is never shown
     records.write(records.from_run(run_output(game="other"), "c"), path)
     assert records.record_for(FakeGame()) is None  # nor another game's
+
+
+def test_simulate_record_writes_the_run_stamped_with_the_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    path = tmp_path / records.RECORD_NAME
+    monkeypatch.setattr(records, "record_path", lambda game: path)
+    runner = CliRunner()
+    done = runner.invoke(app, ["simulate", "crystal-star-deluxe", "--spins", "20000", "--seed",
+                               "3", "--record", "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout[done.stdout.index("{"):])
+    rec = records.read(path, data["model_hash"])
+    assert rec.command == ("slotlab simulate crystal-star-deluxe --spins 20000 --seed 3 "
+                           "--workers 1 --record")
+    assert (rec.spins, rec.seed, rec.rtp, rec.max_win_x) == (20000, 3, data["rtp"],
+                                                             data["max_win_x"])
+    # a model file is not the game's shipped model: its run is not the game's record
+    from slotlab.games.crystal_star_deluxe.model import model_path
+
+    path.unlink()
+    refused = runner.invoke(app, ["simulate", str(model_path()), "--spins", "10", "--record"])
+    assert refused.exit_code == 2 and "--record needs a game id" in refused.output
+    assert not path.exists()
