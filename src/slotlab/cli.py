@@ -258,6 +258,9 @@ def simulate(
                                              help="Rounds per chunk (part of the job: a "
                                                   "checkpoint resumes the same size).")] = 1 << 20,
     bet: BetOpt = None,
+    record: Annotated[bool, typer.Option(
+        help="Write the run as the game's simulation-record.json (the figures its rule text "
+             "publishes, stamped with the model's hash), shown in game.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Monte Carlo simulation: RTP with its 99% interval, hit rate, volatility, max win."""
@@ -268,6 +271,9 @@ def simulate(
 
     game = _load(model)
     total_bet = _bet(game, bet)
+    if record and model != game.id:  # a record ships with a game: it is made on its own model
+        _error("--record needs a game id: a record is made on the game's shipped model")
+        raise typer.Exit(2)
     last: list[RunProgress] = []
 
     def on_progress(state: RunProgress) -> None:
@@ -299,6 +305,13 @@ def simulate(
     data = result.to_json()
     if game.exact is not None:
         data["exact_rtp"] = game.exact(total_bet)["rtp"]
+    if record:
+        from slotlab.simulate import record as records
+
+        command = (f"slotlab simulate {model} --spins {spins} --seed {seed} "
+                   f"--workers {workers} --record")
+        written = records.write(records.from_run(data, command), records.record_path(game))
+        Console(stderr=True, soft_wrap=True).print(f"recorded in {written}")
     if json_out:
         _print_json(data)
         return

@@ -126,10 +126,14 @@ def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
     open_game(page, GID)
     assert page.locator("[data-testid=reels] .cell[data-symbol]").count() == 15
     desc = api(page, "GET", f"/api/games/{GID}")
-    # its max win is an upper bound, not a win a round reaches: the lobby and the menu say so
-    assert f"up to {desc['max_win_x']:,}×" in card
+    # the lobby and the menu show the largest win of the shipped 2,000-million-game run with
+    # its odds, as the rule text does (its upper bound stays in the help)
+    sim = desc["max_win_simulated"]
+    assert f"{sim['max_win_x']:,.1f}× (1 in 2,000,000,000)" in card
     page.click("[data-testid=menu]")
-    assert f"up to {desc['max_win_x']:,} × stake" in page.inner_text("[data-testid=menu-dialog]")
+    menu = page.inner_text("[data-testid=menu-dialog]")
+    assert f"{sim['max_win_x']:,.1f} × stake (1 in 2,000,000,000)" in menu
+    assert f"{desc['rtp'] * 100:.2f}%" in menu
     close_dialog(page, "menu-dialog")
     shot(page, "super-12-stars-rest")
     page.click("[data-testid=pays]")

@@ -185,6 +185,10 @@ SKIPPED: dict[str, str] = {
     "pip install 'slotlab[ray]'": "installs the project; the test runs in the installed project",
     "make install": "installs the project; the test runs in the installed project",
     ".venv/bin/pytest tests/browser -m browser": "the browser tests, which the suite runs itself",
+    "slotlab simulate super-12-stars --spins 2000000000 --seed 2000 --workers 2 --record":
+        "writes the game's shipped simulation record in the source tree (a short run would "
+        "replace it); tests/simulate/test_record.py runs --record into a folder of its own and "
+        "tests/games/super_12_stars/test_simulation_record.py checks the shipped record",
 }
 
 

@@ -302,9 +302,13 @@ def test_help_shows_rtp_and_the_operator(make_server, game):
     assert info["operator"]["name"] == "Casino Example Ltd"
 
 
-def test_the_max_win_is_said_to_be_an_upper_bound(make_server, game):
+def test_the_max_win_is_said_to_be_an_upper_bound_beside_the_recorded_one(make_server, game):
     """Uncapped, the game's max win is a rigorous bound that simulated rounds stay far below:
-    the game list and the game's own page say so, the help says 'no round pays more than'."""
+    the game list and the game's own page say so, the help says 'no round pays more than'; both
+    also carry the largest win of the shipped 2,000-million-game run with its odds (R: 'The
+    maximum potential prize achieved during a simulation of 2,000 million games ...')."""
+    from slotlab.simulate.record import record_for
+
     srv = make_server(games={GAME: game})
     c, _ = srv.player()
     listed = {g["id"]: g for g in c.get("/api/games").json()}[GAME]
@@ -314,3 +318,8 @@ def test_the_max_win_is_said_to_be_an_upper_bound(make_server, game):
     assert listed["max_win"] == info["max_win_x"] == game.max_win_x()
     assert f"No round pays more than {game.max_win_x():,} times the total bet" in " ".join(
         info["rules"])
+    record = record_for(game)
+    assert record is not None
+    assert listed["max_win_simulated"] == info["max_win_simulated"] == record.shown()
+    assert info["max_win_simulated"]["text"].endswith("x (1 in 2,000,000,000)")
+    assert f"was {record.max_win_x:,.1f} times the total bet" in " ".join(info["rules"])

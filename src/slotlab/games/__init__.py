@@ -32,7 +32,7 @@ FAMILIES: dict[str, GameFamily] = {f.name: f for f in [
                variants={"superstars-96": "superstars", "superstars-92": "superstars"}),
     GameFamily("super_12_stars", "slotlab.games.super_12_stars.game:Super12Stars",
                shipped={"super-12-stars":
-                        GAMES / "super_12_stars" / "models" / "super-12-stars.v1.json"}),
+                        GAMES / "super_12_stars" / "models" / "super-12-stars.v2.json"}),
     GameFamily("lines", "slotlab.games.lines.game:LineGame", models=LINE_MODELS,
                formats=("slotlab.lines",)),
     GameFamily("composed", "slotlab.games.composed.game:ComposedGame",

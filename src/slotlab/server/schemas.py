@@ -218,6 +218,9 @@ class GameSummaryPublic(BaseModel):
     rtp: float | None
     max_win: int
     max_win_bound: bool = False  # max_win is an upper bound that no round may reach
+    # The largest win of the game's recorded simulation on this model, with its odds
+    # (slotlab.simulate.record); None when the game ships no such record.
+    max_win_simulated: dict[str, Any] | None = None
     max_win_cash: int | None
     model_hash: str
     variant: str

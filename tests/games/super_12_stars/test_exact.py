@@ -39,7 +39,7 @@ def as_x_bet(components: dict[str, Fraction]) -> dict[str, Fraction]:
 
 @pytest.fixture(scope="module")
 def raw() -> dict[str, Any]:
-    return json.loads(model_path(1).read_text())
+    return json.loads(model_path().read_text())  # the shipped version, as load_model()
 
 
 @pytest.fixture(scope="module")

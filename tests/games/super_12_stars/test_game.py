@@ -9,6 +9,8 @@ import re
 import pytest
 
 from slotlab.games import find_game
+from slotlab.games.super_12_stars.game import Super12Stars
+from slotlab.games.super_12_stars.model import model_path
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_SPINS, ACC_WIN
 from slotlab.rng import chunk_stream, parse_seed
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError, replay
@@ -48,9 +50,11 @@ def lucky_seed(game):
 
 
 def test_registry_serves_the_game(game):
+    """The registry serves the shipped version (v2); the fixture plays v1, the same game."""
     found = find_game("super-12-stars")
     assert isinstance(found, Game) and isinstance(found, Simulatable)
-    assert found.model_hash == game.model_hash
+    assert found.model_hash == Super12Stars.from_file(model_path()).model_hash
+    assert found.model.version == 2 and game.model.version == 1
     assert (found.id, found.name) == ("super-12-stars", "Super 12 Stars")
 
 

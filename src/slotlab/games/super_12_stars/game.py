@@ -28,6 +28,7 @@ from slotlab.rounds import (
     check_bet,
     check_inputs,
 )
+from slotlab.simulate.record import record_for
 
 from . import kernel as k
 from .model import (
@@ -396,6 +397,12 @@ class Super12Stars(FamilyGame[Model]):
             out.append(f"The most a round pays is {m.cap_x:,} times the total bet.")
         else:
             out.append(f"No round pays more than {self.max_win_x():,} times the total bet.")
+        record = record_for(self)
+        if record is not None:  # the rule text's simulation statement, from the shipped run
+            out.append(f"The largest win in a simulation of {record.spins:,} rounds was "
+                       f"{record.max_win_x:,.1f} times the total bet, with an occurrence "
+                       f"probability of 1 in {record.max_win_one_in:,.0f}; the simulated RTP "
+                       f"was {record.rtp:.2%}.")
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -408,6 +415,7 @@ class Super12Stars(FamilyGame[Model]):
                      "pays": {str(n): p for n, p in zip((3, 4, 5), pays, strict=True)}}
                     for s, pays in spec.line_pays_x_line_bet.items()]
         report = self.exact()
+        record = record_for(self)
         return {
             "id": self.id,
             "name": self.name,
@@ -447,6 +455,8 @@ class Super12Stars(FamilyGame[Model]):
             "rules": self.rules(),
             "rtp": float(report["rtp"]),
             "max_win_x": self.max_win_x(),
+            # The largest win of the shipped recorded run on this model (None: no such record).
+            "max_win_simulated": None if record is None else record.shown(),
             "stops_are": "top-row strip index per reel",
         }
 

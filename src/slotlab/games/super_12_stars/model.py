@@ -67,7 +67,7 @@ from slotlab.mechanics.weighted import WeightedTable
 from slotlab.model import GameModel, ModelError, Strict, read_spec, strip_window
 
 MODELS = Path(__file__).parent / "models"
-DEFAULT_VERSION = 1
+DEFAULT_VERSION = 2
 
 N_REELS = 5
 N_ROWS = 3

@@ -95,6 +95,7 @@ def list_games(ctx: ServicesDep, creds: Bearer, currency: CurrencyQuery = None
     code = _viewer_currency(ctx, creds, currency)
     return [{**_offer(ctx, e), "max_win": e.max_win_x,
              "max_win_bound": bool(e.description.get("max_win_bound", False)),
+             "max_win_simulated": e.description.get("max_win_simulated"),
              "progressives": bool(e.progressives)}
             for e in ctx.catalog.in_currency(code)]
 

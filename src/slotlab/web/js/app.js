@@ -5,7 +5,7 @@ import { alertBox, closeAll, openDialog, toast } from "./dialogs.js";
 import { demoOffer, demoPanel, dt, showDemo } from "./demo.js";
 import { GameView } from "./game.js";
 import { installDefs, thumbnail } from "./symbols.js";
-import { initI18n, num, percent, t } from "./i18n.js";
+import { initI18n, num, percent, simulatedMaxWin, t } from "./i18n.js";
 import { tierText, upper } from "./names.js";
 import { formatMoney, h, pick, store } from "./util.js";
 
@@ -279,7 +279,7 @@ class App {
         h("h2", {}, g.name),
         h("dl.facts", {}, [
           h("dt", {}, t("lobby.rtp")), h("dd", {}, percent(g.rtp)),
-          h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win ? t(g.max_win_bound ? "lobby.up_to_times" : "lobby.times", { x: num(Number(g.max_win)) }) : "—"),
+          h("dt", {}, t("lobby.max_win")), h("dd", {}, g.max_win_simulated ? simulatedMaxWin(g.max_win_simulated, "lobby.simulated_times") : g.max_win ? t(g.max_win_bound ? "lobby.up_to_times" : "lobby.times", { x: num(Number(g.max_win)) }) : "—"),
           h("dt", {}, t("lobby.bets")), h("dd", {}, g.bets?.length ? t("lobby.bet_range", { low: this.money(g.bets[0]), high: this.money(g.bets[g.bets.length - 1]) }) : "—"),
         ]),
         g.progressives ? h("p.lobby-jp", { "data-testid": `lobby-jackpots-${g.id}` }, t("lobby.progressives")) : null,

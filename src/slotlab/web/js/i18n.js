@@ -157,6 +157,11 @@ export function num(n, opts) {
   return new Intl.NumberFormat(locale(), opts).format(n);
 }
 
+/** The largest win of a game's recorded simulation with its odds: "890.1× (1 in 2,000,000,000)". */
+export function simulatedMaxWin(sim, key) {
+  return t(key, { x: num(Number(sim.max_win_x), { minimumFractionDigits: 1, maximumFractionDigits: 1 }), n: num(Number(sim.one_in)) });
+}
+
 /** A duration in words, in the largest unit that divides it ("24 hours", "2 days", "90 seconds"),
  * as the server's HELP texts say it (server/services/help.py duration_text). */
 export function duration(seconds) {

@@ -2,7 +2,7 @@
 import { alertBox, closeAll, openDialog } from "./dialogs.js";
 import { poolName } from "./eventtext.js";
 import { gameRules } from "./gametext.js";
-import { chooseLanguage, duration, english, language, languages, num, percent, readEnglish, t } from "./i18n.js";
+import { chooseLanguage, duration, english, language, languages, num, percent, readEnglish, simulatedMaxWin, t } from "./i18n.js";
 import { payLabel, symbolText } from "./names.js";
 import { openRecall } from "./recall.js";
 import { lineColor } from "./reels.js";
@@ -361,7 +361,7 @@ export function openMenu(game) {
     h("h3", {}, t("menu.info")),
     h("dl.info", {}, [
       h("dt", {}, t("menu.rtp")), h("dd", {}, percent(game.desc.rtp)),
-      h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_x ? t(game.desc.max_win_bound ? "menu.max_win_up_to_x" : "menu.max_win_x", { x: num(Number(game.desc.max_win_x)) }) : "—"),
+      h("dt", {}, t("menu.max_win")), h("dd", {}, game.desc.max_win_simulated ? simulatedMaxWin(game.desc.max_win_simulated, "menu.simulated_max_win_x") : game.desc.max_win_x ? t(game.desc.max_win_bound ? "menu.max_win_up_to_x" : "menu.max_win_x", { x: num(Number(game.desc.max_win_x)) }) : "—"),
     ]),
     // what this market's rules take away, in words (no profile code, no model hash: the auditor's)
     p.autoplay && p.quickStop ? null : h("p.note", { "data-testid": "menu-market" }, t("menu.rules_here", { list: [p.autoplay ? null : t("menu.no_autoplay"), p.quickStop ? null : t("menu.no_quick_stop")].filter(Boolean).join(", ") })),
