@@ -321,8 +321,10 @@ def simulate(
     table.add_row("rtp", f"{data['rtp']:.6%}  (99% CI {low:.4%} .. {high:.4%})")
     if "exact_rtp" in data:
         inside = low <= data["exact_rtp"] <= high
-        table.add_row("exact rtp", f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
-                                   " the interval)")
+        # a game whose RTP is composed (part simulated) has ``composed`` beside ``exact``
+        label = "composed rtp (estimated)" if getattr(game, "composed", None) else "exact rtp"
+        table.add_row(label, f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
+                             " the interval)")
     for key in ("hit_rate", "sd", "volatility_index_90", "max_win", "max_win_x", "max_win_count",
                 "feature_rate", "feature_one_in", "spins", "seed", "chunks", "chunk_spins",
                 "resumed_chunks", "chunks_rerun", "seconds", "spins_per_second", "backend",
