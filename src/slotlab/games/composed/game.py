@@ -104,7 +104,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
             # what each segment brings, in the wheel's order (its weights stay in the model)
             "wheel": ([s.model_dump(exclude={"weight"}) for s in spec.wheel.segments]
                       if spec.wheel else None),
-            "hold_and_win": ({"symbol": hw.symbol, "trigger": hw.trigger,
+            "hold_and_win": ({"name": hw.name, "symbol": hw.symbol, "trigger": hw.trigger,
                               "respins": hw.respins,
                               "jackpots": {j: hw.jackpots[j] for j in JACKPOTS}}
                              if hw else None),

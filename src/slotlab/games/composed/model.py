@@ -74,6 +74,8 @@ class LandingSpec(Strict):
 
 
 class HoldAndWinSpec(Strict):
+    # what the player sees the feature called ("Coin Link"); the client's generic name without
+    name: str | None = Field(default=None, min_length=1, max_length=24)
     symbol: str
     trigger: PositiveInt
     respins: PositiveInt = 3

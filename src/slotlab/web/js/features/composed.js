@@ -13,6 +13,12 @@ import { h } from "../util.js";
 const OWN = new Set(["coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
 
 export class Composed extends Feature {
+  /** The game's text, with the hold and win called by the model's name for it when it has one. */
+  text(key, args) {
+    const name = this.desc.hold_and_win?.name || super.text("feature_name");
+    return super.text(key, { feature: name, FEATURE: name.toUpperCase(), ...args });
+  }
+
   mount() {
     const d = this.desc;
     this.grid = new HoldGrid(d.reels || 5, d.rows || 3, { testid: "hold" });
