@@ -245,16 +245,15 @@ class OperatorRounds:
         """A choice to wait for, or a jackpot won: the general path settles the round."""
         with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
             now = utcnow()
-            status = s.scalar(select(Round.status).where(Round.id == rid).with_for_update())
+            row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
+                            .with_for_update()).one_or_none()
             s.execute(update(OperatorWalletOp)
                       .where(OperatorWalletOp.transaction_id == debit_txid(rid))
                       .values(status=DONE, attempts=1, balance=balance, response=response,
                               completed_at=now, next_attempt_at=None, last_error=None,
                               updated_at=now))
-            if contributions and status == OPEN:  # before the round may win them
-                bet = s.scalar(select(Round.bet).where(Round.id == rid))
-                assert bet is not None
-                jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
+            if contributions and row is not None and row.status == OPEN:  # before it may win
+                jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), row.bet, rid, now)
         body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key))
         if balance is not None:
             body = {**body, "balance": balance}
