@@ -34,11 +34,21 @@ def test_the_shipped_game_loads_by_id_and_by_its_family() -> None:
     assert isinstance(game_of_data(shipped_raw()), ComposedGame)
 
 
+def test_the_hold_and_win_is_described_by_its_name_or_by_none() -> None:
+    # the client calls the feature by the model's name; a model without one gets the generic name
+    assert find_game("lucky-coin-link").describe()["hold_and_win"]["name"] == "Coin Link"
+    raw = shipped_raw()
+    del raw["hold_and_win"]["name"]
+    assert game_of_data(raw).describe()["hold_and_win"]["name"] is None
+
+
 @pytest.mark.parametrize(("change", "words"), [
     (_hw(symbol="NOPE"), ["hold_and_win.symbol", "NOPE"]),
     (_hw(symbol="DRAGON"), ["hold_and_win.symbol", "pays"]),
     (_hw(symbol="BONUS"), ["hold_and_win.symbol", "scatter"]),
     (_hw(trigger=16), ["hold_and_win.trigger", "15 cells"]),
+    (_hw(name=""), ["hold_and_win.name"]),
+    (_hw(name="x" * 25), ["hold_and_win.name", "24"]),
     (_hw(jackpots={"Mini": 1, "Minor": 2, "Major": 3}), ["jackpots", "Grand"]),
     (_hw(coins=[{"weight": 1, "value": 5, "jackpot": "Mini"}]), ["hold_and_win.coins.0",
                                                                  "either a value or a jackpot"]),
