@@ -452,6 +452,12 @@ def test_crystal_lists_what_every_stage_paid(sized: Any, server: Any) -> None:
     )
     assert {tuple(x) for x in lit} == still
     assert reels_window(page) == final
+    # every win is in view, on a phone too: the list wraps rather than scrolls its wins out of view
+    box = page.locator("[data-testid=paid-list]").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"]
+    for el in page.locator("[data-testid=paid-win]").all():
+        b = el.bounding_box()
+        assert box["x"] <= b["x"] and b["x"] + b["width"] <= box["x"] + box["width"], (b, box)
     shot(page, f"{page.size_name}-crystal-paid-list")
 
 

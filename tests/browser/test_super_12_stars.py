@@ -288,6 +288,14 @@ def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
     open_round = api(page, "GET", "/api/rounds/open")
     assert open_round["awaiting"]["kind"] == "frenzy_colour"  # the round waits for the click
     assert not any(e["type"] == "frenzy_spun" for e in open_round["events"])
+    # the wheel is drawn as large as the reel window allows (a fixed 230 px popup before), with
+    # its choice buttons inside the window
+    reels = page.locator("[data-testid=reels]").bounding_box()
+    wheel = page.locator("[data-testid=frenzy-wheel] svg").bounding_box()
+    assert wheel["height"] >= 0.45 * reels["height"], (wheel, reels)
+    for testid in ("choice-red", "choice-green"):
+        b = page.locator(f"[data-testid={testid}]").bounding_box()
+        assert reels["y"] <= b["y"] and b["y"] + b["height"] <= reels["y"] + reels["height"]
     shot(page, "super-12-stars-frenzy-choice", docs=True)
     # a reload offers the colour again
     page.reload()
