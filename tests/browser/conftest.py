@@ -86,6 +86,21 @@ def checked_page(browser: Any, options: dict[str, Any]) -> Iterator[Any]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=list(SIZES))
+def sized(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
+    """A checked page at desktop, then at phone size (a touch screen at twice the pixels);
+    ``page.size_name`` says which."""
+    phone = request.param == "phone"
+    options = {"viewport": SIZES[request.param], "is_mobile": phone, "has_touch": phone,
+               "device_scale_factor": 2 if phone else 1}
+    for pg in checked_page(browser, options):
+        pg.size_name = request.param
+        yield pg
+
+
 def shot(page: Any, name: str, *, docs: bool = False) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

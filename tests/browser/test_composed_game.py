@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import checked_page, shot
+from .conftest import shot
 from .servers import Server
 from .test_client import (
     api,
@@ -33,11 +33,6 @@ from .test_symbol_art import check_sheet, sheet
 pytestmark = pytest.mark.browser
 GID = "lucky-coin-link"
 BET = 20  # credits: the smallest bet, where the page starts
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
-              "device_scale_factor": 2},
-}
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +42,10 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield s
 
 
-@pytest.fixture(params=list(SIZES))
-def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A checked page (JavaScript errors fail the test) at desktop, then phone size."""
-    for pg in checked_page(browser, SIZES[request.param]):
-        pg.size_name = request.param
-        yield pg
+@pytest.fixture
+def page(sized: Any) -> Any:
+    """This module's tests run at desktop, then at phone size."""
+    return sized
 
 
 def has(etype: str, test: Callable[[dict[str, Any]], bool] = lambda e: True
@@ -291,6 +284,7 @@ def test_a_jackpot_has_its_screen_and_nothing_outlives_the_round(page: Any, srv:
     n = rounds_played(page)
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=feature-announce]:has-text('JACKPOT')", timeout=240_000)
+    page.wait_for_timeout(350)  # the picture once the screen's entrance (a 0.3 s pop) is over
     shot(page, f"lucky-coin-link-jackpot-{page.size_name}", docs=True)
     rec = finish(page, n)
     coins = [c for e in rec["events"] if e["type"] in ("hold_and_win_started", "respin_landed")

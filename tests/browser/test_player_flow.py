@@ -17,31 +17,12 @@ from typing import Any
 
 import pytest
 
-from .conftest import checked_page, shot
+from .conftest import SIZES, checked_page, shot
 from .test_client import api, last_window, loses, minor, money, reels_window, register, wins
 
 pytestmark = pytest.mark.browser
 
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 WIN_TYPES = ("line_won", "scatter_won", "flat_prize_won")
-
-
-@pytest.fixture(params=list(SIZES))
-def sized(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
-    """A page at desktop or at phone size; JavaScript errors fail the test."""
-    phone = request.param == "phone"
-    ctx = browser.new_context(
-        viewport=SIZES[request.param], is_mobile=phone, has_touch=phone,
-        device_scale_factor=2 if phone else 1,
-    )
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    pg.size_name = request.param  # type: ignore[attr-defined]
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 @pytest.fixture

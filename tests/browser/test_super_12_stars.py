@@ -116,6 +116,11 @@ def replay_step(page: Any, etype: str) -> dict[str, Any]:
     return events[i]
 
 
+def doc_name(page: Any, name: str) -> str:
+    """A README picture's name at the page's size (the phone's start with "phone-")."""
+    return name if page.size_name == "desktop" else f"phone-{name}"
+
+
 # ---- tests -------------------------------------------------------------------------------------
 
 
@@ -148,7 +153,8 @@ def test_lobby_help_rtp_and_operator(page: Any, srv: Server) -> None:
     shot(page, "super-12-stars-help")
 
 
-def test_wheel_spins_to_its_segment(page: Any, srv: Server) -> None:
+def test_wheel_spins_to_its_segment(sized: Any, srv: Server) -> None:
+    page = sized
     register(page, srv)
     open_game(page, GID)
     force(srv, has("wheel_spun"))
@@ -161,7 +167,7 @@ def test_wheel_spins_to_its_segment(page: Any, srv: Server) -> None:
                    return w && r && w.dataset.state === 'stopped' && r.innerText
                           && [w.dataset.segment, r.innerText]; }""",
         timeout=60_000).json_value()
-    shot(page, "super-12-stars-wheel", docs=True)
+    shot(page, doc_name(page, "super-12-stars-wheel"), docs=True)
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "wheel_spun")
     assert segment == str(e["segment"])
@@ -170,7 +176,8 @@ def test_wheel_spins_to_its_segment(page: Any, srv: Server) -> None:
     assert minor(page, "win") == rec["win"]
 
 
-def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
+def test_tv_draws_free_spins_and_multiplier(sized: Any, srv: Server) -> None:
+    page = sized
     register(page, srv)
     open_game(page, GID)
     force(srv, has("tv_drawn", lambda e: e["multiplier"] > 1))
@@ -207,7 +214,7 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     # the counter says which free spin of how many
     assert re.search(rf"\b\d+ of {free['spins']}$", counters[0].strip()), counters
     assert counters[1].strip().endswith(f"×{tv['multiplier']}"), counters
-    shot(page, "super-12-stars-free-spins", docs=True)
+    shot(page, doc_name(page, "super-12-stars-free-spins"), docs=True)
     quick_stop(page)  # the rest without animation
     wait_round(page, n, timeout=120_000)
     assert rounds_played(page) == n + 1
@@ -228,7 +235,8 @@ def test_tv_draws_free_spins_and_multiplier(page: Any, srv: Server) -> None:
     assert "wins pay" not in page.inner_text("[data-testid=message]")
 
 
-def test_super7_expands_into_a_wild_reel_and_respins(page: Any, srv: Server) -> None:
+def test_super7_expands_into_a_wild_reel_and_respins(sized: Any, srv: Server) -> None:
+    page = sized
     register(page, srv)
     open_game(page, GID)
     force(srv, has("super7_expanded", lambda e: e["stage"] == "base"))
@@ -240,7 +248,7 @@ def test_super7_expands_into_a_wild_reel_and_respins(page: Any, srv: Server) -> 
         "[data-testid=reel-2] .cell[data-symbol]", "els => els.map(e => e.dataset.symbol)"
     )
     assert symbols == ["W", "W", "W"]
-    shot(page, "super-12-stars-super7", docs=True)
+    shot(page, doc_name(page, "super-12-stars-super7"), docs=True)
     wait_round(page, n, timeout=60_000)
     rec = latest(page)
     respin = [e for e in rec["events"] if e["type"] == "reels_stopped" and e["respin"]]
