@@ -101,6 +101,11 @@ def sized(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
         yield pg
 
 
+def doc_name(page: Any, name: str) -> str:
+    """A README picture's name at a ``sized`` page's size (the phone's start with "phone-")."""
+    return name if page.size_name == "desktop" else f"phone-{name}"
+
+
 def shot(page: Any, name: str, *, docs: bool = False) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

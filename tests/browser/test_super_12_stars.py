@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import shot
+from .conftest import doc_name, shot
 from .servers import Server
 from .test_client import (
     api,
@@ -114,11 +114,6 @@ def replay_step(page: Any, etype: str) -> dict[str, Any]:
         page.click("[data-testid=replay-next]")
     assert page.inner_text("[data-testid=replay-count]") == f"Step {i + 1} of {len(events)}"
     return events[i]
-
-
-def doc_name(page: Any, name: str) -> str:
-    """A README picture's name at the page's size (the phone's start with "phone-")."""
-    return name if page.size_name == "desktop" else f"phone-{name}"
 
 
 # ---- tests -------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import shot
+from .conftest import doc_name, shot
 from .servers import Server
 from .test_client import (
     api,
@@ -181,9 +181,11 @@ def test_lobby_offers_superstars_with_5x5_reels(page: Any, srv: Server) -> None:
     shot(page, "superstars-line-win", docs=True)
 
 
-def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) -> None:
+def test_bonus_game_live_paced_by_throw_dice_and_spin(sized: Any, srv: Server) -> None:
     """The board round the reels, locked prizes, the counters, the token moving square by square;
-    "Throw Dice" and the wheel's "Spin" wait for the player and change nothing; Stall ends it."""
+    "Throw Dice" and the wheel's "Spin" wait for the player and change nothing; Stall ends it.
+    At desktop, then at phone size."""
+    page = sized
     register(page, srv)
     open_game(page, GID)
     force(srv, lambda r: has("dice_rolled", "wheel_spun")(r) and r.win < 200 * BET)
@@ -214,7 +216,7 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
             assert art == 0, (i, name)
         assert page.get_attribute(square, "data-label") == page.inner_text(
             f"{square} .sq-label")
-    shot(page, "superstars-bonus-start", docs=True)
+    shot(page, doc_name(page, "superstars-bonus-start"), docs=page.size_name == "desktop")
     assert page.inner_text("[data-testid=spin]").strip() == "STALL"
 
     # the first die waits for "Throw Dice"; the token then moves square by square to its square
@@ -240,7 +242,7 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
         (roll["from"] + k) % 24 for k in range(1, roll["value"] + 1)
     ]
     assert page.get_attribute("[data-testid=die]", "data-value") == str(roll["value"])
-    shot(page, "superstars-dice")
+    shot(page, doc_name(page, "superstars-dice"))
 
     # the Wheel Game waits for its Spin button (clicking further dice on the way)
     wheel = next(e for e in events if e["type"] == "wheel_spun")
@@ -251,7 +253,7 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
             page.click("[data-testid=pace-dice]", timeout=5000)
         page.wait_for_timeout(100)
     page.wait_for_selector("[data-testid=pace-wheel]")
-    shot(page, "superstars-wheel-game")
+    shot(page, doc_name(page, "superstars-wheel-game"))
     page.click("[data-testid=pace-wheel]")
     # read in the poll that sees it stopped: the show then moves on by itself
     segment = page.wait_for_function(
@@ -259,7 +261,7 @@ def test_bonus_game_live_paced_by_throw_dice_and_spin(page: Any, srv: Server) ->
                    return w && w.dataset.state === 'stopped' && w.dataset.segment; }""",
         timeout=30_000).json_value()
     assert segment == str(wheel["segment_index"])
-    shot(page, "superstars-wheel-result", docs=True)
+    shot(page, doc_name(page, "superstars-wheel-result"), docs=True)
 
     # Stall: the rest at once, and the game returns to the round that triggered the bonus
     stall(page)
