@@ -73,6 +73,13 @@ def test_simulate_json_is_reproducible_and_has_the_documented_keys():
     assert a["spins"] == 20000 and a["rtp"] == b["rtp"] and a["ci99"][0] < a["rtp"] < a["ci99"][1]
 
 
+def test_simulate_labels_a_composed_rtp_estimated_and_an_exact_one_exact():
+    # Superstars' RTP is composed (its Bonus Game's part simulated): never called exact
+    composed = run("simulate", "superstars", "--spins", "20000", "--seed", "5")
+    assert "composed rtp (estimated)" in composed and "exact rtp" not in composed
+    assert "exact rtp" in run("simulate", "classic-3x3", "--spins", "20000", "--seed", "5")
+
+
 def test_rng_dump_writes_exactly_the_bytes_asked(tmp_path):
     out = tmp_path / "raw.bin"
     run("rng", "dump", "--bytes", "1001", "--seed", "9", "--out", str(out))

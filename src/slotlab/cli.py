@@ -322,7 +322,7 @@ def simulate(
     if "exact_rtp" in data:
         inside = low <= data["exact_rtp"] <= high
         # a game whose RTP is composed (part simulated) has ``composed`` beside ``exact``
-        label = "composed rtp (estimated)" if getattr(game, "composed", None) else "exact rtp"
+        label = "composed rtp (estimated)" if game.composed is not None else "exact rtp"
         table.add_row(label, f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
                              " the interval)")
     for key in ("hit_rate", "sd", "volatility_index_90", "max_win", "max_win_x", "max_win_count",

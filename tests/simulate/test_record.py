@@ -35,7 +35,7 @@ def test_written_and_read_back_the_same(tmp_path: Path) -> None:
     back = records.read(path, HASH)
     assert back == rec
     assert back.rtp_ci99 == (0.9625, 0.9631) and back.command.endswith("--record")
-    assert back.max_win_one_in == 2_000_000_000 and back.quantile_x == 890.07
+    assert back.max_win_one_in == 2_000_000_000 and back.max_win_x == 890.07
     assert back.max_win_text() == "890.1x (1 in 2,000,000,000)"
     shown = back.shown()
     assert shown["text"] == "890.1x (1 in 2,000,000,000)" and shown["one_in"] == 2_000_000_000

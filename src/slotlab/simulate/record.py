@@ -50,11 +50,6 @@ class SimulationRecord(BaseModel):
         """The largest win's observed odds: 1 in spins / times reached."""
         return self.spins / self.max_win_count
 
-    @property
-    def quantile_x(self) -> float:
-        """The empirical 1-in-``spins`` quantile of a round's win: the largest win reached."""
-        return self.max_win_x
-
     def max_win_text(self) -> str:
         """``890.1x (1 in 2,000,000,000)``: the largest win and its observed odds."""
         return f"{self.max_win_x:,.1f}x (1 in {self.max_win_one_in:,.0f})"
