@@ -19,15 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, text, update
 
 from slotlab.ledger.batch import GroupWriter, RoundWrite
 from slotlab.ledger.postgres import BATCH_SQL, PARAMETERS, PostgresRoundWriter
-from slotlab.server import fast_rounds
+from slotlab.server import fast_choices, fast_rounds
 from slotlab.server.services import auth as auth_service
 from slotlab.server.services import profiles, round_view, rounds
 from slotlab.server.services import reality as reality_service
 from slotlab.store import normalize_url
+from slotlab.store.models import Round
 
 from ..async_util import run
 from .server_games import PickGame, PoolGame, make_test_games
@@ -110,7 +111,9 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
     """Same seeds, same requests, one server with the fast path and one without: the same
     rounds, ledger entries, idempotency keys (answers included), pool entries and balances.
     The last rounds wait for the player's choice (the fast path takes their starts and their
-    choices): a paid round, a free round and a round of an autoplay run."""
+    choices): a paid round, a free round and a round of an autoplay run; the last two are
+    forgotten by the process before their choice, as if another process had written them, so
+    their choices are taken from the rounds as stored."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     # Then two free rounds of a package (no debit, no pool fed, the win its own kind), and two
     # rounds of an autoplay run of two rounds (stamped with the run, which the second stops).
@@ -154,6 +157,8 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
                          {"bet": 5, "autoplay": {"rounds_left": 1, "run_id": run["run_id"]}}):
                 start = c.post("/api/games/pick-test/rounds", json=body, headers=key())
                 assert start.status_code == 201, start.text
+                if fast:
+                    srv.app.state.fast_rounds.waiting = fast_choices.WaitingRounds()
                 r = c.post(f"/api/rounds/{start.json()['round_id']}/choices",
                            json={"choice": "right", "step": start.json()["step"]},
                            headers=key())
@@ -163,6 +168,7 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
                         for a in (start, r)]
             if fast:
                 assert served(srv)["choice:served"] == 3, served(srv)
+                assert served(srv)["choice:read"] == 2, served(srv)
             assert srv.admin().get("/api/admin/audit").json()["ok"]
         found.append(rows(db.url, name))
         answers.append(got)
@@ -521,6 +527,44 @@ def test_a_choice_for_a_round_changed_since_it_was_written_goes_to_the_general_p
     assert twice.status_code == 409
     assert twice.json()["error"]["code"] == "round_not_awaiting_choice"
     assert served(here)["choice:passed:refused"] == 2 and served(here)["choice:served"] == 0
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + paid.json()["win"]
+    assert here.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_choice_for_a_round_another_process_wrote_is_read_and_served_here(
+        make_server: Any) -> None:
+    """A round waiting for a choice that this process did not write is read as stored and its
+    choice written here, once; a stored round that does not re-play as recorded is not
+    trusted: the general path refuses it and settles it by the better-of rule."""
+    here = make_server(games=games())
+    there = make_server(games=games())  # another process on the database (or before a restart)
+    c, _ = here.player()
+    token = c.headers["Authorization"].split()[1]
+    with there.client(token) as cl:
+        start = cl.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    assert start["status"] == "awaiting_choice" and served(there)["served"] == 1
+    once = key()
+    paid = choose(here, token, start, idem=once)
+    assert paid.status_code == 200 and paid.json()["status"] == "completed", paid.text
+    assert served(here)["choice:read"] == 1 and served(here)["choice:served"] == 1, served(here)
+    again = choose(here, token, start, idem=once)  # a retry: the stored answer
+    assert again.status_code == 200 and again.json() == paid.json()
+    assert served(here)["choice:read"] == 2 and served(here)["choice:served"] == 1  # not waiting
+    late = choose(there, token, start)  # remembered there as waiting: it is not any more
+    assert late.json()["error"]["code"] == "round_not_awaiting_choice"
+    assert served(there)["choice:passed:refused"] == 1
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + paid.json()["win"]
+
+    with there.client(token) as cl:
+        changed = cl.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    with here.ctx.db.write() as s:  # its record altered: it re-plays to other events
+        s.execute(update(Round).where(Round.id == changed["round_id"])
+                  .values(events=[*changed["events"], {"type": "noise"}]))
+    refused = choose(here, token, changed)
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["error"]["code"] == "round_cannot_continue"
+    assert served(here)["choice:read"] == 3 and served(here)["choice:served"] == 1
+    assert served(here)["choice:passed:round"] == 2
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + paid.json()["win"]
     assert here.admin().get("/api/admin/audit").json()["ok"]
 

@@ -12,7 +12,10 @@ it, sends the choice to the general path, which judges it as it always did), cre
 and stores the answer with the key. What the general path writes for
 the same choice, this writes (tests/server/test_fast_rounds.py holds the rows equal).
 
-The general path takes the choice where this process does not remember the round, where the
+A round this process does not remember (another process wrote it, or this one was restarted
+since) is read once (:func:`stored`) with the checks the general path makes before it continues
+a round: the player's, waiting, on a model still offered, its record re-playing as stored.
+The general path takes the choice where that read finds anything else, where the
 player's profile draws provably fair seeds, and, with the seed drawn here
 (:class:`~slotlab.server.services.rounds.PlayedChoice`), where the outcome wins a jackpot or
 the write is refused.
@@ -24,6 +27,8 @@ import dataclasses
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, cast
+
+from sqlalchemy import select
 
 from slotlab import ledger
 from slotlab.json_text import json_object_with, json_text
@@ -40,6 +45,9 @@ from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import ROUND_ID
 from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, Round, utcnow
+
+# Every column of ``rounds`` but ``seq`` and ``events``, as a Waiting's values hold them.
+_VALUE_COLUMNS = [c.key for c in Round.__table__.columns if c.key not in ("seq", "events")]
 
 _PREFIX, _SUFFIX = "/api/rounds/", "/choices"
 _REMEMBERED = 100_000  # rounds waiting for a choice, at most (then forgotten: the general path)
@@ -113,6 +121,29 @@ class WaitingRounds:
 
     def take(self, round_id: str) -> Waiting | None:
         return self._rounds.pop(round_id, None)
+
+
+def stored(ctx: Services, player_id: int, round_id: str) -> Waiting | None:
+    """The player's round waiting for a choice, as the database holds it, where the general
+    path would continue it (:func:`~slotlab.server.services.rounds.continuable`,
+    :func:`~slotlab.server.services.rounds.stored_play_differs`); else None, and the general
+    path answers. Read without a lock: the choice's write requires the round unchanged since."""
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == round_id))
+        if r is None or r.player_id != player_id or r.status != AWAITING_CHOICE:
+            return None
+        entry = general.continuable(ctx, r)
+        if entry is None or general.stored_play_differs(entry, r) is not None:
+            return None
+        package = None
+        if r.free_round_id is not None:
+            p = s.get(FreeRoundPackage, r.free_round_id)
+            if p is None:
+                return None
+            package = FreeRoundPackage(id=p.id, rounds_left=p.rounds_left,
+                                       total_won=p.total_won, expires_at=p.expires_at)
+        values = {k: getattr(r, k) for k in _VALUE_COLUMNS}
+        return Waiting(player_id, entry, values, json_text(r.events), package)
 
 
 def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None

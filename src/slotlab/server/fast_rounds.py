@@ -4,8 +4,8 @@ ASGI level, its rows written by one batched statement (group commit) on the data
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
 the game's ladder (or a free round of a package the player may play now; an autoplay round
 of a run still going included), and a round that completes in this
-request without a jackpot won or waits for the player's choice (the choice itself is the general
-path's), under any profile that does not offer provably fair seeds:
+request without a jackpot won or waits for the player's choice (the choice comes here too:
+:mod:`.fast_choices`), under any profile that does not offer provably fair seeds:
 paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
 For it this module does what the general path
 (:func:`slotlab.server.services.rounds.start_round`) does, without FastAPI's routing and
@@ -438,8 +438,17 @@ class FastRounds:
             path.stats["choice:passed:session"] += 1
             return None
         waiting = path.waiting.take(round_id)
+        if waiting is None:  # written by another process, or before a restart: read it
+            path.stats["choice:read"] += 1
+            try:
+                waiting = await run_in_threadpool(fast_choices.stored, ctx, who.player_id,
+                                                  round_id)
+            except Exception:  # the database: the general path answers
+                log.warning("a waiting round could not be read; the general path takes the "
+                            "choice", exc_info=True)
+                waiting = None
         if waiting is None or waiting.player_id != who.player_id:
-            path.stats["choice:passed:round"] += 1  # not remembered here, or another's
+            path.stats["choice:passed:round"] += 1  # not waiting, or another's
             return None
         if (len(waiting.values["choices"]) != req.step  # the step it answers
                 or req.choice not in waiting.options()):  # the general path says why
