@@ -26,6 +26,9 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
+
+from slotlab.store import normalize_url
 
 from ..operator_wallet.conftest import SECRET, signed_post
 from .server_util import ADMIN_TOKEN, FAST_HASH, Database, free_port
@@ -83,6 +86,7 @@ class GameServer:
     """slotlab in operator-wallet mode as its own process, restartable."""
 
     def __init__(self, db_url: str, operator_url: str) -> None:
+        self.db_url = db_url
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -112,14 +116,17 @@ class GameServer:
             self.proc.terminate()
             self.proc.wait(timeout=20)
 
-    def admin(self, method: str, path: str) -> dict[str, Any]:
-        r = httpx.request(method, f"{self.url}{path}", timeout=60,
+    def admin(self, method: str, path: str, body: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+        r = httpx.request(method, f"{self.url}{path}", timeout=60, json=body,
                           headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
-        assert r.status_code == 200, r.text
+        assert r.status_code in (200, 201), r.text
         return dict(r.json())
 
 
-def _register(game: GameServer, operator: Operator, n: int) -> list[tuple[str, str]]:
+def _register(game: GameServer, operator: Operator, n: int
+              ) -> list[tuple[str, str, int | None]]:
+    """``n`` players (name, token, a Free Round Bonus package for every other one)."""
     players = []
     with httpx.Client(base_url=game.url, timeout=30) as c:
         for i in range(n):
@@ -130,13 +137,18 @@ def _register(game: GameServer, operator: Operator, n: int) -> list[tuple[str, s
                            ).json()["token"]
             operator.post("/admin/players", {"player_id": name, "balance": START,
                                               "currency": "EUR"})
-            players.append((name, token))
+            package = None if i % 2 else game.admin("POST", "/api/admin/free-rounds", {
+                "username": name, "game": "instant-test", "bet": 1, "rounds": 100_000,
+                "expires_at": "2099-01-01T00:00:00+00:00"})["id"]
+            players.append((name, token, package))
     return players
 
 
-def _play(url: str, token: str, stop: threading.Event, outcomes: Counter[str]) -> None:
-    """Rounds until told to stop: instant ones and pick ones with their choice; each request
-    retried with its own key while the server is unreachable (a retry moves money once)."""
+def _play(url: str, token: str, package: int | None, stop: threading.Event,
+          outcomes: Counter[str]) -> None:
+    """Rounds until told to stop: instant ones (every other one a free round where the player
+    has a package) and pick ones with their choice; each request retried with its own key
+    while the server is unreachable (a retry moves money once)."""
     def send(c: httpx.Client, path: str, body: dict[str, Any]) -> httpx.Response | None:
         headers = {"Idempotency-Key": uuid.uuid4().hex}
         for _ in range(40):
@@ -153,7 +165,9 @@ def _play(url: str, token: str, stop: threading.Event, outcomes: Counter[str]) -
         while not stop.is_set():
             i += 1
             game = "pick-test" if i % 3 == 0 else "instant-test"
-            r = send(c, f"/api/games/{game}/rounds", {"bet": 1 + i % 5})
+            free = package is not None and game == "instant-test" and i % 2 == 0
+            r = send(c, f"/api/games/{game}/rounds",
+                     {"bet": 1, "free_round_id": package} if free else {"bet": 1 + i % 5})
             if r is None:
                 continue
             outcomes[str(r.status_code)] += 1
@@ -191,8 +205,24 @@ def _rounds(game: GameServer, token: str) -> list[dict[str, Any]]:
     return list(r.json()["rounds"])
 
 
-def _check_player(game: GameServer, operator: Operator, name: str, token: str) -> int:
+def _free_rounds(db_url: str, name: str) -> set[str]:
+    """The player's free rounds, as the database records them."""
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            return set(c.execute(text(
+                "SELECT r.id FROM rounds r JOIN players p ON p.id = r.player_id "
+                "WHERE p.username = :u AND r.free_round_id IS NOT NULL"), {"u": name}
+            ).scalars())
+    finally:
+        engine.dispose()
+
+
+def _check_player(game: GameServer, operator: Operator, name: str, token: str
+                  ) -> tuple[int, int]:
+    """Rounds played and free rounds among them, once every check passed."""
     rounds = {r["round_id"]: r for r in _rounds(game, token)}
+    free = _free_rounds(game.db_url, name)
     moves = operator.post("/admin/transactions", {"player_id": name})["transactions"]
     applied: dict[str, Counter[str]] = {}
     for t in moves:
@@ -202,21 +232,28 @@ def _check_player(game: GameServer, operator: Operator, name: str, token: str) -
                    if t["kind"] == "debit" and t["applied"] and not t["rolled_back"]}
     credits = {t["round_id"]: t["amount"] for t in moves
                if t["kind"] == "credit" and t["applied"]}
-    # Each debit the operator kept has its round, and each round its debit.
-    assert set(kept_debits) == set(rounds), (set(kept_debits) ^ set(rounds))
+    # Each debit the operator kept has its round, and each paid round its debit; a free round
+    # has none, and its win is credited like any other (a cancelled one goes back unpaid).
+    paid = set(rounds) - free
+    assert set(kept_debits) == paid, (set(kept_debits) ^ paid)
     for rid, r in rounds.items():
         assert r["status"] in ("completed", "cancelled"), r
+        refund = r["status"] == "cancelled"
+        if rid not in paid:
+            assert applied.get(rid, Counter())["debit"] == 0, (rid, applied[rid])
+            assert applied.get(rid, Counter())["credit"] == (0 if refund else 1), r
+            assert refund or credits[rid] == r["win"] + r["jackpot_win"], r
+            continue
         assert kept_debits[rid] == r["bet"]
         assert applied[rid]["debit"] == 1 and applied[rid]["credit"] == 1, (rid, applied[rid])
-        refund = r["status"] == "cancelled"
         assert credits[rid] == (r["bet"] if refund else r["win"] + r["jackpot_win"]), r
     # No rollback took money back from a round that was credited.
     for t in moves:
         if t["kind"] == "rollback" and t["applied"] and t["amount"]:
             assert t["round_id"] not in credits, t
-    expected = START + sum(credits[rid] - kept_debits[rid] for rid in rounds)
+    expected = START + sum(credits.get(rid, 0) - kept_debits.get(rid, 0) for rid in rounds)
     assert operator.post("/admin/player", {"player_id": name})["balance"] == expected
-    return len(rounds)
+    return len(rounds), len(rounds) - len(paid)
 
 
 @pytest.mark.parametrize("seconds", [pytest.param(14, id="short"),
@@ -231,8 +268,9 @@ def test_exactly_once_through_operator_faults_and_kills(database: Database, tmp_
         players = _register(game, operator, 6)
         stop = threading.Event()
         outcomes: Counter[str] = Counter()
-        threads = [threading.Thread(target=_play, args=(game.url, token, stop, outcomes))
-                   for _, token in players]
+        threads = [threading.Thread(target=_play,
+                                    args=(game.url, token, package, stop, outcomes))
+                   for _, token, package in players]
         for t in threads:
             t.start()
         step = seconds / 7
@@ -262,8 +300,9 @@ def test_exactly_once_through_operator_faults_and_kills(database: Database, tmp_
             t.join(timeout=180)
             assert not t.is_alive()
         _settled(game)
-        played = sum(_check_player(game, operator, name, token) for name, token in players)
-        assert played >= 3 * len(players), (played, outcomes)
+        counts = [_check_player(game, operator, name, token) for name, token, _ in players]
+        played, free = (sum(n) for n in zip(*counts, strict=True))
+        assert played >= 3 * len(players) and free, (counts, outcomes)
         assert outcomes["201"] and outcomes["503"], outcomes  # play went on, and faults bit
         assert game.admin("GET", "/api/admin/audit")["ok"]
     finally:

@@ -175,8 +175,21 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                 assert again.json() == r.json()  # the key's stored answer
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at", "balance")})
+            # Two free rounds of a package: nothing debited, each win the operator's credit.
+            package = srv.admin().post("/api/admin/free-rounds", json={
+                "username": name, "game": "instant-test", "bet": 5, "rounds": 2,
+                "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+            for _ in range(2):
+                headers = key()
+                body = {"bet": 5, "free_round_id": package}
+                r = c.post("/api/games/instant-test/rounds", json=body, headers=headers)
+                assert r.status_code == 201 and r.json()["status"] == "completed", r.text
+                again = c.post("/api/games/instant-test/rounds", json=body, headers=headers)
+                assert again.json() == r.json()  # the key's stored answer
+                got.append({k: v for k, v in r.json().items()
+                            if k not in ("round_id", "created_at", "completed_at", "balance")})
             if batched:
-                assert srv.app.state.fast_rounds.stats["served"] == len(plays)
+                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 2
             else:
                 assert srv.app.state.fast_rounds is None
             assert srv.admin().get("/api/admin/audit").json()["ok"]
@@ -190,6 +203,11 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
     assert kinds.count("contribution") == 6 and kinds.count("award") == 1, found[0]["pools"]
     assert answers[0][4]["jackpot_win"] > 0
+    free = answers[0][-2:]
+    assert [a["free_round"]["rounds_left"] for a in free] == [1, 0]
+    assert free[1]["free_round"]["total_won"] == sum(a["win"] for a in free) > 0
+    credits = [op for op in found[0]["ops"] if "'credit'" in op]
+    assert len(credits) == len(plays) + 2  # every round's win credited, the free ones too
 
 
 def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_server):

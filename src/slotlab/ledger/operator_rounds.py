@@ -38,7 +38,6 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
-from sqlalchemy import JSON
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
@@ -47,10 +46,19 @@ from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
     NO_SEQUENTIAL_SCANS,
+    OP_COLUMNS,
     asyncpg_dsn,
     loss_limit_passed,
+    row_sql,
 )
-from slotlab.ledger.sqlite import add_contributions, run_unchanged, too_soon, writer_connection
+from slotlab.ledger.sqlite import (
+    INSERT_OP,
+    OP_PROCESSORS,
+    add_contributions,
+    run_unchanged,
+    too_soon,
+    writer_connection,
+)
 from slotlab.ledger.sqlite import loss_limit_passed as sqlite_loss_limit_passed
 from slotlab.store.models import COMPLETED, CREDITING, LIVE_STATUSES, OPEN, Round
 from slotlab.store.operator_wallet import DONE, PENDING, OperatorWalletOp
@@ -109,20 +117,12 @@ class Completion:
 
 
 _OPS = OperatorWalletOp.__table__
-_OP_COLUMNS = [c for c in _OPS.columns if c.key != "id"]
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _SETTLED = ("status", "win_credits", "win", "uncapped_win", "step", "outcome", "updated_at")
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
-
-def _row_sql(columns: Sequence[Any], alias: str) -> str:
-    """The columns of a row read by json_populate_record (a JSON column's None is JSON null, as
-    the ORM stores it)."""
-    return ", ".join(f"coalesce({alias}.{c.key}, 'null'::json)" if isinstance(c.type, JSON)
-                     else f"{alias}.{c.key}" for c in columns)
-
 
 _LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
              "ORDER BY w.player_id FOR UPDATE")
@@ -161,7 +161,7 @@ WITH r AS MATERIALIZED (
   FROM ok WHERE a.id = ok.ap_id RETURNING a.id
 ), ri AS (
   INSERT INTO rounds ({", ".join(c.key for c in _ROUND_COLUMNS)})
-  SELECT {_row_sql(_ROUND_COLUMNS, "x")}
+  SELECT {row_sql(_ROUND_COLUMNS, "x")}
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.row) AS x ORDER BY ok.n
   RETURNING 1
 ), ki AS (
@@ -170,8 +170,8 @@ WITH r AS MATERIALIZED (
   SELECT ok.owner, ok.key, ok.req_hash, ok.row->>'id', NULL, NULL, ok.ts FROM ok ORDER BY ok.n
   RETURNING 1
 ), oi AS (
-  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in _OP_COLUMNS)})
-  SELECT {_row_sql(_OP_COLUMNS, "x")}
+  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
+  SELECT {row_sql(OP_COLUMNS, "x")}
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
   ORDER BY ok.n RETURNING 1
 )
@@ -200,8 +200,8 @@ WITH r AS MATERIALIZED (
     updated_at = ok.ts
   FROM ok WHERE d.transaction_id = ok.txid RETURNING 1
 ), ci AS (
-  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in _OP_COLUMNS)})
-  SELECT {_row_sql(_OP_COLUMNS, "x")}
+  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
+  SELECT {row_sql(OP_COLUMNS, "x")}
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
   ORDER BY ok.n RETURNING 1
 ), ku AS (
@@ -326,13 +326,10 @@ def _processors(table: Any, keys: Sequence[str]) -> list[tuple[str, Processor]]:
 
 _ROUNDS = Round.__table__
 _ROUND_PROCESSORS = _processors(_ROUNDS, [c.key for c in _ROUND_COLUMNS])
-_OP_PROCESSORS = _processors(_OPS, [c.key for c in _OP_COLUMNS])
 _TIME = _processors(_OPS, ["created_at"])[0][1]
 _JSON = _processors(_OPS, ["response"])[0][1]
 _S_INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(k for k, _ in _ROUND_PROCESSORS)}) "
                    f"VALUES ({', '.join('?' for _ in _ROUND_PROCESSORS)})")
-_S_INSERT_OP = (f"INSERT INTO operator_wallet_ops ({', '.join(k for k, _ in _OP_PROCESSORS)}) "
-                f"VALUES ({', '.join('?' for _ in _OP_PROCESSORS)})")
 _S_CHECK = f"""
 SELECT w.currency,
   EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
@@ -419,7 +416,7 @@ class SqliteOperatorRounds:
         con.execute("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, "
                     "status_code, response, created_at) VALUES (?, ?, ?, ?, NULL, NULL, ?)",
                     (w.owner, w.key, w.request_hash, w.round_values["id"], at))
-        con.execute(_S_INSERT_OP, _row(_OP_PROCESSORS, w.debit))
+        con.execute(INSERT_OP, _row(OP_PROCESSORS, w.debit))
         return True
 
     @staticmethod
@@ -435,7 +432,7 @@ class SqliteOperatorRounds:
         con.execute(_S_RUN_WON, (w.settled["win"], w.settled["win"], w.round_id))
         con.execute(_S_OP_DONE, (1, w.debit_balance, _JSON(w.debit_response), at, at,
                                  w.debit_txid))
-        con.execute(_S_INSERT_OP, _row(_OP_PROCESSORS, w.credit))
+        con.execute(INSERT_OP, _row(OP_PROCESSORS, w.credit))
         con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
                     "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
         add_contributions(con, [(w.round_id, w.at, w.contributions)])

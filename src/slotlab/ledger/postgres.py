@@ -44,6 +44,7 @@ from slotlab.ledger import loss_limits
 from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
+from slotlab.store.operator_wallet import OperatorWalletOp
 
 
 def loss_limit_passed(player: str, bet: str, now: str) -> str:
@@ -75,7 +76,7 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
       ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
-      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text")]
+      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
@@ -85,6 +86,14 @@ _ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.
         for c in _COLUMNS]
 _ROW_OF = dict(zip((c.key for c in _COLUMNS), _ROW, strict=True))
 _CHOICE_ROW = [_ROW_OF[k] for k in CHOICE_COLUMNS]  # a choice's update, in CHOICE_COLUMNS' order
+OP_COLUMNS = [c for c in OperatorWalletOp.__table__.columns if c.key != "id"]
+
+
+def row_sql(columns: Sequence[Any], alias: str) -> str:
+    """The columns of a row read by json_populate_record (a JSON column's None is JSON null, as
+    the ORM stores it)."""
+    return ", ".join(f"coalesce({alias}.{c.key}, 'null'::json)" if isinstance(c.type, JSON)
+                     else f"{alias}.{c.key}" for c in columns)
 
 
 def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
@@ -117,7 +126,8 @@ PARAMETERS = 1
 
 BATCH_SQL = f"""/* slotlab fast round batch */
 WITH r AS MATERIALIZED (
-  SELECT * FROM {_recordset("$1::json", _R, "r")}
+  SELECT *, CASE WHEN r.op IS NULL THEN r.win ELSE 0 END AS paid  -- the wallet's credit
+  FROM {_recordset("$1::json", _R, "r")}
 ), cin AS MATERIALIZED (
   SELECT r.n, e.* FROM r CROSS JOIN LATERAL {_recordset("r.contrib", _CONTRIB, "e")}
 ), snap AS MATERIALIZED (
@@ -146,7 +156,7 @@ WITH r AS MATERIALIZED (
     AND o.events::jsonb = r.c_events::jsonb
   ORDER BY o.id FOR UPDATE OF o
 ), ok AS MATERIALIZED (
-  SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.win AS balance
+  SELECT r.*, lk.id AS wallet_id, lk.balance - r.bet + r.paid AS balance
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
   LEFT JOIN lkp ON lkp.id = r.pid LEFT JOIN lkf ON lkf.id = r.fr_id
   LEFT JOIN lka ON lka.id = r.ap_id
@@ -165,7 +175,7 @@ WITH r AS MATERIALIZED (
     ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
     {_DEMO}
 ), w AS (
-  UPDATE wallets SET balance = wallets.balance - ok.bet + ok.win FROM ok
+  UPDATE wallets SET balance = wallets.balance - ok.bet + ok.paid FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
@@ -203,6 +213,11 @@ WITH r AS MATERIALIZED (
   SELECT ok.owner, ok.key, ok.req_hash, ok.rid, CASE WHEN ok.c_step IS NULL THEN 201 ELSE 200 END,
          (left(ok.head::text, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
   FROM ok ORDER BY ok.n RETURNING 1
+), oi AS (
+  INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
+  SELECT {row_sql(OP_COLUMNS, "x")}
+  FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
+  WHERE ok.op IS NOT NULL ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
   SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
 ), {CONTRIBUTIONS}
@@ -226,6 +241,7 @@ def round_json(n: int, w: RoundWrite) -> str:
         "fr_id": fr and fr[0], "fr_left": fr and fr[1], "fr_won": fr and fr[2],
         **_autoplay(w),
         **_continues(w),
+        **({} if w.credit is None else {"op": w.credit}),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "micro": micro}

@@ -40,6 +40,7 @@ from slotlab.store.models import (
     Player,
     Round,
 )
+from slotlab.store.operator_wallet import OperatorWalletOp
 
 _DIALECT = sqlite_dialect.pysqlite.dialect(json_serializer=json_text)  # as the engine's
 Processor = Callable[[Any], Any]
@@ -59,6 +60,11 @@ _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)
 _UPDATE_CHOICE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in CHOICE_COLUMNS)} "
                   "WHERE id = ?")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
+# A row of the operator wallet's operations log (operator-wallet mode), every column but ``id``.
+OP_PROCESSORS = [(c.key, _processor(c)) for c in OperatorWalletOp.__table__.columns
+                  if c.key != "id"]
+INSERT_OP = (f"INSERT INTO operator_wallet_ops ({', '.join(k for k, _ in OP_PROCESSORS)}) "
+              f"VALUES ({', '.join('?' for _ in OP_PROCESSORS)})")
 # A choice's round, still waiting as it was remembered (batch.Continues).
 _WAITING = (f"SELECT 1 FROM rounds WHERE id = ? AND player_id = ? AND status = '{AWAITING_CHOICE}' "
             "AND step = ? AND updated_at = ? AND json(seeds) = json(?) "
@@ -234,7 +240,7 @@ class SqliteRoundWriter:
             run, _, stop = w.autoplay
             con.execute(_RUN_ROUND, (int(started), w.bet, w.win, w.win, stop and RUN_STOPPED,
                                      stop, stop and at, run))
-        after = balance - w.bet + w.win
+        after = balance - w.bet + (w.win if w.credit is None else 0)  # else the operator pays
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
         con.executemany(_INSERT_LEDGER, [
             (wallet_id, e.kind, e.amount, after - e.back, w.round_id, e.ref, at)
@@ -243,6 +249,8 @@ class SqliteRoundWriter:
             con.execute(_INSERT_ROUND, _round_row(w))
         else:
             con.execute(_UPDATE_CHOICE, _choice_row(w))
+        if w.credit is not None:
+            con.execute(INSERT_OP, [p(w.credit[k]) for k, p in OP_PROCESSORS])
         con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, w.status_code,
                                   json_object_with(w.response_json, balance=str(after)), at))
         net = (None if w.since is None

@@ -16,7 +16,9 @@ and play (``rounds.play``), the same rows (round, ledger entries, idempotency ke
 answer, jackpot contributions, the player's last round time where rounds are paced), written by
 :mod:`slotlab.ledger`'s batch writers in a statement that checks the funds, the live round, the
 key, the loss limits and the pace with the wallet locked, and returns the session's net
-position where the answer shows it.
+position where the answer shows it. In operator-wallet mode round starts go to the operator
+pipeline (:mod:`.operator_rounds`); a free round, with no debit to send, is written here with
+its credit's row and then paid by that pipeline.
 
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
@@ -34,6 +36,7 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import uuid
 from collections import Counter
@@ -54,7 +57,7 @@ from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
-from slotlab.server import fast_choices, metrics
+from slotlab.server import fast_choices, metrics, operator_rounds
 from slotlab.server.errors import ApiError
 from slotlab.server.fast_requests import token_and_key
 from slotlab.server.operator_rounds import OperatorRounds
@@ -75,7 +78,15 @@ from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, Round, utcnow
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    COMPLETED,
+    CREDITING,
+    FreeRoundPackage,
+    Round,
+    utcnow,
+)
+from slotlab.store.operator_wallet import CREDIT, credit_txid
 
 log = logging.getLogger("slotlab.server")
 
@@ -233,8 +244,8 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns
 
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
           request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int],
-          package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None
-          ) -> RoundWrite:
+          package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None,
+          operator_player: str | None = None) -> RoundWrite:
     """The rows the general path writes for a round that completes at once with no jackpot
     won, or that waits for the player's choice (its bet taken, nothing paid yet: as
     ``rounds.settle`` leaves it), the wallet's balance left to the statement
@@ -242,7 +253,11 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     record with the model's attributes, not an ORM object: this path has no session, and
     instrumented attributes cost more than the game.
     ``package``: a free round's package as read (nothing debited, the win its own kind);
-    ``run``: the autoplay run the round is played in, as read."""
+    ``run``: the autoplay run the round is played in, as read;
+    ``operator_player``: operator-wallet mode (a free round that completes at once), the
+    player's id at the operator: the win is not credited here but sent as the operator's
+    credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed
+    (as ``rounds.settle`` leaves it in that mode)."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -259,16 +274,23 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "code_version": CODE_VERSION, "currency": entry.currency,
         "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
-        "jackpots": [], "status": AWAITING_CHOICE if waits else COMPLETED,
+        "jackpots": [], "status": AWAITING_CHOICE if waits
+        else COMPLETED if operator_player is None else CREDITING,
         "seeds": [seed.hex()], "choices": [], "auto_seeds": [],
         "awaiting": None if awaiting is None else round_view.to_jsonable(awaiting.to_json()),
         "step": 1, "outcome": None if waits else "played", "notice_pending": False,
         "free_round_id": None if package is None else package.id,
         "autoplay_run_id": None if run is None else run.run_id,
-        "created_at": now, "updated_at": now, "completed_at": None if waits else now}
+        "created_at": now, "updated_at": now,
+        "completed_at": None if waits or operator_player is not None else now}
     # round_public reads attributes only; the answer's events are added as JSON text below.
     r = cast(Round, SimpleNamespace(**values, events=None))
-    if package is None:
+    credit = None
+    if operator_player is not None:  # the operator's money: the internal ledger is not touched
+        lines = []
+        credit = operator_rounds.op_row(credit_txid(rid, 0), CREDIT, rid, operator_player, win,
+                                        entry.currency, now)
+    elif package is None:
         lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
         if win:
             lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
@@ -297,7 +319,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         free_round=None if package is None
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None
-        else (run.run_id, dataclasses.astuple(run.before), run.after(r)))
+        else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
+        credit=credit)
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -495,14 +518,72 @@ class FastRounds:
         return False
 
     @staticmethod
-    async def _serve_operator(path: FastRoundPath, op: OperatorRounds, who: Auth,
-                              entry: GameEntry, credits: int, req: _Request, send: Send,
-                              started: float) -> bool | None:
-        """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
-        a free round, or one the pipeline leaves, to the general path."""
-        if req.free_round_id is not None:
+    async def _serve_operator_free(path: FastRoundPath, op: OperatorRounds, who: Auth,
+                                   entry: GameEntry, credits: int, req: _Request, send: Send,
+                                   started: float) -> general.Played | bool | None:
+        """Operator-wallet mode, a free round: nothing to debit, so it is played at once and
+        written by the batch writers with its credit's row (the round ``crediting``, the
+        package used and its win added); then the credit is sent and the round completed as
+        the pipeline completes a paid round (:meth:`OperatorRounds.pay`). An autoplay round
+        goes to the general path; a choice to wait for, a jackpot won or a write refused, with
+        the seed drawn here (the general path plays a free round in one transaction)."""
+        ctx = path.ctx
+        if req.autoplay is not None or req.free_round_id is None:
             path.stats["passed:free_round"] += 1
             return None
+        try:
+            package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
+                                              req.free_round_id, entry, req.bet, utcnow())
+            seed = general.fresh_seed()
+            result = general.play(entry, credits, [seed], [])
+        except Exception:  # refused (the general path says why), or the database
+            path.stats["passed:free_round"] += 1
+            return None
+        played = general.Played(entry.id, req.bet, seed, result)
+        if result.jackpots or result.awaiting is not None:
+            path.stats["passed:outcome"] += 1
+            return played
+        try:
+            username = await op.username(who.player_id)
+            write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash, seed,
+                          result, {}, package, operator_player=username)
+            written = await path.writer.submit(write)
+        except Exception:
+            log.warning("free round write failed; the general path takes the round",
+                        exc_info=True)
+            path.stats["passed:failed"] += 1
+            return played
+        if written is None:
+            path.stats["passed:refused"] += 1
+            return played
+        path.stats["served"] += 1
+        metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
+                              round_id=write.round_id, player_id=who.player_id, free=True,
+                              demo=who.demo)
+        assert write.credit is not None
+        body = {**write.response, "balance": written.balance,
+                "events": json.loads(write.events_json)}
+        final = await op.pay(who.player_id, username, write.owner, write.key, write.credit,
+                             body)
+        if final is None:  # taken over meanwhile (the sweep): its key answers
+            return None
+        final = (await run_in_threadpool(round_view.with_profile, ctx, who, final)
+                 if ctx.profile(who.jurisdiction).session_with_rounds
+                 else round_view.with_profile(ctx, who, final))
+        await _send(send, 201, json_text(final).encode())
+        metrics.round_latency("fast", started)
+        return False
+
+    @staticmethod
+    async def _serve_operator(path: FastRoundPath, op: OperatorRounds, who: Auth,
+                              entry: GameEntry, credits: int, req: _Request, send: Send,
+                              started: float) -> general.Played | bool | None:
+        """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
+        a free round here (:meth:`_serve_operator_free`); one the pipeline leaves, to the
+        general path."""
+        if req.free_round_id is not None:
+            return await FastRounds._serve_operator_free(path, op, who, entry, credits, req,
+                                                         send, started)
         run = None
         if req.autoplay is not None:
             try:

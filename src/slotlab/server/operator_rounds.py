@@ -2,7 +2,8 @@
 the operator's, on the event loop, its writes grouped with concurrent rounds'.
 
 For a round :mod:`.fast_rounds` recognised whole (a player's session, a new key, a bet on the
-ladder, a profile that lets it start; not a free round), per round:
+ladder, a profile that lets it start; a free round, which has no debit, is written by the
+internal path's writers with its credit's row and joins at step 4: fast_rounds.py), per round:
 
 1. the debit's row, the ``open`` round (its seed drawn and recorded) and the reserved key, in one
    batched write (:class:`~slotlab.ledger.operator_rounds.Opening`) BEFORE the debit is sent, so
@@ -163,7 +164,7 @@ class OperatorRounds:
             autoplay = (run.run_id, dataclasses.astuple(run.before),
                         run.after(cast(Round, SimpleNamespace(**values))))
         currency = who.currency or ctx.settings.currency  # as the general path's debit
-        debit = _op(debit_txid(rid), DEBIT, rid, username, bet, currency, now)
+        debit = op_row(debit_txid(rid), DEBIT, rid, username, bet, currency, now)
         opened = await self.opens.submit(Opening(
             who.player_id, entry.currency, owner, key, request_hash, now,
             max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit,
@@ -276,7 +277,7 @@ class OperatorRounds:
                    "uncapped_win": uncapped, "step": 1, "outcome": "played", "updated_at": now}
         r = {**values, **settled, "events": events}
         body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)), debit_balance)
-        credit = _op(credit_txid(rid, 0), CREDIT, rid, username, win, entry.currency, now)
+        credit = op_row(credit_txid(rid, 0), CREDIT, rid, username, win, entry.currency, now)
         if not await self.settles.submit(Settling(
                 who.player_id, rid, debit_txid(rid), now, debit_balance, debit_response or {},
                 settled, json_text(events), owner, key, body, credit, contributions)):
@@ -332,7 +333,7 @@ def _open_round(who: Auth, entry: GameEntry, credits: int, bet: int, rid: str, s
         "created_at": now, "updated_at": now, "completed_at": None}
 
 
-def _op(txid: str, kind: str, rid: str, username: str, amount: int, currency: str,
+def op_row(txid: str, kind: str, rid: str, username: str, amount: int, currency: str,
         now: datetime) -> dict[str, Any]:
     """A new row of the operations log, as :meth:`OperatorWalletStore.ensure` makes it."""
     return {"transaction_id": txid, "kind": kind, "round_id": rid, "player_id": username,

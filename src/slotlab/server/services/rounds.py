@@ -17,7 +17,8 @@ second transaction; a crash between the two leaves an ``open`` round that
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's:
 the bet is debited at the operator (:class:`~slotlab.server.operator_wallet.OperatorWallet`)
 BEFORE the round's write transaction, and rolled back if the round is then not created; the
-round is always played with split commits and, once settled, waits in ``crediting`` while its
+round is played with split commits (a free round, with no debit, in one transaction) and, once
+settled, waits in ``crediting`` while its
 win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER the
 settling transaction. A confirmed credit completes the round; an unconfirmed one is retried by
 :func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The internal ledger
@@ -328,7 +329,9 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
     owner = key_owner(auth)
     operator = ctx.operator is not None
-    split = ctx.settings.split_round_commits or operator
+    # The operator's debit is sent between the round's record and its play; a free round has
+    # none, so it is played and recorded at once (and settled on the fast path's seed).
+    split = ctx.settings.split_round_commits or (operator and free_round_id is None)
     result: RoundResult | None
     if (played is not None and not split
             and (played.game_id, played.bet) == (game_id, bet)):
@@ -454,7 +457,7 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
     if stored is not None:
         return _stored(ctx, stored, 201)
     if result is not None:
-        return 201, body
+        return 201, pay_if_crediting(ctx, body) if operator else body
     # Split commits: the debit is durable; now play and settle.
     body = advance_open(ctx, rid, entry, key_row_key=(owner, key))
     if operator:
