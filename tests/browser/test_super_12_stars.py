@@ -295,6 +295,7 @@ def frenzy(r: Any) -> bool:
 
 
 def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})  # README's desktop
     register(page, srv)
     open_game(page, GID)
     force(srv, frenzy)
@@ -306,14 +307,20 @@ def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
     open_round = api(page, "GET", "/api/rounds/open")
     assert open_round["awaiting"]["kind"] == "frenzy_colour"  # the round waits for the click
     assert not any(e["type"] == "frenzy_spun" for e in open_round["events"])
-    # the wheel is drawn as large as the reel window allows (a fixed 230 px popup before), with
-    # its choice buttons inside the window
+    # a feature screen of its own: the wheel nearly as tall as the reel window (a fixed 230 px
+    # popup at first, then 275 px sharing the window's height with the text and buttons), its
+    # rule text and choice buttons beside it, all inside the window (read once the panel's
+    # entrance, a growing scale, is over)
+    page.wait_for_timeout(500)
     reels = page.locator("[data-testid=reels]").bounding_box()
     wheel = page.locator("[data-testid=frenzy-wheel] svg").bounding_box()
-    assert wheel["height"] >= 0.45 * reels["height"], (wheel, reels)
-    for testid in ("choice-red", "choice-green"):
+    assert wheel["height"] >= 0.8 * reels["height"], (wheel, reels)
+    assert reels["y"] <= wheel["y"] and wheel["y"] + wheel["height"] <= reels["y"] + reels["height"]
+    for testid in ("choice-red", "choice-green", "frenzy-text"):
         b = page.locator(f"[data-testid={testid}]").bounding_box()
         assert reels["y"] <= b["y"] and b["y"] + b["height"] <= reels["y"] + reels["height"]
+        assert wheel["x"] + wheel["width"] <= b["x"] <= b["x"] + b["width"] <= (
+            reels["x"] + reels["width"]), (testid, b, wheel)
     shot(page, "super-12-stars-frenzy-choice", docs=True)
     # a reload offers the colour again
     page.reload()
