@@ -106,6 +106,23 @@ def doc_name(page: Any, name: str) -> str:
     return name if page.size_name == "desktop" else f"phone-{name}"
 
 
+IN_VIEW_JS = """(e) => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+           && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; }"""
+
+
+def in_view(page: Any, selector: str, *, whole_text: bool = False) -> None:
+    """Every element ``selector`` names is on the screen whole (its box inside the viewport);
+    with ``whole_text``, none cuts its text off (no overflow hidden past its edge)."""
+    els = page.locator(selector).all()
+    assert els, f"{selector}: not on the page"
+    for el in els:
+        assert el.evaluate(IN_VIEW_JS), (selector, el.bounding_box(), page.viewport_size)
+        if whole_text:
+            assert el.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), (
+                f"{selector}: its text is cut: {el.inner_text()!r}")
+
+
 def shot(page: Any, name: str, *, docs: bool = False) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"

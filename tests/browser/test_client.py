@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import shot, unique
+from .conftest import doc_name, in_view, shot, unique
 
 pytestmark = pytest.mark.browser
 PASSWORD = "correct-horse-battery"
@@ -401,7 +401,8 @@ def test_recall_and_replay_a_round(page: Any, server: Any) -> None:
     assert page.locator("dialog[open]").count() == 1
 
 
-def test_crystal_nudges_and_jackpot_meters(page: Any, server: Any) -> None:
+def test_crystal_nudges_and_jackpot_meters(sized: Any, server: Any) -> None:
+    page = sized
     register(page, server)
     open_game(page, "crystal-star-deluxe")
     meters = page.inner_text("[data-testid=jackpots]")
@@ -410,20 +411,60 @@ def test_crystal_nudges_and_jackpot_meters(page: Any, server: Any) -> None:
     top = next(p for p in pools if p["tier"] == "top" and p["game"] == "crystal-star-deluxe")
     assert money(top["value"]) in page.inner_text("[data-testid=jackpot-top]")
     g = server.games["crystal-star-deluxe"]
-    g.force(9, lambda r: sum(e["type"] == "reels_nudged" for e in r.events) >= 1 and r.win > 0)
+    # the double nudge: the stars nudge twice, and a win is paid on the way
+    g.force(9, lambda r: sum(e["type"] == "reels_nudged" for e in r.events) >= 2 and r.win > 0)
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    page.wait_for_selector("[data-testid=message]:has-text('NUDGE')", timeout=30_000)
-    shot(page, "crystal-star-deluxe-nudge")
+    page.wait_for_selector("[data-testid=message]:has-text('NUDGE 1')", timeout=30_000)
+    page.wait_for_selector("[data-testid=message]:has-text('NUDGE 2')", timeout=30_000)
     wait_round(page, n)
     rid = page.get_attribute("[data-testid=game]", "data-last-round")
     rec = api(page, "GET", f"/api/rounds/{rid}")
     assert reels_window(page) == last_window(rec["events"])
     assert minor(page, "win") == rec["win"]
-    shot(page, "crystal-star-deluxe-rest")
+    # at the end the reels, and the message with what was paid, are on the screen whole
+    in_view(page, "[data-testid=reels]")
+    in_view(page, "[data-testid=message]", whole_text=True)
+    shot(page, doc_name(page, "crystal-star-deluxe-nudge"), docs=True)
 
 
-def test_free_spins_feature(page: Any, server: Any) -> None:
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def test_crystal_multiplier_symbols_multiply_a_line_win(sized: Any, server: Any) -> None:
+    page = sized
+    register(page, server)
+    open_game(page, "crystal-star-deluxe")
+    server.games["crystal-star-deluxe"].force(9, lambda r: not any(
+        e["type"] == "reels_nudged" for e in r.events) and any(
+        e["type"] == "line_won" and e["multiplier"] > 1 for e in r.events))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    wait_round(page, n)
+    rid = page.get_attribute("[data-testid=game]", "data-last-round")
+    rec = api(page, "GET", f"/api/rounds/{rid}")
+    assert reels_window(page) == last_window(rec["events"])
+    assert minor(page, "win") == rec["win"]
+    # the multiplied win's tag on the reels says its multiplier and its amount, on the screen
+    multiplied = [e for e in rec["events"] if e["type"] == "line_won" and e["multiplier"] > 1]
+    tag = page.locator("[data-testid=win-tag][data-multiplier]").first
+    tag.wait_for()
+    want = {f"×{e['multiplier']}{money(e['win'])}" for e in multiplied}
+    assert tag.inner_text().replace(" ", "") in want, (tag.inner_text(), want)
+    in_view(page, "[data-testid=win-tag][data-multiplier]", whole_text=True)
+    # and it leaves the multiplier badges of the winning symbols in view (it once covered one)
+    tags = [t.bounding_box() for t in page.locator("[data-testid=win-tag]").all()]
+    badges = [b.bounding_box()
+              for b in page.locator("[data-testid=reels] .cell.win .mult-badge").all()]
+    assert badges
+    assert not any(overlap(t, b) for t in tags for b in badges), (tags, badges)
+    shot(page, doc_name(page, "crystal-star-deluxe-multiplier"), docs=True)
+
+
+def test_free_spins_feature(sized: Any, server: Any) -> None:
+    page = sized
     register(page, server)
     open_game(page, "fruit-5x3")
     server.games["fruit-5x3"].force(
@@ -440,8 +481,10 @@ def test_free_spins_feature(page: Any, server: Any) -> None:
                           && f.innerText; }""",
         timeout=60_000,
     ).json_value()
-    shot(page, "fruit-5x3-free-spins", docs=True)
+    shot(page, doc_name(page, "fruit-5x3-free-spins"), docs=True)
     assert re.search(r"FREE SPIN \d+ of \d+", counter), counter
+    # the plaque is read whole, its win too (it was cut short with an ellipsis at 390 px)
+    in_view(page, "[data-testid=free-spins]", whole_text=True)
     # quick stop skips the rest of the presentation
     quick_stop(page)
     wait_round(page, n, timeout=120_000)
@@ -633,7 +676,8 @@ def test_gb_profile_minimum_game_cycle(page: Any, gb_server: Any) -> None:
     assert len(rounds) == 2
 
 
-def test_crystal_progressive_at_max_bet(page: Any, server: Any) -> None:
+def test_crystal_progressive_at_max_bet(sized: Any, server: Any) -> None:
+    page = sized
     register(page, server)
     open_game(page, "crystal-star-deluxe")
     ladder = api(page, "GET", "/api/games/crystal-star-deluxe")["bets"]
@@ -645,7 +689,7 @@ def test_crystal_progressive_at_max_bet(page: Any, server: Any) -> None:
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=bigwin]:has-text('PROGRESSIVE')", timeout=30_000)
     page.wait_for_timeout(500)  # let the banner's entrance finish
-    shot(page, "crystal-star-deluxe-progressive", docs=True)
+    shot(page, doc_name(page, "crystal-star-deluxe-progressive"), docs=True)
     wait_round(page, n)
     rid = page.get_attribute("[data-testid=game]", "data-last-round")
     rec = api(page, "GET", f"/api/rounds/{rid}")

@@ -68,10 +68,11 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 # ---- 1. every award of a round, in play and in RECALL ---------------------------------------
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_a_progressive_is_told_in_play_and_replayed_to_the_records_total(
-    desktop: Any, server: Any
+    size: str, request: pytest.FixtureRequest, server: Any
 ) -> None:
-    page = desktop
+    page = request.getfixturevalue(size)
     register(page, server)
     open_game(page, "crystal-star-deluxe")
     bet = max_bet(page, "crystal-star-deluxe")
@@ -100,7 +101,7 @@ def test_a_progressive_is_told_in_play_and_replayed_to_the_records_total(
     for j in pots:
         assert any("Progressive won" in t and money(j["amount"]) in t for t in log), log
     assert not any("contributed" in t or "_" in t for t in log), log
-    shot(page, "desktop-crystal-replay-progressive", docs=True)
+    shot(page, f"{size}-crystal-replay-progressive", docs=True)
 
 
 # ---- 2. RECALL on a phone ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import doc_name, shot
+from .conftest import IN_VIEW_JS, doc_name, shot
 from .servers import Server
 from .test_client import (
     api,
@@ -185,16 +185,21 @@ def test_tv_draws_free_spins_and_multiplier(sized: Any, srv: Server) -> None:
     page.click("[data-testid=spin]")
     # Both labels read at the moment the multiplier stops: the show moves on to the free spins
     # by itself, and on a busy machine it had before the test read them one by one.
+    # (and, in the same poll, whether both drums and their drawn labels are on the screen whole)
     shown = page.wait_for_function(
-        """() => { const m = document.querySelector('[data-testid=tv-multiplier]');
+        "() => { const inView = " + IN_VIEW_JS + ";" + """
+                   const m = document.querySelector('[data-testid=tv-multiplier]');
                    const s = document.querySelector('[data-testid=tv-spins]');
+                   const whole = (d) => { const w = d.querySelector('.drum-window');
+                     const hit = d.querySelector('.drum-item.hit');
+                     return inView(d) && !!hit && hit.scrollWidth <= w.clientWidth + 1; };
                    return m && s && m.dataset.state === 'stopped'
-                          && [s.dataset.label, m.dataset.label]; }""",
+                          && [s.dataset.label, m.dataset.label, whole(s) && whole(m)]; }""",
         timeout=60_000).json_value()
+    shot(page, doc_name(page, "super-12-stars-tv"), docs=True)
     rec = latest(page)
     tv = next(x for x in rec["events"] if x["type"] == "tv_drawn")
-    assert shown == [str(tv["spins"]), f"×{tv['multiplier']}"]
-    shot(page, "super-12-stars-tv")
+    assert shown == [str(tv["spins"]), f"×{tv['multiplier']}", True]
     # The free-spin counter and the multiplier stay on screen through the free spins: both read
     # in the poll that sees the reels stopped on a free spin (the show goes on by itself, and
     # on a busy machine it had ended between two separate reads).
@@ -256,18 +261,28 @@ def test_super7_expands_into_a_wild_reel_and_respins(sized: Any, srv: Server) ->
     assert minor(page, "win") == rec["win"]
 
 
-def test_super10_reel_spins_to_its_outcome(page: Any, srv: Server) -> None:
+def test_super10_reel_spins_to_its_outcome(sized: Any, srv: Server) -> None:
+    page = sized
     register(page, srv)
     open_game(page, GID)
     force(srv, has("super10_spun", lambda e: e["outcome"] == "direct"))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
-    # read in the poll that sees it stopped: the reel is shown for only 1.3 s more
-    label = page.wait_for_function(
-        """() => { const d = document.querySelector('[data-testid=super10-reel]');
-                   return d && d.dataset.state === 'stopped' && d.dataset.label; }""",
+    # read in the poll that sees it stopped: the reel is shown for only 1.3 s more (and whether
+    # the reel and its drawn label are on the screen whole)
+    label, whole, width = page.wait_for_function(
+        "() => { const inView = " + IN_VIEW_JS + ";" + """
+                   const d = document.querySelector('[data-testid=super10-reel]');
+                   const w = d && d.querySelector('.drum-window');
+                   const hit = d && d.querySelector('.drum-item.hit');
+                   return d && d.dataset.state === 'stopped' && [d.dataset.label,
+                          inView(d) && !!hit && hit.scrollWidth <= w.clientWidth + 1,
+                          w.getBoundingClientRect().width]; }""",
         timeout=60_000).json_value()
-    shot(page, "super-12-stars-super10")
+    shot(page, doc_name(page, "super-12-stars-super10"), docs=True)
+    assert whole, "the Super 10 reel or its label is off the screen or cut"
+    if page.size_name == "phone":  # a full screen of its own: the reel across most of it
+        assert width >= 0.6 * 390, width
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "super10_spun")
     assert label == credits(page, e["win"])
@@ -280,6 +295,7 @@ def frenzy(r: Any) -> bool:
 
 
 def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})  # README's desktop
     register(page, srv)
     open_game(page, GID)
     force(srv, frenzy)
@@ -291,14 +307,20 @@ def test_frenzy_wheel_waits_for_red_or_green(page: Any, srv: Server) -> None:
     open_round = api(page, "GET", "/api/rounds/open")
     assert open_round["awaiting"]["kind"] == "frenzy_colour"  # the round waits for the click
     assert not any(e["type"] == "frenzy_spun" for e in open_round["events"])
-    # the wheel is drawn as large as the reel window allows (a fixed 230 px popup before), with
-    # its choice buttons inside the window
+    # a feature screen of its own: the wheel nearly as tall as the reel window (a fixed 230 px
+    # popup at first, then 275 px sharing the window's height with the text and buttons), its
+    # rule text and choice buttons beside it, all inside the window (read once the panel's
+    # entrance, a growing scale, is over)
+    page.wait_for_timeout(500)
     reels = page.locator("[data-testid=reels]").bounding_box()
     wheel = page.locator("[data-testid=frenzy-wheel] svg").bounding_box()
-    assert wheel["height"] >= 0.45 * reels["height"], (wheel, reels)
-    for testid in ("choice-red", "choice-green"):
+    assert wheel["height"] >= 0.8 * reels["height"], (wheel, reels)
+    assert reels["y"] <= wheel["y"] and wheel["y"] + wheel["height"] <= reels["y"] + reels["height"]
+    for testid in ("choice-red", "choice-green", "frenzy-text"):
         b = page.locator(f"[data-testid={testid}]").bounding_box()
         assert reels["y"] <= b["y"] and b["y"] + b["height"] <= reels["y"] + reels["height"]
+        assert wheel["x"] + wheel["width"] <= b["x"] <= b["x"] + b["width"] <= (
+            reels["x"] + reels["width"]), (testid, b, wheel)
     shot(page, "super-12-stars-frenzy-choice", docs=True)
     # a reload offers the colour again
     page.reload()

@@ -347,6 +347,14 @@ export class Reels {
           borderColor: win.line ? lineColor(win.line) : "#ffd54a",
         },
       }, label);
+      // a multiplied win says by how much (the multiplier symbols' product, or the free spins')
+      if (win.multiplier > 1) {
+        tag.dataset.multiplier = win.multiplier;
+        tag.prepend(h("span.win-x", {}, `×${win.multiplier}`));
+      }
+      // on a symbol with a multiplier badge (drawn across the cell's lower quarter) the tag
+      // sits at the cell's middle, so the badge stays in view
+      if (this.cellAt(reel, row)?.querySelector(".mult-badge")) tag.classList.add("over-badge");
       this.tags.append(tag);
     }
   }

@@ -249,7 +249,7 @@ export class Super12Stars extends Feature {
     const host = this.host;
     const reel = this.desc.super10_reel || [{ outcome: e.outcome, value: e.value }];
     const labels = reel.map((o) => this.s10Label(o));
-    const drum = new Drum(labels, { testid: "super10-reel", title: this.text("super10") });
+    const drum = new Drum(labels, { testid: "super10-reel" }); // the panel's title names it
     showPanel(host, "super10", this.text("super10"), drum.el);
     host.message(this.text("msg.super10"), "feature");
     const label = this.s10Label(reel[e.index] || { outcome: e.outcome, value: e.value });
