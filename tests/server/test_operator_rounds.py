@@ -69,14 +69,17 @@ def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     assert after.get("fast", 0) - before.get("fast", 0) == 5
     assert after.get("general", 0) == before.get("general", 0)
     assert srv.app.state.fast_rounds.stats["served"] == 5
-    # A round with a choice: opened and debited here, settled by the general path's code.
+    # A round with a choice: opened and debited here, left waiting by the general path's
+    # code; the choice read here as stored, written in a batch and its win credited here.
     started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     assert started["status"] == "awaiting_choice" and started["balance"] == expected - 10
     assert srv.app.state.fast_rounds.stats["served"] == 6
     done = c.post(f"/api/rounds/{started['round_id']}/choices",
                   json={"choice": "left", "step": started["step"]}, headers=key()).json()
     assert done["status"] == "completed"
-    assert wallet_server.balance(username) == expected - 10 + done["win"]
+    assert done["balance"] == wallet_server.balance(username) == expected - 10 + done["win"]
+    stats = srv.app.state.fast_rounds.stats
+    assert stats["choice:read"] == 1 and stats["choice:served"] == 1, stats
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
@@ -125,8 +128,11 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
                     "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
                     "WHERE owner = :o"), {"o": f"p:{pid}"}):
                 body = response if isinstance(response, dict) else json.loads(response)
-                keys.append((req_hash, clean(rid), status,
-                             clean(sorted((k, v) for k, v in body.items() if k not in times))))
+                # A choice's request names its round in its path: its hash differs per database.
+                # JSON objects are unordered (PostgreSQL's jsonb orders a merged answer's keys).
+                keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
+                             clean(json.dumps({k: v for k, v in body.items() if k not in times},
+                                              sort_keys=True))))
             runs = [tuple(r) for r in c.execute(text(
                 "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
                 "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
@@ -188,8 +194,23 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                 assert again.json() == r.json()  # the key's stored answer
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at", "balance")})
+            # A round that waits for a choice, and the choice (the operator credits its win).
+            start = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key())
+            assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
+            headers = key()
+            choice = {"choice": "right", "step": start.json()["step"]}
+            r = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
+                       headers=headers)
+            assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+            again = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
+                           headers=headers)
+            assert again.json() == r.json()  # the key's stored answer
+            got += [{k: v for k, v in a.json().items()
+                     if k not in ("round_id", "created_at", "completed_at", "balance")}
+                    for a in (start, r)]
             if batched:
-                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 2
+                assert srv.app.state.fast_rounds.stats["choice:served"] == 1
+                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 3
             else:
                 assert srv.app.state.fast_rounds is None
             assert srv.admin().get("/api/admin/audit").json()["ok"]
@@ -203,11 +224,12 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
     assert kinds.count("contribution") == 6 and kinds.count("award") == 1, found[0]["pools"]
     assert answers[0][4]["jackpot_win"] > 0
-    free = answers[0][-2:]
+    free = answers[0][-4:-2]
     assert [a["free_round"]["rounds_left"] for a in free] == [1, 0]
     assert free[1]["free_round"]["total_won"] == sum(a["win"] for a in free) > 0
+    assert answers[0][-1]["win"] > 0  # the choice's
     credits = [op for op in found[0]["ops"] if "'credit'" in op]
-    assert len(credits) == len(plays) + 2  # every round's win credited, the free ones too
+    assert len(credits) == len(plays) + 3  # every round's win credited, the free ones too
 
 
 def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_server):

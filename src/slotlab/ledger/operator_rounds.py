@@ -20,7 +20,8 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    them). Only while the round is still ``open`` and its debit still ``pending`` (the sweep
    may have rolled back a debit it judged cut off).
 3. :class:`Completion`, once the operator confirmed the credit: the credit ``done``, the round
-   ``completed`` and the key's answer as the round now is.
+   ``completed``, the key's answer as the round now is, and the round's other stored answers
+   (its start's, where a choice completed it) with its status, balance and completion time.
 
 The rows are the ones the general path writes for the same round (services/rounds.py,
 store/operator_wallet.py; tests/server/test_operator_rounds.py holds them equal). The internal
@@ -228,6 +229,14 @@ WITH r AS MATERIALIZED (
 ), ku AS (
   UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
   WHERE k.owner = r.owner AND k.key = r.key AND k.response IS NOT NULL RETURNING 1
+), ko AS (  -- the round's earlier answers (its start, before a choice) follow, as the general
+            -- path's finish_credit has them follow
+  UPDATE idempotency_keys k SET response = (k.response::jsonb || jsonb_build_object(
+    'status', r.answer::jsonb -> 'status', 'balance', r.answer::jsonb -> 'balance',
+    'completed_at', r.answer::jsonb -> 'completed_at'))::json
+  FROM r JOIN ru ON ru.id = r.rid
+  WHERE k.round_id = r.rid AND (k.owner, k.key) <> (r.owner, r.key)
+    AND k.response IS NOT NULL RETURNING 1
 )
 SELECT r.n FROM r JOIN ru ON ru.id = r.rid
 """
@@ -449,6 +458,12 @@ class SqliteOperatorRounds:
             return False
         con.execute("UPDATE idempotency_keys SET response = ? WHERE owner = ? AND key = ? "
                     "AND response IS NOT NULL", (_JSON(w.answer), w.owner, w.key))
+        a = w.answer  # the round's earlier answers follow (the general path's finish_credit)
+        con.execute("UPDATE idempotency_keys SET response = json_set(response, '$.status', ?, "
+                    "'$.balance', ?, '$.completed_at', ?) WHERE round_id = ? "
+                    "AND NOT (owner = ? AND key = ?) AND response IS NOT NULL",
+                    (a["status"], a.get("balance"), a.get("completed_at"), w.round_id, w.owner,
+                     w.key))
         return True
 
     async def close(self) -> None:

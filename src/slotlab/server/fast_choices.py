@@ -15,6 +15,8 @@ the same choice, this writes (tests/server/test_fast_rounds.py holds the rows eq
 A round this process does not remember (another process wrote it, or this one was restarted
 since) is read once (:func:`stored`) with the checks the general path makes before it continues
 a round: the player's, waiting, on a model still offered, its record re-playing as stored.
+In operator-wallet mode a choice that completes the round is written with its credit's row
+(the round ``crediting``) and paid by the operator pipeline (server/operator_rounds.py).
 The general path takes the choice where that read finds anything else, where the
 player's profile draws provably fair seeds, and, with the seed drawn here
 (:class:`~slotlab.server.services.rounds.PlayedChoice`), where the outcome wins a jackpot or
@@ -35,6 +37,7 @@ from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import Continues, LedgerLine, RoundWrite
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
+from slotlab.server import operator_rounds
 from slotlab.server.fast_requests import token_and_key
 from slotlab.server.schemas import ChoiceCreate
 from slotlab.server.services import free_rounds, round_view
@@ -44,7 +47,15 @@ from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import ROUND_ID
-from slotlab.store.models import AWAITING_CHOICE, COMPLETED, FreeRoundPackage, Round, utcnow
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    COMPLETED,
+    CREDITING,
+    FreeRoundPackage,
+    Round,
+    utcnow,
+)
+from slotlab.store.operator_wallet import CREDIT, credit_txid
 
 # Every column of ``rounds`` but ``seq`` and ``events``, as a Waiting's values hold them.
 _VALUE_COLUMNS = [c.key for c in Round.__table__.columns if c.key not in ("seq", "events")]
@@ -168,10 +179,13 @@ def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
 
 
 def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
-          result: RoundResult) -> RoundWrite:
+          result: RoundResult, operator_player: str | None = None) -> RoundWrite:
     """The rows the general path writes for this choice (``rounds.settle`` with no jackpot won:
     a jackpot's choice is the general path's): the round's row updated, the win credited, the
-    key with its answer; the wallet's balance left to the statement."""
+    key with its answer; the wallet's balance left to the statement. ``operator_player``:
+    operator-wallet mode, a choice that completes the round, the player's id at the operator:
+    the win is the operator's credit (its row written with the round, which waits in
+    ``crediting``), not the wallet's."""
     before = w.values
     now = utcnow()
     rid = before["id"]
@@ -187,14 +201,19 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     else:
         uncapped = int(result.win) * entry.denomination
         cap = entry.cash_cap
-        values.update(status=COMPLETED, awaiting=None, uncapped_win=uncapped,
+        values.update(status=COMPLETED if operator_player is None else CREDITING,
+                      awaiting=None, uncapped_win=uncapped,
                       win=uncapped if cap is None else min(uncapped, cap), outcome="played",
-                      completed_at=now)
+                      completed_at=now if operator_player is None else None)
     del values["events"]
     win = values["win"] if awaiting is None else 0
     package = w.package
     lines: list[LedgerLine] = []
-    if win and package is not None:  # as services/rounds.py credits a free round's win
+    credit = None
+    if operator_player is not None and awaiting is None:  # the operator pays: no ledger line
+        credit = operator_rounds.op_row(credit_txid(rid, 0), CREDIT, rid, operator_player, win,
+                                        entry.currency, now)
+    elif win and package is not None:  # as services/rounds.py credits a free round's win
         lines.append(LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
                                 f"free_round:{package.id}:round:{rid}:win"))
     elif win:
@@ -220,5 +239,6 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
-                            json_text(before["choices"]), w.events_json))
+                            json_text(before["choices"]), w.events_json),
+        credit=credit)
 

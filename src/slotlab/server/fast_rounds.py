@@ -346,7 +346,7 @@ class FastRounds:
         round_id = fast_choices.round_of(scope["path"]) if post and game_id is None else None
         path: FastRoundPath | None = (getattr(scope["app"].state, "fast_rounds", None)
                                       if game_id or round_id else None)
-        if path is None or (round_id is not None and path.operator is not None):
+        if path is None:
             await self.app(scope, receive, send)
             return
         try:
@@ -494,8 +494,12 @@ class FastRounds:
         run = waiting.values["autoplay_run_id"]
         if run is not None:  # its figures change: its next round reads them
             path.runs.pop((who.player_id, run), None)
+        op = path.operator
         try:
-            write = fast_choices.build(ctx, who, waiting, req, seed, result)
+            # Operator-wallet mode: a choice that completes the round is paid by the operator.
+            username = (await op.username(who.player_id)
+                        if op is not None and result.awaiting is None else None)
+            write = fast_choices.build(ctx, who, waiting, req, seed, result, username)
             written = await path.writer.submit(write)
         except Exception:
             log.warning("fast choice write failed; the general path takes the choice",
@@ -513,7 +517,15 @@ class FastRounds:
             metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
                                   write.win, round_id=round_id, player_id=who.player_id,
                                   free=waiting.package is not None, demo=who.demo)
-        await _send(send, 200, answer_text(ctx, who, write, written))
+        if op is not None and username is not None and write.credit is not None:
+            final = await op.pay(who.player_id, username, write.owner, write.key, write.credit,
+                                 {**write.response, "balance": written.balance,
+                                  "events": json.loads(write.events_json)})
+            if final is None:  # taken over meanwhile (the sweep): its key answers
+                return None
+            await _send(send, 200, json_text(await _with_profile(ctx, who, final)).encode())
+        else:
+            await _send(send, 200, answer_text(ctx, who, write, written))
         metrics.choice_latency("fast", started)
         return False
 
@@ -567,10 +579,7 @@ class FastRounds:
                              body)
         if final is None:  # taken over meanwhile (the sweep): its key answers
             return None
-        final = (await run_in_threadpool(round_view.with_profile, ctx, who, final)
-                 if ctx.profile(who.jurisdiction).session_with_rounds
-                 else round_view.with_profile(ctx, who, final))
-        await _send(send, 201, json_text(final).encode())
+        await _send(send, 201, json_text(await _with_profile(ctx, who, final)).encode())
         metrics.round_latency("fast", started)
         return False
 
@@ -607,6 +616,14 @@ class FastRounds:
             return None
         path.stats["served"] += 1
         return False
+
+
+async def _with_profile(ctx: Services, who: Auth, body: dict[str, Any]) -> dict[str, Any]:
+    """An operator-wallet answer with what the player's profile adds (the session's figures
+    read in a worker thread where it shows them)."""
+    if ctx.profile(who.jurisdiction).session_with_rounds:
+        return await run_in_threadpool(round_view.with_profile, ctx, who, body)
+    return round_view.with_profile(ctx, who, body)
 
 
 async def _read_body(receive: Receive) -> bytes | None:
