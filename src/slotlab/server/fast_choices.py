@@ -55,7 +55,6 @@ from slotlab.store.models import (
     Round,
     utcnow,
 )
-from slotlab.store.operator_wallet import CREDIT, credit_txid
 
 # Every column of ``rounds`` but ``seq`` and ``events``, as a Waiting's values hold them.
 _VALUE_COLUMNS = [c.key for c in Round.__table__.columns if c.key not in ("seq", "events")]
@@ -211,8 +210,7 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     lines: list[LedgerLine] = []
     credit = None
     if operator_player is not None and awaiting is None:  # the operator pays: no ledger line
-        credit = operator_rounds.op_row(credit_txid(rid, 0), CREDIT, rid, operator_player, win,
-                                        entry.currency, now)
+        credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
     elif win and package is not None:  # as services/rounds.py credits a free round's win
         lines.append(LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
                                 f"free_round:{package.id}:round:{rid}:win"))

@@ -36,7 +36,6 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import uuid
 from collections import Counter
@@ -86,7 +85,6 @@ from slotlab.store.models import (
     Round,
     utcnow,
 )
-from slotlab.store.operator_wallet import CREDIT, credit_txid
 
 log = logging.getLogger("slotlab.server")
 
@@ -288,8 +286,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     credit = None
     if operator_player is not None:  # the operator's money: the internal ledger is not touched
         lines = []
-        credit = operator_rounds.op_row(credit_txid(rid, 0), CREDIT, rid, operator_player, win,
-                                        entry.currency, now)
+        credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
     elif package is None:
         lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
         if win:
@@ -518,12 +515,10 @@ class FastRounds:
                                   write.win, round_id=round_id, player_id=who.player_id,
                                   free=waiting.package is not None, demo=who.demo)
         if op is not None and username is not None and write.credit is not None:
-            final = await op.pay(who.player_id, username, write.owner, write.key, write.credit,
-                                 {**write.response, "balance": written.balance,
-                                  "events": json.loads(write.events_json)})
+            final = await op.pay_written(who, username, write, written.balance)
             if final is None:  # taken over meanwhile (the sweep): its key answers
                 return None
-            await _send(send, 200, json_text(await _with_profile(ctx, who, final)).encode())
+            await _send(send, 200, json_text(final).encode())
         else:
             await _send(send, 200, answer_text(ctx, who, write, written))
         metrics.choice_latency("fast", started)
@@ -572,14 +567,10 @@ class FastRounds:
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                               round_id=write.round_id, player_id=who.player_id, free=True,
                               demo=who.demo)
-        assert write.credit is not None
-        body = {**write.response, "balance": written.balance,
-                "events": json.loads(write.events_json)}
-        final = await op.pay(who.player_id, username, write.owner, write.key, write.credit,
-                             body)
+        final = await op.pay_written(who, username, write, written.balance)
         if final is None:  # taken over meanwhile (the sweep): its key answers
             return None
-        await _send(send, 201, json_text(await _with_profile(ctx, who, final)).encode())
+        await _send(send, 201, json_text(final).encode())
         metrics.round_latency("fast", started)
         return False
 
@@ -616,14 +607,6 @@ class FastRounds:
             return None
         path.stats["served"] += 1
         return False
-
-
-async def _with_profile(ctx: Services, who: Auth, body: dict[str, Any]) -> dict[str, Any]:
-    """An operator-wallet answer with what the player's profile adds (the session's figures
-    read in a worker thread where it shows them)."""
-    if ctx.profile(who.jurisdiction).session_with_rounds:
-        return await run_in_threadpool(round_view.with_profile, ctx, who, body)
-    return round_view.with_profile(ctx, who, body)
 
 
 async def _read_body(receive: Receive) -> bytes | None:

@@ -34,6 +34,7 @@ rollback, a refusal's record) in worker threads.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -47,7 +48,7 @@ from starlette.types import Send
 
 from slotlab import CODE_VERSION
 from slotlab.json_text import json_text
-from slotlab.ledger.batch import GroupWriter
+from slotlab.ledger.batch import GroupWriter, RoundWrite
 from slotlab.ledger.operator_rounds import (
     Completion,
     Opening,
@@ -198,11 +199,28 @@ class OperatorRounds:
                 return False
         if run is not None:
             self.remember_run(who, run, autoplay, {**values, **body})
-        data = (await run_in_threadpool(round_view.with_profile, ctx, who, body)
-                if profile.session_with_rounds else round_view.with_profile(ctx, who, body))
-        await _send(send, 201, json_text(data).encode())
+        await _send(send, 201, json_text(await self.with_profile(who, body)).encode())
         metrics.round_latency("fast", started)
         return True
+
+    async def with_profile(self, who: Auth, body: dict[str, Any]) -> dict[str, Any]:
+        """The answer with what the player's profile adds (``round_view.with_profile``; the
+        session's figures are read in a worker thread where the profile shows them)."""
+        if self.ctx.profile(who.jurisdiction).session_with_rounds:
+            return await run_in_threadpool(round_view.with_profile, self.ctx, who, body)
+        return round_view.with_profile(self.ctx, who, body)
+
+    async def pay_written(self, who: Auth, username: str, write: RoundWrite, balance: int
+                          ) -> dict[str, Any] | None:
+        """A round the internal path's batch writers left ``crediting`` with its credit's row
+        (a free round, or a choice that completed its round: nothing to debit first): the
+        credit sent and the round completed (:meth:`pay`); the answer (None: the round was
+        taken over meanwhile, its key answers)."""
+        assert write.credit is not None
+        final = await self.pay(who.player_id, username, write.owner, write.key, write.credit,
+                               {**write.response, "balance": balance,
+                                "events": json.loads(write.events_json)})
+        return None if final is None else await self.with_profile(who, final)
 
     def remember_run(self, who: Auth, run: autoplay_runs.RunUse,
                      autoplay: tuple[Any, Any, str | None] | None, final: dict[str, Any]
@@ -277,7 +295,7 @@ class OperatorRounds:
                    "uncapped_win": uncapped, "step": 1, "outcome": "played", "updated_at": now}
         r = {**values, **settled, "events": events}
         body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)), debit_balance)
-        credit = op_row(credit_txid(rid, 0), CREDIT, rid, username, win, entry.currency, now)
+        credit = credit_row(rid, username, win, entry.currency, now)
         if not await self.settles.submit(Settling(
                 who.player_id, rid, debit_txid(rid), now, debit_balance, debit_response or {},
                 settled, json_text(events), owner, key, body, credit, contributions)):
@@ -331,6 +349,12 @@ def _open_round(who: Auth, entry: GameEntry, credits: int, bet: int, rid: str, s
         "awaiting": None, "step": 0, "outcome": None, "notice_pending": False,
         "free_round_id": None, "autoplay_run_id": None,
         "created_at": now, "updated_at": now, "completed_at": None}
+
+
+def credit_row(rid: str, username: str, amount: int, currency: str, now: datetime
+               ) -> dict[str, Any]:
+    """The row of a round's credit (its win) in the operations log, ``pending``."""
+    return op_row(credit_txid(rid, 0), CREDIT, rid, username, amount, currency, now)
 
 
 def op_row(txid: str, kind: str, rid: str, username: str, amount: int, currency: str,
