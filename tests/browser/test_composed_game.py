@@ -105,10 +105,16 @@ def test_hold_and_win_grid_is_drawn_from_the_events(page: Any, srv: Server) -> N
           .observe(document.body, {attributes: true, subtree: true, childList: true}); }""")
     n = rounds_played(page)
     page.click("[data-testid=spin]")
+    # The picture once every starting coin is on the grid (they are laid one by one after
+    # the feature's intro): as many coins drawn as the Held counter says.
     page.wait_for_function(
         """() => { const g = document.querySelector('[data-testid=hold-grid]');
-                   return g && !g.hidden && g.querySelector('.hold-cell.landed'); }""",
+                   const held = document.querySelector('[data-testid=counter-held]');
+                   if (!g || g.hidden || !held) return false;
+                   const n = parseInt(held.dataset.value, 10);
+                   return n > 0 && g.querySelectorAll('.hold-cell.held').length >= n; }""",
         timeout=120_000)
+    page.wait_for_timeout(700)  # the last coin's landing flash
     shot(page, f"lucky-coin-link-hold-and-win-{page.size_name}", docs=True)
     rec = finish(page, n)
     events = rec["events"]
