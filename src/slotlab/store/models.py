@@ -357,7 +357,8 @@ class IdempotencyKey(Base):
     owner: Mapped[str] = mapped_column(String(40), primary_key=True)  # "p:<player id>", "admin"
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     request_hash: Mapped[str] = mapped_column(String(64))
-    round_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Indexed: a round's stored answers are found by it (migration 0017).
+    round_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
