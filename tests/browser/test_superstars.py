@@ -361,6 +361,9 @@ MUST_SHOW = {"starburst_placed", "gonzo_multiplied", "miss_banks_placed", "space
              "finn_merged"}
 STEP_MS = 25
 
+UNCOVERED_JS = """(e) => { const r = e.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !!top && e.contains(top); }"""
 NOT_CUT_JS = """(e) => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1"""
 
 
@@ -403,6 +406,9 @@ def look_at_feature(page: Any, e: dict[str, Any], words: str, square: int) -> No
     for cell in cells:
         c, r = divmod(cell, ROWS)
         legible(page, f"[data-testid=bonus-cell-{c}-{r}] .hc-label")
+        # and nothing over it (the die stayed over a prize after the token landed)
+        assert page.eval_on_selector(f"[data-testid=bonus-cell-{c}-{r}]", UNCOVERED_JS), (
+            f"bonus-cell-{c}-{r} is covered")
     shown = grid_values(page)
     if e["type"] == "gonzo_multiplied":  # the last prize shows its multiplier, the others done
         *done, last = e["cells"]

@@ -234,6 +234,8 @@ export class Superstars extends Feature {
         await wait(host, 500);
         return true;
       case "square_landed": {
+        // the token has landed: the die goes, so it covers no prize while the square's feature plays
+        this.die.hidden = true;
         this.board.highlight(e.square);
         const name = e.feature === "-" ? (e.value ? this.text("msg.upgraded_square", { amount: this.money(e.value) }) : this.text("msg.blank_square")) : this.featureName(e.feature);
         host.message(this.text("msg.lands_on", { name }), e.feature === "-" ? "" : "feature");
