@@ -364,6 +364,15 @@ STEP_MS = 25
 UNCOVERED_JS = """(e) => { const r = e.getBoundingClientRect();
     const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     return !!top && e.contains(top); }"""
+INSIDE_CELL_JS = """(e) => { const r = e.getBoundingClientRect();
+    const c = e.closest('.hold-cell').getBoundingClientRect();
+    return r.left >= c.left - 0.5 && r.right <= c.right + 0.5; }"""
+TOKEN_CLEAR_JS = """(i) => {
+    const l = document.querySelector(`[data-testid=board-square-${i}] .sq-label`);
+    const t = document.querySelector('[data-testid=board-token]').getBoundingClientRect();
+    if (!l || !l.textContent.trim()) return true;
+    const r = l.getBoundingClientRect();
+    return t.right <= r.left || t.left >= r.right || t.bottom <= r.top || t.top >= r.bottom; }"""
 NOT_CUT_JS = """(e) => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1"""
 
 
@@ -395,6 +404,8 @@ def look_at_feature(page: Any, e: dict[str, Any], words: str, square: int) -> No
     legible(page, "[data-testid=message]")
     assert page.get_attribute("[data-testid=board-token]", "data-square") == str(square)
     in_view(page, f"[data-testid=board-square-{square}]")
+    # the square's name not under the token
+    assert page.evaluate(TOKEN_CLEAR_JS, square), f"the token covers square {square}'s name"
     cells = {x["cell"] for x in e.get("cells") or []}
     if e["type"] == "finn_merged":
         cells = {e["to_cell"]}
@@ -409,6 +420,9 @@ def look_at_feature(page: Any, e: dict[str, Any], words: str, square: int) -> No
         # and nothing over it (the die stayed over a prize after the token landed)
         assert page.eval_on_selector(f"[data-testid=bonus-cell-{c}-{r}]", UNCOVERED_JS), (
             f"bonus-cell-{c}-{r} is covered")
+        subs = page.locator(f"[data-testid=bonus-cell-{c}-{r}] .hc-sub")
+        if subs.count():  # what it was made of ("100×2", "3×+2×") inside the cell
+            assert subs.first.evaluate(INSIDE_CELL_JS), (cell, subs.first.inner_text())
     shown = grid_values(page)
     if e["type"] == "gonzo_multiplied":  # the last prize shows its multiplier, the others done
         *done, last = e["cells"]

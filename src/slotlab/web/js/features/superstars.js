@@ -5,7 +5,7 @@
 // "Throw Dice" and the wheel's "Spin" only pace the show (auto spin and a quick stop skip them).
 // Prizes are multiples of the total bet; they are shown in money.
 import { glyph } from "../symbols.js";
-import { locale } from "../i18n.js";
+import { locale, num } from "../i18n.js";
 import { h } from "../util.js";
 import { Feature } from "./base.js";
 import { Board } from "./board.js";
@@ -247,7 +247,7 @@ export class Superstars extends Feature {
         host.message(this.text("msg.starburst", { replay: this.replayMark(e), value: times(e.value), reel: e.column + 1 }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
-          this.putPrize(c, r, x.value, x.merged ? `${times(x.was)}×${times(e.value)}` : times(x.value));
+          this.putPrize(c, r, x.value, x.merged ? `${num(x.was)}×${num(e.value)}` : times(x.value));
           this.grid.flash([[c, r]], x.merged ? "merged" : "landed");
           await wait(host, 260);
         }
