@@ -339,7 +339,7 @@ def test_each_feature_step_by_step_in_recall(
 
 
 # The Bonus Game's board features watched live, each picture taken at its moment: the page's
-# clock is Playwright's (installed before the page loads), paused once the round is under way and
+# clock is Playwright's (installed before the page loads), paused before the first spin and
 # moved on 25 ms at a time, so the show stops wherever the test looks and nothing moves on under a
 # busy machine. (event, picture, the words its message starts with, when to look after the
 # message shows: ms, from the event)
@@ -403,6 +403,7 @@ def look_at_feature(page: Any, e: dict[str, Any], words: str, square: int) -> No
     assert message_text(page).startswith(words), message_text(page)
     legible(page, "[data-testid=message]")
     assert page.get_attribute("[data-testid=board-token]", "data-square") == str(square)
+    assert page.is_hidden("[data-testid=die]")  # put away: it covered a prize
     in_view(page, f"[data-testid=board-square-{square}]")
     # the square's name not under the token
     assert page.evaluate(TOKEN_CLEAR_JS, square), f"the token covers square {square}'s name"
@@ -457,6 +458,8 @@ def test_board_features_live(sized: Any, srv: Server) -> None:
     open_game(page, GID)
     # the pacing buttons pressed as soon as they show (by the page's clock, so as it moves on)
     page.evaluate("() => setInterval(() => document.querySelector('.pace-btn')?.click(), 60)")
+    # paused once, for good (a second pause_at after resume() can land in the clock's past)
+    page.clock.pause_at((page.evaluate("Date.now()") + 50) / 1000)  # seconds
     seen: set[str] = set()
     wanted = {etype for etype, *_ in BOARD_FEATURES}
     for _ in range(4):
@@ -473,8 +476,7 @@ def test_board_features_live(sized: Any, srv: Server) -> None:
         force(srv, want, tries=2_000_000)
         n = rounds_played(page)
         page.click("[data-testid=spin]")
-        page.wait_for_selector("[data-testid=board]:not(.off)", timeout=60_000)
-        page.clock.pause_at((page.evaluate("Date.now()") + 50) / 1000)  # seconds
+        run_until(page, lambda: page.locator("[data-testid=board]:not(.off)").count() > 0)
         events = last_round(page)["events"]
         to = 0
         for e in events:
@@ -494,10 +496,12 @@ def test_board_features_live(sized: Any, srv: Server) -> None:
             look_at_feature(page, e, words, to)
             shot(page, doc_name(page, f"superstars-{name}"), docs=True)
             seen.add(etype)
-        page.clock.resume()
         stall(page)
-        wait_round(page, n, timeout=120_000)
+        run_until(page, lambda n=n: page.evaluate(
+            "(n) => (+document.querySelector('[data-testid=game]').dataset.rounds || 0) > n", n))
+        wait_round(page, n)
     assert seen >= MUST_SHOW, MUST_SHOW - seen
+    assert seen == wanted, wanted - seen  # each has its row in the README
 
 
 def test_final_game(page: Any, srv: Server) -> None:

@@ -228,6 +228,7 @@ export class Superstars extends Feature {
         return true;
       }
       case "heart_gained":
+        this.die.hidden = true; // the token has passed Start: the die covers no prize meanwhile
         this.counters.set("hearts", "♥", e.hearts);
         this.board.highlight(0);
         host.message(this.text("msg.extra_life"), "feature");
