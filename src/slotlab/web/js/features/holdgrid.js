@@ -66,7 +66,7 @@ export class HoldGrid {
     if (value !== undefined) el.dataset.value = String(value);
     else delete el.dataset.value;
     el.dataset.label = String(label);
-    el.replaceChildren(...[art ? h("span.hc-art", { html: art, "aria-hidden": "true" }) : null, h("span.hc-label", {}, label),
+    el.replaceChildren(...[art ? h("span.hc-art", { html: art, "aria-hidden": "true" }) : null, h(String(label).length > 5 ? "span.hc-label.long" : "span.hc-label", {}, label),
       sub ? h("span.hc-sub", {}, sub) : null].filter(Boolean));
     el.setAttribute("aria-label", t("hold.cell", { kind: tMaybe(`hold.kind.${kind}`) ?? kind, label }));
   }

@@ -5,7 +5,7 @@
 // "Throw Dice" and the wheel's "Spin" only pace the show (auto spin and a quick stop skip them).
 // Prizes are multiples of the total bet; they are shown in money.
 import { glyph } from "../symbols.js";
-import { locale } from "../i18n.js";
+import { locale, num } from "../i18n.js";
 import { h } from "../util.js";
 import { Feature } from "./base.js";
 import { Board } from "./board.js";
@@ -228,12 +228,15 @@ export class Superstars extends Feature {
         return true;
       }
       case "heart_gained":
+        this.die.hidden = true; // the token has passed Start: the die covers no prize meanwhile
         this.counters.set("hearts", "♥", e.hearts);
         this.board.highlight(0);
         host.message(this.text("msg.extra_life"), "feature");
         await wait(host, 500);
         return true;
       case "square_landed": {
+        // the token has landed: the die goes, so it covers no prize while the square's feature plays
+        this.die.hidden = true;
         this.board.highlight(e.square);
         const name = e.feature === "-" ? (e.value ? this.text("msg.upgraded_square", { amount: this.money(e.value) }) : this.text("msg.blank_square")) : this.featureName(e.feature);
         host.message(this.text("msg.lands_on", { name }), e.feature === "-" ? "" : "feature");
@@ -245,7 +248,7 @@ export class Superstars extends Feature {
         host.message(this.text("msg.starburst", { replay: this.replayMark(e), value: times(e.value), reel: e.column + 1 }), "feature");
         for (const x of e.cells || []) {
           const [c, r] = cellRC(x.cell);
-          this.putPrize(c, r, x.value, x.merged ? `${times(x.was)}×${times(e.value)}` : times(x.value));
+          this.putPrize(c, r, x.value, x.merged ? `${num(x.was)}×${num(e.value)}` : times(x.value));
           this.grid.flash([[c, r]], x.merged ? "merged" : "landed");
           await wait(host, 260);
         }
