@@ -115,7 +115,8 @@ class RoundWrite:
     # round's package gets the win but keeps its rounds, its autoplay run gets the win whatever
     # the run's state (None: the round's start).
     continues: Continues | None = None
-    # Operator-wallet mode (a free round: nothing to debit): the win is the operator's to pay,
+    # Operator-wallet mode (a free round, or a choice that completes its round: nothing to debit
+    # first): the win is the operator's to pay,
     # not the wallet's to take: the wallet is not credited, and this credit's row (every column
     # of ``operator_wallet_ops`` but ``id``, ``pending``) is written with the round, which
     # waits in ``crediting`` until the operator confirms it (:mod:`.operator_rounds`).

@@ -12,7 +12,9 @@ this round meets a condition). Then
 it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
 stored answer, and adds the jackpot contributions to the pools. A choice's write (a round that
 ``continues``) instead requires its round still waiting at the step and update time it was
-read with (locked), and updates that row. A round whose checks fail is
+read with (locked), and updates that row. In operator-wallet mode a round that carries its
+credit's row (a free round, or a choice that completes its round) is not credited to the wallet:
+the row is inserted ``pending`` for the operator pipeline to send. A round whose checks fail is
 simply left out of every insert, and the caller takes the general path for it.
 
 Locks are taken in one global order, so batches of several processes and the general path
