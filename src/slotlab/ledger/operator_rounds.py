@@ -214,7 +214,7 @@ WITH r AS MATERIALIZED (
 ), {CONTRIBUTIONS}
 SELECT ok.n FROM ok
 """
-_COMPLETE_SQL = f"""/* slotlab operator round completion */
+COMPLETE_SQL = f"""/* slotlab operator round completion */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
     attempts int, balance bigint, response json, owner text, key text, answer json)
@@ -304,7 +304,7 @@ class PostgresOperatorRounds:
 
     async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_COMPLETE_SQL, _array(
+            rows = await conn.fetch(COMPLETE_SQL, _array(
                 [_completion_json(n, w) for n, w in enumerate(batch)]))
         return _done(len(batch), rows)
 
