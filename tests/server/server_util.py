@@ -64,6 +64,15 @@ class Database:
     cleanup: Callable[[], None] = field(default=lambda: None)
 
 
+async def generic_plan(conn: Any, sql: str, parameters: int = 1) -> str:
+    """PostgreSQL's EXPLAIN of the generic plan of ``sql`` (the plan a connection keeps for a
+    prepared statement once it stops planning per call), on an asyncpg connection."""
+    await conn.execute("SET plan_cache_mode = force_generic_plan")
+    await conn.execute(f"PREPARE planned AS {sql}")
+    nulls = ", ".join(["NULL"] * parameters)
+    return "\n".join(r[0] for r in await conn.fetch(f"EXPLAIN EXECUTE planned({nulls})"))
+
+
 def make_database(backend: str, tmp_path: Path) -> Database:
     if backend == "sqlite":
         return Database("sqlite", f"sqlite:///{tmp_path / f'slotlab-{uuid.uuid4().hex[:8]}.db'}")

@@ -32,7 +32,15 @@ from slotlab.store.models import Round
 
 from ..async_util import run
 from .server_games import PickGame, PoolGame, make_test_games
-from .server_util import Database, LiveServer, ServerClock, key, make_database, server_settings
+from .server_util import (
+    Database,
+    LiveServer,
+    ServerClock,
+    generic_plan,
+    key,
+    make_database,
+    server_settings,
+)
 
 SEED = bytes(range(7, 39))
 
@@ -723,19 +731,15 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
                   ).status_code == 201
     assert served(srv)["served"] == 1
 
-    async def generic_plan() -> str:
+    async def batch_plan() -> str:
         writer = await PostgresRoundWriter.connect(database.url, 1)
         try:
             async with writer.pool.acquire() as conn:
-                await conn.execute("SET plan_cache_mode = force_generic_plan")
-                await conn.execute(f"PREPARE batch AS {BATCH_SQL}")
-                nulls = ", ".join(["NULL"] * PARAMETERS)
-                return "\n".join(r[0] for r in await conn.fetch(
-                    f"EXPLAIN EXECUTE batch({nulls})"))
+                return await generic_plan(conn, BATCH_SQL, PARAMETERS)
         finally:
             await writer.close()
 
-    plan = run(generic_plan())
+    plan = run(batch_plan())
     for table in ("rounds", "idempotency_keys", "wallets", "player_limits"):
         assert f"Seq Scan on {table}" not in plan, plan
     # The key is looked up on its primary key (an index-only scan on PostgreSQL 15).

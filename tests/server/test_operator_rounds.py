@@ -21,7 +21,14 @@ from slotlab.store import normalize_url
 
 from ..async_util import run
 from ..operator_wallet.conftest import SECRET, WalletServer
-from .server_util import Database, LiveServer, key, make_database, server_settings
+from .server_util import (
+    Database,
+    LiveServer,
+    generic_plan,
+    key,
+    make_database,
+    server_settings,
+)
 
 SEED = bytes(range(3, 35))
 START = 10_000
@@ -364,16 +371,14 @@ def test_the_completion_finds_a_rounds_answers_by_index(make_server, wallet_serv
     make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
                 operator_wallet_secret=SECRET)  # the schema, migrated
 
-    async def generic_plan() -> str:
+    async def completion_plan() -> str:
         backend = await PostgresOperatorRounds.connect(database.url, 1)
         try:
             async with backend.pool.acquire() as conn:
-                await conn.execute("SET plan_cache_mode = force_generic_plan")
-                await conn.execute(f"PREPARE complete AS {COMPLETE_SQL}")
-                return "\n".join(r[0] for r in await conn.fetch("EXPLAIN EXECUTE complete(NULL)"))
+                return await generic_plan(conn, COMPLETE_SQL)
         finally:
             await backend.close()
 
-    plan = run(generic_plan())
+    plan = run(completion_plan())
     assert "Seq Scan on idempotency_keys" not in plan, plan
     assert "ix_idempotency_keys_round_id" in plan, plan
