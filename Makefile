@@ -18,15 +18,16 @@ install: $(BIN)/python
 # Test dependencies, Debian's Chromium for the browser tests (Playwright drives it), Debian's
 # PgBouncer for the connection-pooler tests, Debian's Prometheus for the metrics test (each
 # test starts its own; the packages' services are not used) and dieharder for the evidence
-# bundle's raw-output battery.
+# bundle's raw-output battery. apt waits for another install's lock (two checkouts installing at
+# once) rather than failing.
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium"; \
 	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	[ -x /usr/bin/prometheus ] || missing="$$missing prometheus"; \
 	[ -x /usr/bin/dieharder ] || missing="$$missing dieharder"; \
-	if [ -n "$$missing" ]; then apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	if [ -n "$$missing" ]; then apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing; fi
 
 # The main job: the game server with the browser client, on SQLite (var/slotlab.db);
 # `make serve PORT=8080 HOST=0.0.0.0` listens elsewhere.

@@ -417,6 +417,7 @@ def test_crystal_nudges_and_jackpot_meters(sized: Any, server: Any) -> None:
     page.click("[data-testid=spin]")
     page.wait_for_selector("[data-testid=message]:has-text('NUDGE 1')", timeout=30_000)
     page.wait_for_selector("[data-testid=message]:has-text('NUDGE 2')", timeout=30_000)
+    shot(page, doc_name(page, "crystal-star-deluxe-nudging"), docs=True)  # the second under way
     wait_round(page, n)
     rid = page.get_attribute("[data-testid=game]", "data-last-round")
     rec = api(page, "GET", f"/api/rounds/{rid}")

@@ -261,11 +261,14 @@ def test_super7_expands_into_a_wild_reel_and_respins(sized: Any, srv: Server) ->
     assert minor(page, "win") == rec["win"]
 
 
-def test_super10_reel_spins_to_its_outcome(sized: Any, srv: Server) -> None:
+@pytest.mark.parametrize("outcome", ["direct", "free_spins"])
+def test_super10_reel_spins_to_its_outcome(sized: Any, srv: Server, outcome: str) -> None:
+    """The drum stops on the round's outcome: a win in currency, or the free spins it gives (the
+    third outcome, the Frenzy Wheel, has tests of its own below)."""
     page = sized
     register(page, srv)
     open_game(page, GID)
-    force(srv, has("super10_spun", lambda e: e["outcome"] == "direct"))
+    force(srv, has("super10_spun", lambda e: e["outcome"] == outcome))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
     # read in the poll that sees it stopped: the reel is shown for only 1.3 s more (and whether
@@ -279,14 +282,22 @@ def test_super10_reel_spins_to_its_outcome(sized: Any, srv: Server) -> None:
                           inView(d) && !!hit && hit.scrollWidth <= w.clientWidth + 1,
                           w.getBoundingClientRect().width]; }""",
         timeout=60_000).json_value()
-    shot(page, doc_name(page, "super-12-stars-super10"), docs=True)
+    name = "super-12-stars-super10" + ("" if outcome == "direct" else "-free-spins")
+    shot(page, doc_name(page, name), docs=True)
     assert whole, "the Super 10 reel or its label is off the screen or cut"
     if page.size_name == "phone":  # a full screen of its own: the reel across most of it
         assert width >= 0.6 * 390, width
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "super10_spun")
-    assert label == credits(page, e["win"])
-    wait_round(page, n, timeout=60_000)
+    assert label == (credits(page, e["win"]) if outcome == "direct" else f"{e['value']} FREE SPINS")
+    if outcome == "free_spins":  # played at once, on their own reels, each counted on screen
+        counter = page.wait_for_function(
+            """() => { const f = document.querySelector('[data-testid=counter-free]');
+                       return f && / of /.test(f.innerText) && f.innerText; }""",
+            timeout=60_000).json_value()
+        assert re.search(rf"\b\d+ of {e['value']}$", counter.strip()), counter
+        quick_stop(page)
+    wait_round(page, n, timeout=120_000)
     assert minor(page, "win") == rec["win"]
 
 
