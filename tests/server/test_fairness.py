@@ -52,6 +52,9 @@ def test_a_round_under_a_committed_seed_verifies_alone(serve_games, tmp_path: Pa
     assert before["server_seed"] is None and before["next_counter"] == 0
     plain, chosen = play_until_choice(c)
     assert len(chosen["events"]) > 1
+    # every start and the choice on the batched money path, their seeds from the pair
+    stats = srv.app.state.fast_rounds.stats
+    assert stats["served"] == len(plain) + 1 and stats["choice:served"] == 1, stats
     export = c.get(f"/api/fairness/rounds/{chosen['round_id']}").json()
     # One counter per seed, in order: the plain rounds took 0..n-1, the choice round n and n+1.
     n = len(plain)

@@ -15,6 +15,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 
+from slotlab.fairness import derive
 from slotlab.ledger.operator_rounds import COMPLETE_SQL, PostgresOperatorRounds
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
@@ -90,6 +91,39 @@ def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     stats = srv.app.state.fast_rounds.stats
     assert stats["choice:read"] == 1 and stats["choice:served"] == 1, stats
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_provably_fair_operator_rounds_take_the_batched_path_and_verify(make_server,
+                                                                        wallet_server):
+    """Under a provably fair profile the operator pipeline draws each seed from the player's
+    pair (start and choice alike): once revealed, each is the pair's derived seed. (The test
+    games are not public models, so ``slotlab verify`` cannot replay them; test_fairness.py
+    verifies whole rounds of a public one.)"""
+    srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
+                      provably_fair=True)
+    c, _ = _player(srv, wallet_server)
+    commitment = c.get("/api/fairness").json()["active"]["commitment"]
+    rounds = [c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key()).json()
+              for _ in range(3)]
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    done = c.post(f"/api/rounds/{started['round_id']}/choices",
+                  json={"choice": "left", "step": started["step"]}, headers=key()).json()
+    assert done["status"] == "completed"
+    stats = srv.app.state.fast_rounds.stats
+    assert stats["served"] == 4 and stats["choice:served"] == 1, stats
+    c.put("/api/fairness", json={})  # reveals the server seed
+    counters = []
+    for r in [*rounds, done]:
+        export = c.get(f"/api/fairness/rounds/{r['round_id']}").json()
+        f = export["fairness"]
+        assert f["commitment"] == commitment
+        assert export["round"]["seeds"] == [
+            derive(bytes.fromhex(f["server_seed"]), f["client_seed"], k).hex()
+            for k in f["counters"]]
+        counters += f["counters"]
+    assert counters == [0, 1, 2, 3, 4]  # one per seed, none twice
 
 
 def _rows(db_url: str, player: str) -> dict[str, Any]:

@@ -5,15 +5,16 @@ The common round: a player's session with the internal wallet, a new Idempotency
 the game's ladder (or a free round of a package the player may play now; an autoplay round
 of a run still going included), and a round that completes in this
 request without a jackpot won or waits for the player's choice (the choice comes here too:
-:mod:`.fast_choices`), under any profile that does not offer provably fair seeds:
-paced rounds (gb's 2.5 s), reality checks and the session's figures in every answer included.
+:mod:`.fast_choices`), under any profile: paced rounds (gb's 2.5 s), reality checks, the
+session's figures in every answer and provably fair seeds (the pair's counter advanced in its
+own transaction, :func:`~slotlab.server.services.fairness.next_seed`) included.
 For it this module does what the general path
 (:func:`slotlab.server.services.rounds.start_round`) does, without FastAPI's routing and
 dependency solving, the thread pool or an ORM session: the same session check
 (:func:`~slotlab.server.services.auth.cached_auth`), the same reality-check rule
-(:func:`~slotlab.server.services.reality.surely_not_due`), the same seed (``rounds.fresh_seed``)
-and play (``rounds.play``), the same rows (round, ledger entries, idempotency key with its
-answer, jackpot contributions, the player's last round time where rounds are paced), written by
+(:func:`~slotlab.server.services.reality.surely_not_due`), the same seed
+(``rounds.fresh_seed``, or the player's seed pair's) and play (``rounds.play``), the same rows
+(round, ledger entries, idempotency key with its answer, jackpot contributions, the player's last round time where rounds are paced), written by
 :mod:`slotlab.ledger`'s batch writers in a statement that checks the funds, the live round, the
 key, the loss limits and the pace with the wallet locked, and returns the session's net
 position where the answer shows it. In operator-wallet mode round starts go to the operator
@@ -132,8 +133,6 @@ async def _profile_allows(ctx: Services, who: Auth, entry: GameEntry) -> bool:
     is checked by the write itself. Otherwise the general path checks and answers."""
     p = ctx.profile(who.jurisdiction)
     if p.id != ctx.settings.jurisdiction and profiles.below_min_rtp(p, entry.rtp):
-        return False
-    if fairness.offered(ctx, who.jurisdiction):  # its seed is the general path's
         return False
     if reality.surely_not_due(ctx, who) is None:
         await run_in_threadpool(reality.last_ack, ctx, who)
@@ -407,7 +406,8 @@ class FastRounds:
                 path.stats["passed:autoplay"] += 1
                 return None
         try:
-            seed = general.fresh_seed()  # the general path's source (503 there if it fails)
+            # the general path's source (503 there if it fails), or the player's seed pair
+            seed = await fairness.next_seed(ctx, who, general.fresh_seed)
             result = general.play(entry, credits, [seed], [])
         except Exception:
             path.stats["passed:play"] += 1
@@ -475,11 +475,11 @@ class FastRounds:
             path.waiting.remember(waiting)  # unchanged: its right choice may still come here
             path.stats["choice:passed:request"] += 1
             return None
-        if not ctx.catalog.in_service(waiting.entry.id) or fairness.offered(ctx, who.jurisdiction):
+        if not ctx.catalog.in_service(waiting.entry.id):
             path.stats["choice:passed:round"] += 1
             return None
         try:
-            seed = general.fresh_seed()  # as the general path's (503 there if it fails)
+            seed = await fairness.next_seed(ctx, who, general.fresh_seed)  # as the general path's
             result = fast_choices.play(waiting, seed, req.choice)
         except Exception:
             path.stats["choice:passed:play"] += 1
@@ -541,7 +541,7 @@ class FastRounds:
         try:
             package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
                                               req.free_round_id, entry, req.bet, utcnow())
-            seed = general.fresh_seed()
+            seed = await fairness.next_seed(ctx, who, general.fresh_seed)
             result = general.play(entry, credits, [seed], [])
         except Exception:  # refused (the general path says why), or the database
             path.stats["passed:free_round"] += 1

@@ -62,7 +62,13 @@ from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
 from slotlab.server.operator_wallet import OperatorWallet
-from slotlab.server.services import autoplay_runs, jackpots, round_operator, round_view
+from slotlab.server.services import (
+    autoplay_runs,
+    fairness,
+    jackpots,
+    round_operator,
+    round_view,
+)
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -153,7 +159,8 @@ class OperatorRounds:
         ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units)."""
         ctx = self.ctx
         username = await self.username(who.player_id)
-        seed = general.fresh_seed()  # the general path's source (503 there if it fails)
+        # the general path's source (503 there if it fails), or the player's seed pair
+        seed = await fairness.next_seed(ctx, who, general.fresh_seed)
         rid = uuid.uuid4().hex
         owner = general.key_owner(who)
         now = utcnow()

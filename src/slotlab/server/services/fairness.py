@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from slotlab import fairness
 from slotlab.rng import Seed
@@ -66,6 +67,16 @@ def round_seed(ctx: Services, player_id: int, jurisdiction: str | None,
     if s is not None:
         return _next(s, player_id)
     return _writing(ctx, lambda own: _next(own, player_id))
+
+
+async def next_seed(ctx: Services, auth: Auth, fresh: Callable[[], Seed]) -> Seed:
+    """:func:`round_seed` for the batched path's event loop: ``fresh()`` at once where the
+    scheme is off, else the pair's next seed, its counter advanced in a transaction of its own
+    in a worker thread (as a round start's always is; a seed a refused write leaves unused is
+    a gap in the counters, which ``export_round`` finds past)."""
+    if not offered(ctx, auth.jurisdiction):
+        return fresh()
+    return await run_in_threadpool(round_seed, ctx, auth.player_id, auth.jurisdiction, fresh)
 
 
 T = TypeVar("T")

@@ -556,10 +556,11 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
                     log.error("round %s cannot continue: %s", round_id, broken)
                 else:
                     assert entry is not None
+                    # the batched path's seed, drawn as this would draw it (the pair's, where
+                    # the scheme is offered)
                     seed = (played.seed if played is not None and (
                                 played.round_id, played.step, played.choice)
-                            == (round_id, step, choice) and not fairness.offered(
-                                ctx, auth.jurisdiction)
+                            == (round_id, step, choice)
                             else fairness.round_seed(ctx, r.player_id, auth.jurisdiction,
                                                      fresh_seed, s))
                     seeds = [*r.seeds, seed.hex()]
