@@ -224,13 +224,17 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                 assert again.json() == r.json()  # the key's stored answer
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at", "balance")})
-            # Two free rounds of a package: nothing debited, each win the operator's credit.
+            # Two free rounds of a package: nothing debited, each win the operator's credit;
+            # the second in an autoplay run (stamped with it, its win in the run's figures).
             package = srv.admin().post("/api/admin/free-rounds", json={
                 "username": name, "game": "instant-test", "bet": 5, "rounds": 2,
                 "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
-            for _ in range(2):
+            free_run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 5}).json()
+            for auto in (False, True):
                 headers = key()
-                body = {"bet": 5, "free_round_id": package}
+                body = {"bet": 5, "free_round_id": package, **(
+                    {"autoplay": {"rounds_left": 5, "run_id": free_run["run_id"]}} if auto
+                    else {})}
                 r = c.post("/api/games/instant-test/rounds", json=body, headers=headers)
                 assert r.status_code == 201 and r.json()["status"] == "completed", r.text
                 again = c.post("/api/games/instant-test/rounds", json=body, headers=headers)

@@ -14,12 +14,13 @@ dependency solving, the thread pool or an ORM session: the same session check
 (:func:`~slotlab.server.services.auth.cached_auth`), the same reality-check rule
 (:func:`~slotlab.server.services.reality.surely_not_due`), the same seed
 (``rounds.fresh_seed``, or the player's seed pair's) and play (``rounds.play``), the same rows
-(round, ledger entries, idempotency key with its answer, jackpot contributions, the player's last round time where rounds are paced), written by
-:mod:`slotlab.ledger`'s batch writers in a statement that checks the funds, the live round, the
-key, the loss limits and the pace with the wallet locked, and returns the session's net
-position where the answer shows it. In operator-wallet mode round starts go to the operator
-pipeline (:mod:`.operator_rounds`); a free round, with no debit to send, is written here with
-its credit's row and then paid by that pipeline.
+(round, ledger entries, idempotency key with its answer, jackpot contributions, the player's
+last round time where rounds are paced), written by :mod:`slotlab.ledger`'s batch writers in a
+statement that checks the funds, the live round, the key, the loss limits and the pace with the
+wallet locked, and returns the session's net position where the answer shows it. In
+operator-wallet mode round starts go to the operator pipeline (:mod:`.operator_rounds`); a free
+round, with no debit to send, is written here with its credit's row and then paid by that
+pipeline.
 
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
@@ -531,13 +532,22 @@ class FastRounds:
         """Operator-wallet mode, a free round: nothing to debit, so it is played at once and
         written by the batch writers with its credit's row (the round ``crediting``, the
         package used and its win added); then the credit is sent and the round completed as
-        the pipeline completes a paid round (:meth:`OperatorRounds.pay`). An autoplay round
-        goes to the general path; a choice to wait for, a jackpot won or a write refused, with
-        the seed drawn here (the general path plays a free round in one transaction)."""
+        the pipeline completes a paid round (:meth:`OperatorRounds.pay`), an autoplay run's
+        round stamped with its run and counted in its figures as the internal wallet's is. A
+        choice to wait for, a jackpot won or a write refused goes to the general path with the
+        seed drawn here (the general path plays a free round in one transaction)."""
         ctx = path.ctx
-        if req.autoplay is not None or req.free_round_id is None:
+        if req.free_round_id is None:
             path.stats["passed:free_round"] += 1
             return None
+        run = None
+        if req.autoplay is not None:
+            try:
+                autoplay_rules.check_round(ctx.profile(who.jurisdiction), req.autoplay)
+                run = await path.autoplay_run(who, entry.id, req.autoplay)
+            except Exception:  # refused, the run stopping or busy: the general path answers
+                path.stats["passed:autoplay"] += 1
+                return None
         try:
             package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
                                               req.free_round_id, entry, req.bet, utcnow())
@@ -553,17 +563,20 @@ class FastRounds:
         try:
             username = await op.username(who.player_id)
             write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash, seed,
-                          result, {}, package, operator_player=username)
+                          result, {}, package, run, operator_player=username)
             written = await path.writer.submit(write)
         except Exception:
             log.warning("free round write failed; the general path takes the round",
                         exc_info=True)
             path.stats["passed:failed"] += 1
+            path.forget_run(who, run)
             return played
         if written is None:
             path.stats["passed:refused"] += 1
+            path.forget_run(who, run)
             return played
         path.stats["served"] += 1
+        path.remember_run(who, run, write)
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                               round_id=write.round_id, player_id=who.player_id, free=True,
                               demo=who.demo)
