@@ -193,13 +193,18 @@ def test_tv_draws_free_spins_and_multiplier(sized: Any, srv: Server) -> None:
                    const whole = (d) => { const w = d.querySelector('.drum-window');
                      const hit = d.querySelector('.drum-item.hit');
                      return inView(d) && !!hit && hit.scrollWidth <= w.clientWidth + 1; };
+                   const height = (q) => document.querySelector(q).getBoundingClientRect().height;
                    return m && s && m.dataset.state === 'stopped'
-                          && [s.dataset.label, m.dataset.label, whole(s) && whole(m)]; }""",
+                          && [s.dataset.label, m.dataset.label, whole(s) && whole(m),
+                              height('[data-testid=tv]'), height('[data-testid=reels]')]; }""",
         timeout=60_000).json_value()
     shot(page, doc_name(page, "super-12-stars-tv"), docs=True)
     rec = latest(page)
     tv = next(x for x in rec["events"] if x["type"] == "tv_drawn")
+    *shown, panel, reels = shown
     assert shown == [str(tv["spins"]), f"×{tv['multiplier']}", True]
+    if page.size_name == "desktop":  # the TV is a screen of its own over the reel window
+        assert panel >= 0.95 * reels, (panel, reels)
     # The free-spin counter and the multiplier stay on screen through the free spins: both read
     # in the poll that sees the reels stopped on a free spin (the show goes on by itself, and
     # on a busy machine it had ended between two separate reads).
@@ -273,20 +278,24 @@ def test_super10_reel_spins_to_its_outcome(sized: Any, srv: Server, outcome: str
     page.click("[data-testid=spin]")
     # read in the poll that sees it stopped: the reel is shown for only 1.3 s more (and whether
     # the reel and its drawn label are on the screen whole)
-    label, whole, width = page.wait_for_function(
+    label, whole, width, panel, reels = page.wait_for_function(
         "() => { const inView = " + IN_VIEW_JS + ";" + """
                    const d = document.querySelector('[data-testid=super10-reel]');
                    const w = d && d.querySelector('.drum-window');
                    const hit = d && d.querySelector('.drum-item.hit');
+                   const height = (s) => document.querySelector(s).getBoundingClientRect().height;
                    return d && d.dataset.state === 'stopped' && [d.dataset.label,
                           inView(d) && !!hit && hit.scrollWidth <= w.clientWidth + 1,
-                          w.getBoundingClientRect().width]; }""",
+                          w.getBoundingClientRect().width, height('[data-testid=super10]'),
+                          height('[data-testid=reels]')]; }""",
         timeout=60_000).json_value()
     name = "super-12-stars-super10" + ("" if outcome == "direct" else "-free-spins")
     shot(page, doc_name(page, name), docs=True)
     assert whole, "the Super 10 reel or its label is off the screen or cut"
     if page.size_name == "phone":  # a full screen of its own: the reel across most of it
         assert width >= 0.6 * 390, width
+    else:  # a screen of its own over the reel window (it was a 180 px popup in its middle)
+        assert panel >= 0.95 * reels and width >= 300, (panel, reels, width)
     rec = latest(page)
     e = next(x for x in rec["events"] if x["type"] == "super10_spun")
     assert label == (credits(page, e["win"]) if outcome == "direct" else f"{e['value']} FREE SPINS")
