@@ -330,6 +330,12 @@ def simulate(
                 "resumed_chunks", "chunks_rerun", "seconds", "spins_per_second", "backend",
                 "workers", "model_hash", "code_version"):
         table.add_row(key.replace("_", " "), _fmt(data[key]))
+    table.add_row("largest wins (x bet)", ", ".join(f"{x:,.1f}" for x in data["top_wins_x"]))
+    level = data["one_in_spins_level"]
+    if level is not None:  # the tail's order statistics (simulate/stats.tail_level)
+        table.add_row(f"1-in-{data['spins']:,} win level",
+                      f"at least {level['at_least_x']:,.1f}x ({level['confidence']:.1%} "
+                      f"confidence, the run's #{level['order']} largest win)")
     console.print(table)
     console.print(_table("RTP split", [{"component": k, "rtp": v}
                                        for k, v in data["rtp_components"].items()]))

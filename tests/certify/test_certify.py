@@ -232,10 +232,20 @@ def test_the_platform_clauses_follow_their_tests_results(tmp_path: Path) -> None
     assert "not run: --tests none" in short["R5"]["evidence"]
 
 
-def test_an_uncapped_max_win_says_why_its_odds_are_not_shown(tmp_path: Path) -> None:
+def test_r16_is_met_by_the_shipped_record_and_says_why_not_without_one(tmp_path: Path) -> None:
+    """Super 12 Stars' exact max win is an upper bound; the max win it shows is its recorded
+    2e9-round run's, a win reached, with its odds: that meets R16. Without the record it is
+    not shown, and the bundle says why."""
     from slotlab.certify.clauses import clause_map
 
     b = short_bundle("super-12-stars", tmp_path, server=False, stop_rounds=50, draws=500)
+    rec = b["math"]["record"]
+    assert rec is not None and rec["spins"] == 2_000_000_000
+    r16 = next(c for c in clause_map(b) if c["id"] == "R16")
+    assert r16["status"] == MET
+    assert f"{rec['max_win_x']:,.1f}x bet, reached" in r16["evidence"]
+    assert "1 in 2,000,000,000" in r16["evidence"] and "win level is at least" in r16["evidence"]
+    b["math"]["record"] = None
     r16 = next(c for c in clause_map(b) if c["id"] == "R16")
     assert r16["status"].startswith(NOT_SHOWN) and "why not shown" in r16["evidence"]
 

@@ -41,6 +41,19 @@ def test_written_and_read_back_the_same(tmp_path: Path) -> None:
     assert shown["text"] == "890.1x (1 in 2,000,000,000)" and shown["one_in"] == 2_000_000_000
 
 
+def test_the_largest_wins_and_the_level_they_bound_are_kept(tmp_path: Path) -> None:
+    level = {"one_in": 2e9, "order": 5, "at_least_x": 610.0, "confidence": 0.99634}
+    rec = records.from_run(run_output(top_wins_x=[890.07, 700.0, 650.5, 640.0, 610.0, 600.0],
+                                      one_in_spins_level=level), "c")
+    back = records.read(records.write(rec, tmp_path / records.RECORD_NAME), HASH)
+    assert back.top_wins_x[0] == back.max_win_x and back.level_at_least_x == 610.0
+    assert back.level_text() == (
+        "the 1-in-2,000,000,000 win level is at least 610.0x (99.6% confidence: the run's 5th "
+        "largest win; no run of this length bounds it from above)")
+    assert back.shown()["level_at_least_x"] == 610.0
+    assert records.from_run(run_output(), "c").level_text() is None  # an older record's
+
+
 def test_odds_count_every_time_the_largest_win_was_reached(tmp_path: Path) -> None:
     rec = records.from_run(run_output(max_win_count=4), "c")
     assert rec.max_win_one_in == 500_000_000

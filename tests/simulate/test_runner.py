@@ -7,7 +7,15 @@ import pytest
 
 from slotlab.games import find_game
 from slotlab.simulate.runner import chunk_plan, simulate
-from slotlab.simulate.stats import band_of, merge, new_accumulators, record
+from slotlab.simulate.stats import (
+    ACC_TOP,
+    N_TOP,
+    band_of,
+    merge,
+    new_accumulators,
+    record,
+    tail_level,
+)
 
 
 def test_chunk_plan_covers_every_spin_once():
@@ -61,6 +69,52 @@ def test_merge_keeps_the_larger_max_and_its_count():
     assert acc[3] == 30 and acc[4] == 3  # max win and how often
     assert acc[0] == 5 and acc[1] == 102 and acc[5] == 2
     assert np.isclose(sq[0], 3 * 9 + 0.25 + 0.49)
+
+
+def test_the_largest_wins_are_kept_in_order_and_merged():
+    a, b = new_accumulators(), new_accumulators()
+    for win in (3, 90, 0, 12, 90, 7, 1, 2, 5, 4, 60):
+        record(a[0], a[1], win, 10, False)
+    for win in (80, 6, 95):
+        record(b[0], b[1], win, 10, False)
+    assert list(a[0][ACC_TOP:]) == [90, 90, 60, 12, 7, 5, 4, 3]  # the 8 largest, ties kept
+    merge(a, b)
+    assert list(a[0][ACC_TOP:]) == [95, 90, 90, 80, 60, 12, 7, 6]
+    assert a[0][3] == 95 and a[0][4] == 1  # the max and its count, as before
+
+
+def test_a_run_reports_its_largest_wins_and_the_same_on_any_workers():
+    game = find_game("fruit-5x3")
+    one = simulate(game, "fruit-5x3", 30, 200_000, seed=3, workers=1, chunk_spins=50_000)
+    two = simulate(game, "fruit-5x3", 30, 200_000, seed=3, workers=2, chunk_spins=50_000)
+    assert one.top_wins == two.top_wins and len(one.top_wins) == N_TOP
+    assert one.top_wins[0] == one.max_win and one.top_wins == sorted(one.top_wins, reverse=True)
+    assert one.top_wins.count(one.max_win) == min(one.max_win_count, N_TOP)
+
+
+def test_the_tail_level_bound_takes_the_order_its_confidence_needs():
+    # rounds above the 1-in-n level: Binomial(n, 1/n), about Poisson(1): P(<= 4) = 99.6 %
+    level = tail_level([9, 8, 7, 6, 5, 4, 3, 2], 2_000_000_000, 2_000_000_000)
+    assert level is not None and (level.order, level.at_least) == (5, 5)
+    assert level.confidence == pytest.approx(0.99634, abs=1e-5)
+    assert tail_level([9, 8, 7], 2_000_000_000, 2_000_000_000) is None  # too few kept
+    # a rarer level needs fewer: 1 in 10 n, P(0 above) = e^-0.1 = 90.5 %, P(<= 1) = 99.5 %
+    rarer = tail_level([9, 8, 7], 1_000_000, 10_000_000)
+    assert rarer is not None and rarer.order == 2
+
+
+def test_the_tail_level_bound_holds_as_often_as_it_says():
+    """Exponential wins, whose 1-in-n level is ln(n) exactly: over 4,000 runs of n = 2,000 the
+    bound (99.6 %) lies above it in about 0.37 % of runs, 15 expected; 99.9 % of the time
+    (binomial, fixed seed) fewer than 29. Taking the 4th largest instead (98.1 %) fails it."""
+    rng = np.random.default_rng(17)
+    n, runs = 2_000, 4_000
+    top = -np.sort(-rng.exponential(size=(runs, n)), axis=1)[:, :N_TOP]
+    level = tail_level([8, 7, 6, 5, 4, 3, 2, 1], n, n)
+    assert level is not None
+    above = int(np.sum(top[:, level.order - 1] > np.log(n)))
+    assert above < 29, above
+    assert int(np.sum(top[:, level.order - 2] > np.log(n))) > 29  # the order is not too small
 
 
 @pytest.mark.parametrize(("address", "says"), [

@@ -22,6 +22,7 @@ from slotlab.certify.clauses import clause_map
 from slotlab.certify.html import render
 from slotlab.rounds import Game
 from slotlab.simulate.par.figures import compute
+from slotlab.simulate.record import record_for
 
 FORMAT = "slotlab.bundle/1"
 _MATH_TABLES = ("identity", "summary", "rtp-split", "max-win", "bet-levels", "features",
@@ -36,9 +37,11 @@ def math_section(game: Game, ref: str, spins: int, workers: int, bonuses: int) -
               if t["id"] in _MATH_TABLES or t["id"].startswith("exact-")]
     max_win = next((dict((str(r[0]), r[1]) for r in t["rows"]) for t in figures["tables"]
                     if t["id"] == "max-win"), {})
+    shipped = record_for(game)  # the long run the game shows its largest win from, if any
     return {"bet": bet, "spins": figures["spins"], "seed": figures["seed"],
             "theoretical_rtp": game.theoretical_rtp(), "checks": figures["checks"],
-            "max_win": max_win, "tables": tables}
+            "max_win": max_win, "tables": tables,
+            "record": None if shipped is None else shipped.model_dump(mode="json")}
 
 
 def make(game: Game, ref: str, out: Path, spins: int, *, workers: int = 1,

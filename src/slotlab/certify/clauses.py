@@ -156,14 +156,28 @@ def clause_map(b: dict[str, Any]) -> list[dict[str, str]]:
                        f"{checks['marks'] / 100:.1f} expected by chance)", _yes(rtp_ok)))
     mw = math.get("max_win", {})
     exact_max = mw.get("exact max win is") == "exact" and mw.get("exact odds of the max win")
+    rec = math.get("record")
     rows.append(_row("R16", f"math: max win {mw.get('exact max win (x bet)')}x bet, "
                             f"{mw.get('exact max win is')}, odds "
                             f"{mw.get('exact odds of the max win')}; simulated max "
                             f"{mw.get('simulated max win (x bet)')}x bet, seen "
                             f"{mw.get('times it occurred')} times",
-                     MET if exact_max else NOT_SHOWN + " (the exact max win is only an upper "
-                                                       "bound: its odds are not derived)"))
-    if not exact_max:
+                     MET if exact_max or rec else NOT_SHOWN + " (the exact max win is only an "
+                                                              "upper bound: its odds are not "
+                                                              "derived)"))
+    if rec:  # the max win the game advertises is its recorded run's: reached, with its odds
+        one_in = rec["spins"] / rec["max_win_count"]
+        rows[-1]["evidence"] += (
+            f"; the max win the game shows is its shipped record's: {rec['max_win_x']:,.1f}x "
+            f"bet, reached {rec['max_win_count']} time(s) in {rec['spins']:,} rounds "
+            f"(`{rec['command']}`, model {rec['model_hash'][:16]}), shown in game with its odds "
+            f"1 in {one_in:,.0f}")
+        if rec.get("level_at_least_x") is not None:
+            rows[-1]["evidence"] += (
+                f"; the 1-in-{rec['spins']:,} win level is at least "
+                f"{rec['level_at_least_x']:,.1f}x ({rec['level_confidence']:.1%} confidence, "
+                "order statistics of the run's largest wins)")
+    elif not exact_max:
         rows[-1]["evidence"] += (
             "; why not shown: the game's exact figures bound the max win from above (each "
             "part at its most at once) without showing a round that reaches it, so neither "

@@ -3,8 +3,9 @@
 Kernels accumulate into two flat arrays so that chunks merge by addition, whatever the worker:
 
 * ``acc`` (``int64[ACC_SIZE]``): spins, total win, hits, max win and how often it occurred,
-  feature triggers, up to ``N_COMPONENTS`` named parts of the win (e.g. base / free spins), and a
-  histogram of win / bet in ``BANDS``;
+  feature triggers, up to ``N_COMPONENTS`` named parts of the win (e.g. base / free spins), a
+  histogram of win / bet in ``BANDS``, and the ``N_TOP`` largest wins, largest first (the tail's
+  order statistics: a long run's 1-in-N win level is bounded by them);
 * ``sq`` (``float64[1]``): the sum of (win / bet) squared, for the standard deviation.
 
 Wins are in the game's *units*: integer credits, and ``bet`` is the total bet in the same units.
@@ -29,7 +30,9 @@ ACC_BANDS = ACC_COMPONENTS + N_COMPONENTS
 # Lower edges of the win bands in multiples of the bet; band 0 is "no win", band 1 "under 1x".
 BAND_EDGES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000)
 N_BANDS = len(BAND_EDGES) + 2
-ACC_SIZE = ACC_BANDS + N_BANDS
+ACC_TOP = ACC_BANDS + N_BANDS
+N_TOP = 8
+ACC_SIZE = ACC_TOP + N_TOP
 _EDGES = np.array(BAND_EDGES, dtype=np.int64)
 
 Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
@@ -67,8 +70,20 @@ def record(acc: np.ndarray, sq: np.ndarray, win: int, bet: int, feature: bool) -
     elif win == acc[ACC_MAX] and win > 0:
         acc[ACC_MAX_COUNT] += 1
     acc[ACC_BANDS + band_of(win, bet)] += 1
+    if win > acc[ACC_SIZE - 1]:  # among the largest so far
+        keep_top(acc, win)
     x = win / bet
     sq[0] += x * x
+
+
+@njit(cache=True)
+def keep_top(acc: np.ndarray, win: int) -> None:
+    """Insert ``win`` into the largest wins (kept in descending order), dropping the smallest."""
+    i = ACC_SIZE - 1
+    while i > ACC_TOP and acc[i - 1] < win:
+        acc[i] = acc[i - 1]
+        i -= 1
+    acc[i] = win
 
 
 def merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> None:
@@ -76,7 +91,9 @@ def merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) ->
     acc, sq = a
     acc_b, sq_b = b
     old_max, old_count = acc[ACC_MAX], acc[ACC_MAX_COUNT]
+    top = np.sort(np.concatenate((acc[ACC_TOP:], acc_b[ACC_TOP:])))[::-1][:N_TOP]
     acc += acc_b
+    acc[ACC_TOP:] = top
     if acc_b[ACC_MAX] > old_max:
         acc[ACC_MAX], acc[ACC_MAX_COUNT] = acc_b[ACC_MAX], acc_b[ACC_MAX_COUNT]
     elif acc_b[ACC_MAX] < old_max:

@@ -42,6 +42,12 @@ class SimulationRecord(BaseModel):
     hit_rate: float
     max_win_x: float = Field(ge=0)
     max_win_count: int = Field(gt=0)
+    # the run's largest wins (x bet), largest first, and the lower bound they give the win level
+    # one round in ``spins`` exceeds (``stats.tail_level``); records made before keep neither
+    top_wins_x: list[float] = Field(default_factory=list)
+    level_at_least_x: float | None = None
+    level_order: int | None = None
+    level_confidence: float | None = None
     code_version: str = ""
     simulation_code: str = ""
 
@@ -54,23 +60,43 @@ class SimulationRecord(BaseModel):
         """``890.1x (1 in 2,000,000,000)``: the largest win and its observed odds."""
         return f"{self.max_win_x:,.1f}x (1 in {self.max_win_one_in:,.0f})"
 
+    def level_text(self) -> str | None:
+        """``the 1-in-2,000,000,000 win level is at least 610.0x (99.6 % confidence, ...)``."""
+        if self.level_at_least_x is None or self.level_confidence is None:
+            return None
+        return (f"the 1-in-{self.spins:,} win level is at least {self.level_at_least_x:,.1f}x "
+                f"({self.level_confidence:.1%} confidence: the run's {_ordinal(self.level_order)} "
+                f"largest win; no run of this length bounds it from above)")
+
     def shown(self) -> dict[str, Any]:
         """What a game's description carries for clients to show."""
         return {"max_win_x": round(self.max_win_x, 2), "max_win_count": self.max_win_count,
                 "spins": self.spins, "one_in": round(self.max_win_one_in),
                 "rtp": self.rtp, "rtp_ci99": list(self.rtp_ci99),
-                "text": self.max_win_text(), "model_hash": self.model_hash}
+                "text": self.max_win_text(), "model_hash": self.model_hash,
+                "level_at_least_x": self.level_at_least_x,
+                "level_confidence": self.level_confidence}
+
+
+def _ordinal(n: int | None) -> str:
+    n = n or 0
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def from_run(data: dict[str, Any], command: str) -> SimulationRecord:
     """A record of ``slotlab simulate --json``'s output ``data``, made by ``command``."""
     if data["max_win_count"] <= 0:
         raise RecordError("no round won anything: there is no largest win to record")
+    level = data.get("one_in_spins_level")
     return SimulationRecord(
         game=data["game"], model_hash=data["model_hash"], command=command, seed=data["seed"],
         spins=data["spins"], bet=data["bet"], rtp=data["rtp"], rtp_ci99=tuple(data["ci99"]),
         exact_rtp=data.get("exact_rtp"), hit_rate=data["hit_rate"],
         max_win_x=data["max_win_x"], max_win_count=data["max_win_count"],
+        top_wins_x=data.get("top_wins_x", []),
+        **({} if level is None else {"level_at_least_x": level["at_least_x"],
+                                     "level_order": level["order"],
+                                     "level_confidence": level["confidence"]}),
         code_version=data.get("code_version", ""),
         simulation_code=data.get("simulation_code", ""))
 

@@ -19,10 +19,12 @@ from slotlab.mechanics.accumulators import (
     ACC_MAX_COUNT,
     ACC_SIZE,
     ACC_SPINS,
+    ACC_TOP,
     ACC_WIN,
     BAND_EDGES,
     N_BANDS,
     N_COMPONENTS,
+    N_TOP,
     Z90,
     Z99,
     band_labels,
@@ -34,9 +36,40 @@ from slotlab.mechanics.accumulators import (
 
 __all__ = [
     "ACC_BANDS", "ACC_COMPONENTS", "ACC_FEATURES", "ACC_HITS", "ACC_MAX", "ACC_MAX_COUNT",
-    "ACC_SIZE", "ACC_SPINS", "ACC_WIN", "BAND_EDGES", "N_BANDS", "N_COMPONENTS", "Z90", "Z99",
-    "SimulationResult", "band_labels", "band_of", "merge", "new_accumulators", "record",
+    "ACC_SIZE", "ACC_SPINS", "ACC_TOP", "ACC_WIN", "BAND_EDGES", "N_BANDS", "N_COMPONENTS",
+    "N_TOP", "Z90", "Z99", "SimulationResult", "TailLevel", "band_labels", "band_of", "merge",
+    "new_accumulators", "record", "tail_level",
 ]
+
+
+@dataclass(frozen=True)
+class TailLevel:
+    """A lower confidence bound on the win level one round in ``one_in`` exceeds: the ``order``-th
+    largest win of the run, which is at or below that level with probability ``confidence``."""
+
+    one_in: float
+    order: int
+    at_least: int
+    confidence: float
+
+
+def tail_level(top: list[int], spins: int, one_in: float,
+               confidence: float = 0.99) -> TailLevel | None:
+    """The bound from the run's largest wins ``top`` (descending), by order statistics alone.
+
+    With q the level a round exceeds with probability p = 1 / one_in, the count of the run's
+    rounds above q is Binomial(spins, p), and the k-th largest win is above q only when that
+    count is k or more: so q >= the k-th largest with probability P(count <= k - 1). The
+    smallest k reaching ``confidence`` is taken (for a 1-in-spins level, k = 5: 99.6 %). The
+    sample cannot bound q from above: with probability (1 - p)^spins (37 % at one_in = spins)
+    no round exceeds it. None when the run kept fewer wins than k."""
+    from scipy.stats import binom  # type: ignore[import-untyped]  # only this needs it
+
+    for k in range(1, len(top) + 1):
+        reached = float(binom.cdf(k - 1, spins, 1 / one_in))
+        if reached >= confidence:
+            return TailLevel(one_in, k, top[k - 1], reached) if top[k - 1] > 0 else None
+    return None
 
 
 @dataclass
@@ -57,6 +90,7 @@ class SimulationResult:
     features: int
     components: dict[str, int] = field(default_factory=dict)
     bands: list[int] = field(default_factory=list)
+    top_wins: list[int] = field(default_factory=list)  # the largest wins, largest first
     workers: int = 1
     # What anyone needs to rerun it and get the same numbers, and how this run went.
     code_version: str = ""
@@ -83,6 +117,13 @@ class SimulationResult:
         half = Z99 * self.sd / math.sqrt(self.spins)
         return self.rtp - half, self.rtp + half
 
+    def _level(self) -> dict[str, Any] | None:
+        """The 1-in-spins win level's lower bound (x bet), from the largest wins."""
+        level = tail_level(self.top_wins, self.spins, self.spins)
+        return None if level is None else {
+            "one_in": level.one_in, "order": level.order, "at_least_x": level.at_least / self.bet,
+            "confidence": level.confidence}
+
     def to_json(self) -> dict[str, Any]:
         spins = self.spins
         return {
@@ -103,6 +144,8 @@ class SimulationResult:
             "feature_one_in": spins / self.features if self.features else None,
             "rtp_components": {k: v / (spins * self.bet) for k, v in self.components.items()},
             "win_bands": dict(zip(band_labels(), self.bands, strict=True)),
+            "top_wins_x": [w / self.bet for w in self.top_wins],
+            "one_in_spins_level": self._level(),
             "seconds": self.seconds,
             "spins_per_second": ((spins - self.resumed_spins) / self.seconds
                                  if self.seconds > 0 else None),

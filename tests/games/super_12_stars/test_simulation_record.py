@@ -33,6 +33,18 @@ def test_its_largest_win_is_near_the_published_one_at_the_published_odds() -> No
     assert rec.max_win_count == 1 and rec.max_win_one_in == SPINS
 
 
+def test_the_published_largest_win_is_consistent_with_the_models_1_in_2e9_level() -> None:
+    """The record keeps the run's 8 largest wins; by order statistics the model's 1-in-2e9 win
+    level is at least the 5th largest (99.6 % confidence, ``stats.tail_level``). The published
+    888.3x is at or above that bound: a model whose top is fatter (v1's) would put it below."""
+    rec = record_for(find_game("super-12-stars"))
+    assert rec is not None and len(rec.top_wins_x) == 8
+    assert rec.top_wins_x[0] == rec.max_win_x
+    assert rec.level_order == 5 and rec.level_at_least_x == rec.top_wins_x[4]
+    assert rec.level_confidence is not None and rec.level_confidence > 0.99
+    assert rec.level_at_least_x <= PUBLISHED_MAX_X
+
+
 def test_the_game_shows_the_rtp_and_the_recorded_largest_win_with_its_odds() -> None:
     game = find_game("super-12-stars")
     rec = record_for(game)
