@@ -51,6 +51,7 @@ def test_the_largest_wins_and_the_level_they_bound_are_kept(tmp_path: Path) -> N
         "the 1-in-2,000,000,000 win level is at least 610.0x (99.6% confidence: the run's 5th "
         "largest win; no run of this length bounds it from above)")
     assert back.shown()["level_at_least_x"] == 610.0
+    assert back.shown()["level_text"] == back.level_text()
     assert records.from_run(run_output(), "c").level_text() is None  # an older record's
 
 

@@ -75,7 +75,7 @@ class SimulationRecord(BaseModel):
                 "rtp": self.rtp, "rtp_ci99": list(self.rtp_ci99),
                 "text": self.max_win_text(), "model_hash": self.model_hash,
                 "level_at_least_x": self.level_at_least_x,
-                "level_confidence": self.level_confidence}
+                "level_confidence": self.level_confidence, "level_text": self.level_text()}
 
 
 def _ordinal(n: int | None) -> str:
