@@ -7,8 +7,8 @@ chance the game's top prize is won per feature game, where the game has that fig
 Final board's 1000x square per Bonus Game). A parameter is an integer of the model file named by
 its path, as ``slotlab tune`` reads it (a pay ``pays.CHERRY.3``, a weight, or the stops of a
 symbol on a strip ``strips.base.0.CHERRY``), or a ``"p/q"`` probability searched over its
-numerator at the denominator it is written with (``bonus.land.prize=6000..12000`` on
-``"6617/100000"``: k/100000), with the range it may take.
+numerator at the denominator it is written with (``bonus.land.prize=10000..11000`` on
+``"10642/100000"``: k/100000), with the range it may take.
 
 Each figure is exact where the game's exact report has it (the line family's RTP and hit rate,
 all of Crystal Star Deluxe's figures, a tail at a band edge where the report has exact bands),
