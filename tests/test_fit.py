@@ -208,6 +208,17 @@ def test_superstars_top_prize_is_the_top_square_per_bonus_game():
     assert game.top_prize(bonuses=n, seed=5)["final_game_per_bonus_game"] == 1.0
 
 
+def test_superstars_top_prize_is_counted_per_bonus_game_not_per_final_game():
+    """On the shipped model a Final Game follows some Bonus Games only: the figure is below the
+    Final Game's own rate per Bonus Game, as a chance per Bonus Game must be (per Final Game
+    it would be at least the 4-dice 9.98%, above that rate)."""
+    game = find_game("superstars")
+    got = measure(game, 20, ["top_prize"], 1000, seed=6, bonuses=20_000)["top_prize"]
+    r = game.top_prize(bonuses=20_000, seed=6)
+    assert got.value == r["per_bonus_game"] and got.high < r["final_game_per_bonus_game"]
+    assert r["per_final_game"] >= float(top_square_chance(game.model.bonus_spec, 4)) * 0.8
+
+
 def test_a_game_without_a_top_prize_is_refused():
     family, raw = classic()
     with pytest.raises(FitError, match="no top-prize figure"):
