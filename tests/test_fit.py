@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from slotlab.cli import app
 from slotlab.fit import Bound, FitError, Measure, Target, fit, judge, measure
 from slotlab.games import find_game, game_from_source
+from slotlab.games.superstars.top_prize import top_square_chance
 from slotlab.rng import chunk_stream
 from slotlab.simulate.par.intervals import wilson99
 
@@ -177,3 +178,94 @@ def test_superstars_rtp_is_composed_and_its_feature_rate_exact():
     assert m["feature_rate"].exact
     assert m["feature_rate"].value == Fraction(report["bonus_frequency_fraction"])
     assert m["hit_rate"].how == "simulated, 5,000 rounds"  # no exact hit rate: simulated
+
+
+def superstars_final_at_once() -> tuple[str, dict]:
+    """Superstars with no Dice on the reels and every empty position landing a prize: each
+    Bonus Game fills the reels on its first spin and plays the Final Game with 0 dice left + 3
+    spins + the bottom-left die = 4 dice, so P(the top square per Bonus Game) is exactly the
+    4-dice chance of :func:`top_square_chance`."""
+    family, raw = find_game("superstars").model_source()
+    m = json.loads(json.dumps(raw))
+    m["reel_strips"][4] = ["KI" if s == "DI" else s for s in m["reel_strips"][4]]
+    m["bonus"]["land"] = {"prize": "1/1", "dice": "0/1"}
+    return family, m
+
+
+def test_superstars_top_prize_is_the_top_square_per_bonus_game():
+    """The fit's top_prize: on the model above its 99% interval holds the exact 4-dice chance
+    (9.98%), a figure a per-round count (about 0.3% of it) or a count of any Final Game prize
+    (every one of them) would miss; the interval is the binomial one of the Bonus Games."""
+    family, m = superstars_final_at_once()
+    game = game_from_source(family, m)
+    exact = float(top_square_chance(game.model.bonus_spec, 4))
+    n = 20_000
+    got = measure(game, 20, ["top_prize"], 1000, seed=5, bonuses=n)["top_prize"]
+    assert not got.exact and got.how == f"simulated, {n:,} Bonus Games"
+    assert got.low <= exact <= got.high  # 99%, fixed seed
+    assert got.high - got.low == pytest.approx(2 * 2.5758 * (exact * (1 - exact) / n) ** 0.5,
+                                               rel=0.1)
+    assert game.top_prize(bonuses=n, seed=5)["final_game_per_bonus_game"] == 1.0
+
+
+def test_superstars_top_prize_is_counted_per_bonus_game_not_per_final_game():
+    """On the shipped model a Final Game follows some Bonus Games only: the figure is below the
+    Final Game's own rate per Bonus Game, as a chance per Bonus Game must be (per Final Game
+    it would be at least the 4-dice 9.98%, above that rate)."""
+    game = find_game("superstars")
+    got = measure(game, 20, ["top_prize"], 1000, seed=6, bonuses=20_000)["top_prize"]
+    r = game.top_prize(bonuses=20_000, seed=6)
+    assert got.value == r["per_bonus_game"] and got.high < r["final_game_per_bonus_game"]
+    assert r["per_final_game"] >= float(top_square_chance(game.model.bonus_spec, 4)) * 0.8
+
+
+def test_a_game_without_a_top_prize_is_refused():
+    family, raw = classic()
+    with pytest.raises(FitError, match="no top-prize figure"):
+        fit(family, raw, None, [Target.parse("top_prize=1%+-0.1%")],
+            [Bound.parse(raw, "pays.BAR1.3=5..40")])
+
+
+def superstars_landing(prize: str) -> tuple[str, dict]:
+    """The shipped Superstars model with ``bonus.land.prize`` set to ``prize``."""
+    family, raw = find_game("superstars").model_source()
+    m = json.loads(json.dumps(raw))
+    m["bonus"]["land"]["prize"] = prize
+    return family, m
+
+
+def test_a_probability_is_searched_over_its_numerator():
+    _, raw = superstars_landing("6617/100000")
+    b = Bound.parse(raw, "bonus.land.prize=6000..12000")
+    assert (b.scale, b.current, b.low, b.high) == (100_000, 6617, 6000, 12000)
+    out = b.applied(raw, 10650)
+    assert out["bonus"]["land"]["prize"] == "10650/100000"  # the grid kept, not 213/2000
+    assert Bound.parse(out, "bonus.land.prize=1..2").current == 10650
+    assert raw["bonus"]["land"]["prize"] == "6617/100000"  # the model itself untouched
+    with pytest.raises(FitError, match="write it as p/q"):
+        Bound.parse(raw, "bet.credit_value=1..9")  # "0.005": no denominator to search on
+
+
+def test_fit_reaches_a_top_prize_rate_by_the_land_probability():
+    """A target taken from another model (land.prize 12000/100000) on the same seed, with a
+    tolerance of twice its 99% half-width: the fit moves land.prize from 6617 to a value whose
+    99% interval lies inside the band, and the written model measures the same again."""
+    family, raw = superstars_landing("6617/100000")
+    bound = Bound.parse(raw, "bonus.land.prize=6000..14000")
+    n, seed = 20_000, 2
+    other = measure(game_from_source(family, bound.applied(raw, 12000)), 20, ["top_prize"],
+                    1000, seed, n)["top_prize"]
+    half = (other.high - other.low) / 2
+    target = Target("top_prize", Fraction(other.value).limit_denominator(10**9),
+                    Fraction(2 * half).limit_denominator(10**9))
+    start = measure(game_from_source(family, raw), 20, ["top_prize"], 1000, seed,
+                    n)["top_prize"]
+    assert start.high < float(target.value - target.tolerance)  # the model as it is misses
+    result = fit(family, raw, None, [target], [bound], seed=seed, bonuses=n, maxiter=10,
+                 popsize=6)
+    assert result.all_met, [v.why for v in result.verdicts]
+    k = result.values["bonus.land.prize"]
+    assert result.model["bonus"]["land"]["prize"] == f"{k}/100000"
+    again = measure(game_from_source(family, result.model), 20, ["top_prize"], 1000, seed,
+                    n)["top_prize"]
+    assert again.value == result.verdicts[0].measure.value

@@ -155,7 +155,7 @@ def test_command_line_unreachable_and_bad_path(tmp_path: Path):
 
 def test_command_line_simulated_game_reports_its_interval(tmp_path: Path):
     res = runner.invoke(app, ["tune", "superstars", "--param", "bonus.land.prize", "--target",
-                              "94.06", "--lo", "0.05", "--hi", "0.09", "--bonuses", "5000",
+                              "94.06", "--lo", "0.08", "--hi", "0.13", "--bonuses", "5000",
                               "--json"])
     assert res.exit_code == 0, res.output
     result = json.loads(res.output)

@@ -437,10 +437,13 @@ def fit(
     target: Annotated[list[str], typer.Option(
         help="A target, FIGURE=VALUE+-TOLERANCE (repeat): rtp=96%+-0.05%, hit_rate=0.3+-0.01, "
              "feature_rate=1/150+-1/3000, sd=8+-1, volatility=13+-2, p_win_ge_100=1/4000+-1/"
-             "20000 (a win of 100x the bet or more).")],
+             "20000 (a win of 100x the bet or more), top_prize=1.11%+-0.03% (Superstars: the "
+             "Final board's 1000x square won per Bonus Game, on --bonuses Bonus Games).")],
     param: Annotated[list[str], typer.Option(
         help="An integer of the model to fit, PATH=LOW..HIGH (repeat): pays.CHERRY.3=2..40, "
-             "strips.base.0.SEVEN=1..6 (that symbol's stops on the strip).")],
+             "strips.base.0.SEVEN=1..6 (that symbol's stops on the strip), "
+             "bonus.land.prize=10000..11000 (a p/q probability: its numerator over the "
+             "denominator it is written with).")],
     out: Annotated[Path, typer.Option(help="Write the fitted model file here.")],
     report: Annotated[Path | None, typer.Option(help="Also write the report as JSON here.")] = (
         None),
@@ -449,7 +452,8 @@ def fit(
                                         help="Simulated rounds per model, for the figures the "
                                              "game has no exact value of.")] = 1_000_000,
     bonuses: Annotated[int, typer.Option(help="Games whose RTP is composed (Superstars): "
-                                              "simulated Bonus Games per model.",
+                                              "simulated Bonus Games per model, for the RTP "
+                                              "and for the top prize.",
                                          min=1000)] = 100_000,
     seed: Annotated[int, typer.Option(help="Seed of the search and of every simulation.",
                                       min=0)] = 0,

@@ -2,15 +2,19 @@
 
 A target is a figure of the game at one bet with a tolerance: ``rtp``, ``hit_rate``,
 ``feature_rate``, ``sd`` (of a round's win over the bet), ``volatility`` (the 90 % volatility
-index) or ``p_win_ge_X`` (the chance a round wins X times the bet or more). A parameter is an
-integer of the model file named by its path, as ``slotlab tune`` reads it (a pay
-``pays.CHERRY.3``, a weight, or the stops of a symbol on a strip ``strips.base.0.CHERRY``), with
-the range it may take.
+index), ``p_win_ge_X`` (the chance a round wins X times the bet or more) or ``top_prize`` (the
+chance the game's top prize is won per feature game, where the game has that figure: Superstars'
+Final board's 1000x square per Bonus Game). A parameter is an integer of the model file named by
+its path, as ``slotlab tune`` reads it (a pay ``pays.CHERRY.3``, a weight, or the stops of a
+symbol on a strip ``strips.base.0.CHERRY``), or a ``"p/q"`` probability searched over its
+numerator at the denominator it is written with (``bonus.land.prize=10000..11000`` on
+``"10642/100000"``: k/100000), with the range it may take.
 
 Each figure is exact where the game's exact report has it (the line family's RTP and hit rate,
 all of Crystal Star Deluxe's figures, a tail at a band edge where the report has exact bands),
 composed where the game composes its RTP (Superstars: an exact base game and feature rate,
-simulated Bonus Games with the RTP's 99 % interval) and simulated otherwise, on the same seed
+simulated Bonus Games with the RTP's 99 % interval; its top prize on as many traced Bonus Games)
+and simulated otherwise, on the same seed
 for every model tried (common random numbers), with its 99 % interval. The search is scipy's
 differential evolution over the integers (its ``integrality``), started from the model as it
 is, stopped as soon as every target is met. The verdicts are then made on the best model again,
@@ -48,11 +52,12 @@ from slotlab.simulate.par.intervals import wilson99
 from slotlab.simulate.stats import Z90, Z99
 from slotlab.tune import Param, TuneError
 
-FIGURES = ("rtp", "hit_rate", "feature_rate", "sd", "volatility")
+FIGURES = ("rtp", "hit_rate", "feature_rate", "sd", "volatility", "top_prize")
 TAIL = re.compile(r"p_win_ge_(\d+(?:\.\d+)?)$")
 INVALID = 1e12  # the objective of a model that is not valid
 ROUNDS = 1_000_000  # simulated rounds per model where a figure is simulated
 BONUSES = 100_000  # simulated Bonus Games per model where the RTP is composed (Superstars)
+TOP_PRIZE = "top_prize"
 
 
 class FitError(ValueError):
@@ -78,7 +83,8 @@ class Target:
 
     @classmethod
     def parse(cls, text: str) -> Target:
-        """``rtp=96.5%+-0.05%``, ``hit_rate=0.3+-0.01``, ``p_win_ge_100=1/5000+-1/20000``."""
+        """``rtp=96.5%+-0.05%``, ``hit_rate=0.3+-0.01``, ``p_win_ge_100=1/5000+-1/20000``,
+        ``top_prize=1.11%+-0.03%``."""
         name, sep, rest = text.partition("=")
         name = name.strip()
         if not sep or (name not in FIGURES and not TAIL.match(name)):
@@ -94,17 +100,33 @@ class Target:
         return f"{self.figure}={float(self.value):g}+-{float(self.tolerance):g}"
 
 
+def _written_denominator(raw: dict[str, Any], path: str) -> int:
+    """The denominator of the ``"p/q"`` text at ``path`` as written (not reduced)."""
+    node: Any = raw
+    for key in path.split("."):
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    _, slash, q = str(node).partition("/")
+    if not slash:  # "0.005": no grid is written; the designer says which by writing p/q
+        raise FitError(f"{path} is {node!r}: write it as p/q to fit it (its numerator is "
+                       "searched over that denominator)")
+    return int(q)
+
+
 @dataclass(frozen=True)
 class Bound:
-    """An integer parameter of the model and the range it may take (both ends in it)."""
+    """An integer parameter of the model and the range it may take (both ends in it). A
+    ``"p/q"`` probability is searched over its numerator: ``scale`` is its written denominator,
+    kept as the grid so that a fitted file can be fitted again on the same steps."""
 
     param: Param
     low: int
     high: int
+    scale: int = 1
 
     @classmethod
     def parse(cls, raw: dict[str, Any], text: str) -> Bound:
-        """``PATH=LOW..HIGH``, e.g. ``pays.CHERRY.3=2..40`` or ``strips.base.0.SEVEN=1..6``."""
+        """``PATH=LOW..HIGH``, e.g. ``pays.CHERRY.3=2..40``, ``strips.base.0.SEVEN=1..6`` or
+        ``bonus.land.prize=6000..12000`` (numerators of a ``"p/q"`` probability)."""
         path, sep, span = text.partition("=")
         match = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", span)
         if not sep or match is None:
@@ -113,13 +135,31 @@ class Bound:
             param = Param.at(raw, path.strip())
         except TuneError as exc:
             raise FitError(str(exc)) from exc
-        if not param.integral:
-            raise FitError(f"{path}: the fit searches integers (pays, weights, strip counts); "
-                           f"this one is a {param.kind}")
+        if not param.integral and param.kind != "fraction":
+            raise FitError(f"{path}: the fit searches integers (pays, weights, strip counts, "
+                           f"numerators of p/q probabilities); this one is a {param.kind}")
         low, high = int(match[1]), int(match[2])
         if low > high:
             raise FitError(f"{text!r}: the range is empty")
-        return cls(param, low, high)
+        scale = _written_denominator(raw, param.path) if param.kind == "fraction" else 1
+        return cls(param, low, high, scale)
+
+    @property
+    def current(self) -> int:
+        """The model's value on the search's grid (a probability's written numerator)."""
+        return int(self.param.current * self.scale)
+
+    def applied(self, raw: dict[str, Any], k: int) -> dict[str, Any]:
+        """A copy of ``raw`` with the parameter at grid point ``k``."""
+        out = self.param.applied(raw, Fraction(k, self.scale))
+        if self.scale > 1:  # "k/scale" as written, not reduced: the grid stays the same
+            keys = self.param.path.split(".")
+            node: Any = out
+            for key in keys[:-1]:
+                node = node[int(key)] if isinstance(node, list) else node[key]
+            last: Any = int(keys[-1]) if isinstance(node, list) else keys[-1]
+            node[last] = f"{k}/{self.scale}"
+        return out
 
 
 @dataclass
@@ -180,6 +220,18 @@ def _composed_figure(game: AnyGame, bet: int, figure: str, bonuses: int,
                    f"composed: exact base game, {bonuses:,} simulated Bonus Games")
 
 
+def _top_prize_figure(game: AnyGame, bonuses: int, seed: int) -> Measure:
+    """P(the top prize is won) per feature game, simulated on ``bonuses`` of them with its 99 %
+    interval (the same seed, so the same draws, for every model tried)."""
+    if game.top_prize is None:
+        raise FitError(f"{game.id} has no top-prize figure (a game that simulates its top "
+                       "prize's rate per feature game has one: Superstars)")
+    r = game.top_prize(bonuses=bonuses, seed=seed)
+    low, high = (float(x) for x in r["ci99"])
+    return Measure(float(r["per_bonus_game"]), False, low, high,
+                   f"simulated, {bonuses:,} Bonus Games")
+
+
 def measure(game: AnyGame, bet: int, figures: list[str], rounds: int, seed: int,
             bonuses: int = BONUSES) -> dict[str, Measure]:
     """Each of ``figures`` for ``game`` at ``bet``: exact where it can be, composed where the
@@ -190,6 +242,9 @@ def measure(game: AnyGame, bet: int, figures: list[str], rounds: int, seed: int,
     sim: tuple[np.ndarray, np.ndarray] | None = None
     wins: np.ndarray | None = None
     for figure in figures:
+        if figure == TOP_PRIZE:
+            out[figure] = _top_prize_figure(game, bonuses, seed)
+            continue
         composed = _composed_figure(game, bet, figure, bonuses, seed)
         if composed is not None:
             out[figure] = composed
@@ -339,7 +394,7 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
     def model_at(x: tuple[int, ...]) -> dict[str, Any]:
         out = raw
         for b, v in zip(bounds, x, strict=True):
-            out = b.param.applied(out, Fraction(v))
+            out = b.applied(out, v)
         return out
 
     def evaluate(x: tuple[int, ...]) -> dict[str, Measure] | None:
@@ -348,6 +403,8 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
                 game = game_from_source(family, model_at(x))
                 at = bet if bet is not None else game.bets()[0]
                 cache[x] = measure(game, at, figures, rounds, seed, bonuses)
+            except FitError:
+                raise  # a request the game cannot answer, not a model that is not valid
             except (ModelError, ValueError, KeyError, IndexError, ZeroDivisionError,
                     OverflowError):
                 cache[x] = None
@@ -368,7 +425,7 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
             return INVALID
         return sum(_miss(found[t.figure], t) ** 2 for t in targets)
 
-    start = tuple(min(max(int(b.param.current), b.low), b.high) for b in bounds)
+    start = tuple(min(max(b.current, b.low), b.high) for b in bounds)
     if evaluate(start) is None:
         named = ", ".join(f"{b.param.path}={v}" for b, v in zip(bounds, start, strict=True))
         raise FitError(f"the model is not valid at the start of the search ({named})")
@@ -394,5 +451,5 @@ def fit(family: str, raw: dict[str, Any], bet: int | None, targets: list[Target]
         verdicts.append(judge(t, found[t.figure], seen[t.figure], len(valid)))
     paths = [b.param.path for b in bounds]
     return FitResult(model_at(best), dict(zip(paths, best, strict=True)),
-                     {b.param.path: int(b.param.current) for b in bounds}, verdicts,
+                     {b.param.path: b.current for b in bounds}, verdicts,
                      len(cache), len(cache) - len(valid), stopped)

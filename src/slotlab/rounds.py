@@ -92,6 +92,13 @@ class ComposedMath(Protocol):
                  ) -> dict[str, Any]: ...
 
 
+class TopPrizeRate(Protocol):
+    """P(the game's top prize is won) per feature game, simulated: ``bonuses`` feature games
+    from ``seed``; a dict with ``per_bonus_game`` and its 99 % interval ``ci99``."""
+
+    def __call__(self, bonuses: int = ..., seed: int = 0) -> dict[str, Any]: ...
+
+
 class StandardDeviation(Protocol):
     """The exact SD of a round's return per unit bet, or None where it is not known exactly."""
 

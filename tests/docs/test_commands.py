@@ -320,9 +320,9 @@ OVERRIDES: dict[str, tuple[str, str]] = {
     ".venv/bin/slotlab verify round.json": (
         ".venv/bin/slotlab verify examples/rounds/super-12-stars.json",
         "the reader's own round, exported from RECALL; the shipped example round stands in"),
-    "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.0735 --hi 0.075 "
+    "slotlab tune superstars-92 --param bonus.land.prize --target 96.08 --lo 0.0735 --hi 0.075 "
     "--bonuses 4000000 --seed 1 --out superstars-96.json --id superstars-96": (
-        "slotlab tune superstars --param bonus.land.prize --target 96.08 --lo 0.06 --hi 0.09 "
+        "slotlab tune superstars-92 --param bonus.land.prize --target 96.08 --lo 0.06 --hi 0.09 "
         "--bonuses 20000 --seed 1 --out superstars-96.json --id superstars-96",
         "4,000,000 Bonus Games per evaluation take minutes; with 20,000 the noise is larger "
         "than the documented bracket, so the bracket is wider"),

@@ -6,8 +6,8 @@ registry in :mod:`slotlab.games` lists every family once. Its game class extends
 :class:`FamilyGame`, which holds what every game shares (the model, its hash, the bets, building
 a game from a model's data) and names what a game must offer (play, replay, a description for
 the client, simulation) and what it may offer: exact math, an RTP partly simulated, a standard
-deviation, progressives, a tuner. What a game lacks is ``None``, so a caller asks
-``game.exact is None`` instead of probing for a method.
+deviation, progressives, a tuner, a top-prize rate. What a game lacks is ``None``, so a caller
+asks ``game.exact is None`` instead of probing for a method.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from slotlab.rounds import (
     Progressives,
     RoundResult,
     StandardDeviation,
+    TopPrizeRate,
 )
 
 
@@ -96,6 +97,7 @@ class FamilyGame(ABC, Generic[M]):
     sd: StandardDeviation | None = None  # exact SD of a round's return per unit bet
     progressives: Progressives | None = None  # the jackpot pools a round feeds
     tuner: Tuner | None = None  # the game's own tuner of a simulated RTP
+    top_prize: TopPrizeRate | None = None  # P(the top prize is won) per feature game
 
     def __init__(self, model: M) -> None:
         self.model = model

@@ -22,6 +22,7 @@ from slotlab.games.superstars.bonus import (
     simulate_final_games,
     trace_bonus,
 )
+from slotlab.games.superstars.bonus_spec import parse_probability
 from slotlab.mechanics.accumulators import (
     ACC_COMPONENTS,
     ACC_FEATURES,
@@ -66,8 +67,9 @@ def within99(hits: int, n: int, p: Fraction) -> bool:
 
 
 def test_spin_landings_and_trigger_prizes_follow_the_model() -> None:
-    """First spin of 3000 Bonus Games: each empty position lands a prize with p 13/200 and a
-    Dice with p 71/5000; the trigger prizes have the prize table's mean (99%)."""
+    """First spin of 3000 Bonus Games: each empty position lands a prize and a Dice with the
+    model's probabilities (``bonus.land``); the trigger prizes have the prize table's mean
+    (99%)."""
     stream = chunk_stream(5, 0)
     cells = np.zeros(25, np.int64)
     cells[[0, 5, 10]] = 1
@@ -81,8 +83,8 @@ def test_spin_landings_and_trigger_prizes_follow_the_model() -> None:
         prizes += len(first["prizes"])
         dice += len(first["dice_cells"])
         trigger_values += [p["value"] for p in events[0]["prizes"]]
-    assert within99(prizes, spun, Fraction(13, 200))
-    assert within99(dice, spun, Fraction(71, 5000))
+    assert within99(prizes, spun, parse_probability(SPEC.land.prize))
+    assert within99(dice, spun, parse_probability(SPEC.land.dice))
     table = SPEC.prize_table()
     mean = float(table.mean())
     sd = float(table.mean(lambda v: v * v) - table.mean() ** 2) ** 0.5

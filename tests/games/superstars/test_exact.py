@@ -171,7 +171,7 @@ def test_tune_and_rtp_on_the_command_line(tmp_path):
     runner = CliRunner()
     out = tmp_path / "tuned.json"
     res = runner.invoke(app, ["tune", "superstars", "--param", "bonus.land.prize", "--target",
-                              "94.06", "--lo", "0.05", "--hi", "0.09", "--bonuses", "5000",
+                              "94.06", "--lo", "0.08", "--hi", "0.13", "--bonuses", "5000",
                               "--out", str(out), "--id", "superstars-test", "--json"])
     assert res.exit_code == 0, res.output
     tuned = json.loads(out.read_text())

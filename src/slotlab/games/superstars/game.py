@@ -182,6 +182,13 @@ class Superstars(FamilyGame[Model]):
 
         return superstars_evaluator(bonuses, seed)
 
+    def top_prize(self, bonuses: int = 200_000, seed: int = 0) -> dict[str, Any]:
+        """The rule text's "probability of winning the top prize": P(the Final board's top
+        square is won) per Bonus Game, simulated with its 99 % interval (:mod:`.top_prize`)."""
+        from .top_prize import top_prize_rates
+
+        return top_prize_rates(self, bonuses=bonuses, seed=seed)
+
     def theoretical_rtp(self) -> float:
         """The variant's declared RTP (the model's ``rtp_target``), proven by the composed
         estimate's 99 % interval (tests, and the recorded proofs in RULES.md)."""
