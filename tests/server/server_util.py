@@ -37,6 +37,9 @@ from slotlab.store.models import utcnow
 
 PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
 ADMIN_TOKEN = "test-admin-" + uuid.uuid4().hex
+# A request the schema tests send waits this long for its answer: schemathesis' own 10 s was
+# passed on a loaded machine (a ReadTimeout, which hypothesis then reports as a flaky test).
+CALL_TIMEOUT_S = 120
 FAST_HASH = {"argon2_time_cost": 1, "argon2_memory_kib": 64}
 # Tests register their players from one address (loopback): far more than a real one may.
 MANY_PLAYERS = {"registration_limit_per_address": 1_000_000}

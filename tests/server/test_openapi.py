@@ -20,7 +20,13 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import status_code_conformance
 
 from .server_games import make_test_games
-from .server_util import ADMIN_TOKEN, LiveServer, make_database, server_settings
+from .server_util import (
+    ADMIN_TOKEN,
+    CALL_TIMEOUT_S,
+    LiveServer,
+    make_database,
+    server_settings,
+)
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 CHECKS = [not_a_server_error, status_code_conformance]
@@ -85,6 +91,7 @@ def test_every_status_answered_is_documented(live):
     the route documents, and none is a 5xx."""
     srv, token = live
     schema = schemathesis.openapi.from_url(f"{srv.url}/openapi.json")
+    schema.config.update(request_timeout=CALL_TIMEOUT_S)  # not its 10 s
     failures: list[str] = []
     for result in schema.get_all_operations():
         op = result.ok()
@@ -99,6 +106,7 @@ def test_stateful_run_follows_the_links(live):
     player, _ = srv.player()  # a new player: no round left open by the other tests
     token = player.headers["Authorization"].split()[1]
     schema = schemathesis.openapi.from_url(f"{srv.url}/openapi.json")
+    schema.config.update(request_timeout=CALL_TIMEOUT_S)  # not its 10 s
     # The links the schema declares: a started round leads to its record, choice and replay.
     links = _openapi(srv)["paths"]["/api/games/{game_id}/rounds"]["post"]["responses"]["201"][
         "links"]

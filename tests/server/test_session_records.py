@@ -92,3 +92,12 @@ def test_an_unknown_session_or_player_is_a_clear_404(srv):
     r = admin.get("/api/admin/players/nobody-here/sessions")
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_player"
     assert srv.client().get("/api/admin/sessions/1").status_code == 401  # admins only
+
+
+def test_a_session_id_past_the_keys_range_is_a_clear_error(srv):
+    """Found by the fuzzer: an id past a BIGINT reached the database and answered 500."""
+    admin = srv.admin()
+    for bad in ("57409209707046338560", "0", "-3"):
+        r = admin.get(f"/api/admin/sessions/{bad}")
+        assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", r.text
+    assert admin.get(f"/api/admin/sessions/{2**63 - 1}").status_code == 404  # none so far

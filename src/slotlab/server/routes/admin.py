@@ -161,7 +161,10 @@ def list_sessions(ctx: ServicesDep, username: UsernamePath,
 
 
 @router.get("/sessions/{session_id}")
-def reconstruct_session(ctx: ServicesDep, session_id: int) -> dict[str, Any]:
+def reconstruct_session(
+        ctx: ServicesDep,
+        session_id: Annotated[int, PathParam(gt=0, le=2**63 - 1)],  # a BIGINT key: 422 past it
+) -> dict[str, Any]:
     """A session reconstructed from the records (R8): its rounds, money movements and autoplay
     runs in order, the opening and closing balances, and the checks that they agree."""
     return session_records.reconstruct(ctx, session_id)
