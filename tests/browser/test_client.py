@@ -201,7 +201,9 @@ def test_line_wins_shown_with_amounts_and_gamble(page: Any, server: Any) -> None
     # every win is labelled on the reels with its amount, and its cells are highlighted
     tags = page.locator("[data-testid=win-tag]").all_inner_texts()
     assert tags, "no win amounts shown"
-    assert set(tags) <= {money(e["win"]) for e in line_wins}
+    # (a win a wild multiplied says by how much before its amount)
+    assert set(tags) <= {(f"×{e['multiplier']}" if e.get("multiplier", 1) > 1 else "")
+                         + money(e["win"]) for e in line_wins}
     assert page.locator("[data-testid=reels] .cell.win").count() > 0
     stake = open_round["awaiting"]["stake"]
     assert money(stake) in page.inner_text("[data-testid=gamble-text]")
