@@ -100,11 +100,20 @@ class Target:
         return f"{self.figure}={float(self.value):g}+-{float(self.tolerance):g}"
 
 
+def _slot(raw: dict[str, Any], path: str) -> tuple[Any, Any]:
+    """The container holding the value at ``path`` (dots; list indices as numbers), and its
+    key there."""
+    *keys, last = path.split(".")
+    node: Any = raw
+    for key in keys:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    return node, int(last) if isinstance(node, list) else last
+
+
 def _written_denominator(raw: dict[str, Any], path: str) -> int:
     """The denominator of the ``"p/q"`` text at ``path`` as written (not reduced)."""
-    node: Any = raw
-    for key in path.split("."):
-        node = node[int(key)] if isinstance(node, list) else node[key]
+    container, key = _slot(raw, path)
+    node = container[key]
     _, slash, q = str(node).partition("/")
     if not slash:  # "0.005": no grid is written; the designer says which by writing p/q
         raise FitError(f"{path} is {node!r}: write it as p/q to fit it (its numerator is "
@@ -153,12 +162,8 @@ class Bound:
         """A copy of ``raw`` with the parameter at grid point ``k``."""
         out = self.param.applied(raw, Fraction(k, self.scale))
         if self.scale > 1:  # "k/scale" as written, not reduced: the grid stays the same
-            keys = self.param.path.split(".")
-            node: Any = out
-            for key in keys[:-1]:
-                node = node[int(key)] if isinstance(node, list) else node[key]
-            last: Any = int(keys[-1]) if isinstance(node, list) else keys[-1]
-            node[last] = f"{k}/{self.scale}"
+            container, key = _slot(out, self.param.path)
+            container[key] = f"{k}/{self.scale}"
         return out
 
 

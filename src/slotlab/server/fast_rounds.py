@@ -194,11 +194,15 @@ class FastRoundPath:
             who = await run_in_threadpool(auth_service.authenticate, ctx, token)
         return who
 
-    async def autoplay_run(self, who: Auth, game_id: str, declared: AutoplayCreate
+    async def autoplay_run(self, who: Auth, game_id: str, declared: AutoplayCreate | None
                            ) -> autoplay_runs.RunUse | None:
-        """The run a round is played in: as this process last wrote it (the write checks the
-        figures against the stored rounds, so a stale one is refused, never trusted), else
-        read (:func:`autoplay_runs.usable`, which raises where the general path must answer)."""
+        """The run a round is played in (None: no autoplay declared), once the profile's
+        autoplay rules allow the declaration: as this process last wrote it (the write checks
+        the figures against the stored rounds, so a stale one is refused, never trusted), else
+        read (:func:`autoplay_runs.usable`). Raises where the general path must answer."""
+        if declared is None:
+            return None
+        autoplay_rules.check_round(self.ctx.profile(who.jurisdiction), declared)
         if declared.run_id is None:
             return None
         known = self.runs.get((who.player_id, declared.run_id))
@@ -398,14 +402,11 @@ class FastRounds:
             except Exception:  # refused (the general path says why), or the database
                 path.stats["passed:free_round"] += 1
                 return None
-        run = None
-        if req.autoplay is not None:
-            try:
-                autoplay_rules.check_round(ctx.profile(who.jurisdiction), req.autoplay)
-                run = await path.autoplay_run(who, game_id, req.autoplay)
-            except Exception:  # refused, the run stopping or busy: the general path answers
-                path.stats["passed:autoplay"] += 1
-                return None
+        try:
+            run = await path.autoplay_run(who, game_id, req.autoplay)
+        except Exception:  # refused, the run stopping or busy: the general path answers
+            path.stats["passed:autoplay"] += 1
+            return None
         try:
             # the general path's source (503 there if it fails), or the player's seed pair
             seed = await fairness.next_seed(ctx, who, general.fresh_seed)
@@ -540,14 +541,11 @@ class FastRounds:
         if req.free_round_id is None:
             path.stats["passed:free_round"] += 1
             return None
-        run = None
-        if req.autoplay is not None:
-            try:
-                autoplay_rules.check_round(ctx.profile(who.jurisdiction), req.autoplay)
-                run = await path.autoplay_run(who, entry.id, req.autoplay)
-            except Exception:  # refused, the run stopping or busy: the general path answers
-                path.stats["passed:autoplay"] += 1
-                return None
+        try:
+            run = await path.autoplay_run(who, entry.id, req.autoplay)
+        except Exception:  # refused, the run stopping or busy: the general path answers
+            path.stats["passed:autoplay"] += 1
+            return None
         try:
             package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
                                               req.free_round_id, entry, req.bet, utcnow())
@@ -597,14 +595,11 @@ class FastRounds:
         if req.free_round_id is not None:
             return await FastRounds._serve_operator_free(path, op, who, entry, credits, req,
                                                          send, started)
-        run = None
-        if req.autoplay is not None:
-            try:
-                autoplay_rules.check_round(path.ctx.profile(who.jurisdiction), req.autoplay)
-                run = await path.autoplay_run(who, entry.id, req.autoplay)
-            except Exception:  # refused, the run stopping or busy: the general path answers
-                path.stats["passed:autoplay"] += 1
-                return None
+        try:
+            run = await path.autoplay_run(who, entry.id, req.autoplay)
+        except Exception:  # refused, the run stopping or busy: the general path answers
+            path.stats["passed:autoplay"] += 1
+            return None
         try:
             contributions = jackpots.round_contributions(
                 entry, credits, req.bet, await path.pool_ids(entry) if entry.progressives
