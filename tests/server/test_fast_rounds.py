@@ -283,9 +283,65 @@ def test_short_funds_and_a_live_round_are_answered_by_the_general_path(make_serv
     assert audit["ok"], json.dumps(audit)
 
 
+def test_a_jackpot_won_is_written_here_as_the_general_path_writes_it(
+        database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same seeds, same requests, with and without the fast path: max bets that win the top
+    pool (after feeding both pools), a bet that feeds none, a free round and a run's round
+    that win it too, and a choice that wins it. The same rounds, answers (the amounts paid), ledger entries (a jackpot
+    entry after the win), pool entries (contribution, award, reset) and balances."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    found, answers = [], []
+    with_pick = {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
+                                                          jackpot="top")}
+    for db, fast in ((database, True), (second_database, False)):
+        with LiveServer(server_settings(db, fast_rounds=fast), with_pick) as srv:
+            c, name = srv.player("jackpotrows")
+            package = srv.admin().post("/api/admin/free-rounds", json={
+                "username": name, "game": "jackpot-test", "bet": 10, "rounds": 1,
+                "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+            run = c.post("/api/autoplay", json={"game": "jackpot-test", "rounds": 2}).json()
+            got = []
+            for body in ({"bet": 10}, {"bet": 5}, {"bet": 10},
+                         {"bet": 10, "free_round_id": package},
+                         {"bet": 10, "autoplay": {"rounds_left": 2, "run_id": run["run_id"]}}):
+                r = c.post("/api/games/jackpot-test/rounds", json=body, headers=key())
+                assert r.status_code == 201, r.text
+                got.append({k: v for k, v in r.json().items()
+                            if k not in ("round_id", "created_at", "completed_at")})
+            # A choice that wins it (its round read back, as if another process wrote it).
+            start = c.post("/api/games/pick-jackpot-test/rounds", json={"bet": 10},
+                           headers=key())
+            assert start.status_code == 201, start.text
+            if fast:
+                srv.app.state.fast_rounds.waiting = fast_choices.WaitingRounds()
+            r = c.post(f"/api/rounds/{start.json()['round_id']}/choices",
+                       json={"choice": "left", "step": start.json()["step"]}, headers=key())
+            assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+            got += [{k: v for k, v in a.json().items()
+                     if k not in ("round_id", "created_at", "completed_at")} for a in (start, r)]
+            if fast:
+                assert served(srv)["served"] == 6, served(srv)
+                assert served(srv)["choice:served"] == 1, served(srv)
+            assert srv.admin().get("/api/admin/audit").json()["ok"]
+        found.append(rows(db.url, name))
+        answers.append(got)
+    assert answers[0] == answers[1]
+    assert found[0] == found[1]
+    won = [a["jackpot_win"] for a in answers[0]]
+    assert won[0] > 0 and won[1] == 0 and all(w > 0 for w in won[2:5]), won
+    assert won[5] == 0 and won[6] > 0  # the choice's start, then the choice
+    assert answers[0][3]["free_round"]["total_won"] == answers[0][3]["win"] + won[3]
+    kinds = [k for _, k, _, _ in found[0]["pools"]]
+    assert kinds.count("award") == kinds.count("seed") == 5, kinds
+    assert [k for k, *_ in found[0]["ledger"]].count("jackpot") == 5
+
+
 def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: Any,
                                                                 monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
+    """A round the fast path played but cannot settle (here a demo player's jackpot, which
+    pays the pool's reset value: services/demo.py) is settled by the general path on the seed
+    drawn, never a second one."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -294,7 +350,10 @@ def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: An
 
     monkeypatch.setattr(rounds, "fresh_seed", seed)
     srv = make_server()
-    c, _ = srv.player()
+    with srv.client() as anon:
+        demo = anon.post("/api/demo")
+    assert demo.status_code == 201, demo.text
+    c = srv.client(demo.json()["token"])
     r = c.post("/api/games/jackpot-test/rounds", json={"bet": 10}, headers=key())
     assert r.status_code == 201 and r.json()["jackpots"][0]["tier"] == "top"
     assert served(srv)["passed:outcome"] == 1
@@ -326,13 +385,17 @@ def test_requests_the_fast_path_does_not_serve_get_the_apps_answers(make_server:
 
 
 def test_many_players_at_once_reconcile(make_server: Any) -> None:
+    """Twelve players at once, a fifth of their rounds winning the one top pool of
+    jackpot-test (the batched path writes each alone, its pools locked): every wallet and
+    pool equals its entries, and the jackpots paid are what the pools gave out."""
     srv = make_server(games=games())
     players = [srv.player()[0] for _ in range(12)]
 
     def play(c: Any) -> Counter[int]:
         codes: Counter[int] = Counter()
         for i in range(15):
-            game = "pick-test" if i % 5 == 4 else "pool-test"
+            game = ("pick-test" if i % 5 == 4 else "jackpot-test" if i % 5 == 2
+                    else "pool-test")
             r = c.post(f"/api/games/{game}/rounds", json={"bet": 10}, headers=key())
             codes[r.status_code] += 1
             if r.status_code == 201 and r.json()["status"] == "awaiting_choice":
@@ -344,14 +407,20 @@ def test_many_players_at_once_reconcile(make_server: Any) -> None:
     with ThreadPoolExecutor(12) as pool:
         codes = sum(pool.map(play, players), Counter())
     assert codes == Counter({201: 12 * 15}), codes
-    assert served(srv)["served"] >= 12 * 12
+    assert served(srv)["served"] >= 12 * 12 and served(srv)["passed:outcome"] == 0
     audit = srv.admin().get("/api/admin/audit").json()
     assert audit["ok"], json.dumps(audit)
+    jackpots_paid = 0
     for c in players:
         hist = c.get("/api/history", params={"limit": 100}).json()["rounds"]
         assert len(hist) == 15
         paid = sum(h["win"] + h["jackpot_win"] - h["bet"] for h in hist)
         assert c.get("/api/wallet").json()["balance"] == 100_000 + paid
+        jackpots_paid += sum(h["jackpot_win"] for h in hist)
+    with srv.ctx.db.read() as s:
+        awards = s.execute(text("SELECT count(*), -sum(amount_micro) FROM jackpot_entries "
+                                "WHERE kind = 'award'")).one()
+    assert awards[0] == 12 * 3 and awards[1] == jackpots_paid * 1_000_000 > 0
 
 
 def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_path(
@@ -579,6 +648,8 @@ def test_a_choice_for_a_round_another_process_wrote_is_read_and_served_here(
 
 def test_a_jackpot_won_by_a_choice_is_settled_on_the_seed_the_fast_path_drew(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A choice the fast path played but cannot settle (a demo player's jackpot) is settled
+    by the general path on the seed drawn."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -588,8 +659,9 @@ def test_a_jackpot_won_by_a_choice_is_settled_on_the_seed_the_fast_path_drew(
     monkeypatch.setattr(rounds, "fresh_seed", seed)
     srv = make_server(games={**games(), "pick-jackpot-test": PickGame(
         "pick-jackpot-test", pick=True, jackpot="top")})
-    c, _ = srv.player()
-    token = c.headers["Authorization"].split()[1]
+    with srv.client() as anon:
+        token = anon.post("/api/demo").json()["token"]
+    c = srv.client(token)
     start = c.post("/api/games/pick-jackpot-test/rounds", json={"bet": 10}, headers=key())
     assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
     won = choose(srv, token, start.json())

@@ -25,6 +25,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from slotlab.ledger.kinds import (
+    FREE_ROUND_WIN,
+    JACKPOT,
+    POOL_AWARD,
+    POOL_CONTRIBUTION,
+    POOL_SEED,
+    WIN,
+)
 from slotlab.store.models import CANCELLED
 
 log = logging.getLogger("slotlab.server")
@@ -44,10 +52,10 @@ RUN_FIGURES = f"SELECT {_RUN_SUMS} FROM rounds o WHERE o.autoplay_run_id = {{run
 EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "
                      "WHERE o.autoplay_run_id IS NOT NULL GROUP BY o.autoplay_run_id")
 RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
-# What a choice changes in its round's row (as ``services/rounds.settle`` does): a choice whose
-# outcome wins a jackpot is the general path's, so the jackpot columns stay as the start left them.
-CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "status", "awaiting", "step",
-                  "seeds", "choices", "outcome", "completed_at", "updated_at")
+# What a choice changes in its round's row (as ``services/rounds.settle`` does).
+CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots",
+                  "status", "awaiting", "step", "seeds", "choices", "outcome", "completed_at",
+                  "updated_at")
 
 
 @dataclass(slots=True, frozen=True)
@@ -73,6 +81,27 @@ class LedgerLine:
     amount: int
     back: int
     ref: str
+
+
+def paid_lines(round_id: str, win: int, won: Sequence[tuple[str, int]],
+               free_round_id: int | None) -> list[LedgerLine]:
+    """A completed round's credits to the wallet, as the general path posts them
+    (services/rounds.py): its win (a free round's its own kind, the ref naming the package),
+    then each jackpot won, (tier, minor units), in the order won; each line's ``back`` is what
+    the lines after it credit."""
+    jackpot = sum(amount for _, amount in won)
+    lines = []
+    if win and free_round_id is None:
+        lines.append(LedgerLine(WIN, win, jackpot, f"round:{round_id}:win"))
+    elif win:
+        lines.append(LedgerLine(FREE_ROUND_WIN, win, jackpot,
+                                f"free_round:{free_round_id}:round:{round_id}:win"))
+    later = jackpot
+    for i, (tier, amount) in enumerate(won):
+        later -= amount
+        if amount:
+            lines.append(LedgerLine(JACKPOT, amount, later, f"round:{round_id}:jackpot:{i}:{tier}"))
+    return lines
 
 
 @dataclass(slots=True)  # made per round: no frozen-init cost
@@ -121,11 +150,25 @@ class RoundWrite:
     # of ``operator_wallet_ops`` but ``id``, ``pending``) is written with the round, which
     # waits in ``crediting`` until the operator confirms it (:mod:`.operator_rounds`).
     credit: dict[str, Any] | None = None
+    # The jackpots the round won, (pool id, micro-units paid, the pool's reset value), in the
+    # order won, from the pools' values as locked by the write that carries them
+    # (``write_won``: services/jackpots.won); their amounts are in ``win`` and the rows already.
+    awards: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def status_code(self) -> int:
         """The answer's status, stored with the key: 201 a round started, 200 a choice."""
         return 201 if self.continues is None else 200
+
+
+def pool_moves(w: RoundWrite) -> list[tuple[int, str, int]]:
+    """The round's jackpot pool entries, (pool id, kind, micro-units) in the order the general
+    path makes them (services/jackpots.py): its contributions, then for each tier won the
+    award paid out of the pool and the reset value put back in."""
+    moves = [(pool, POOL_CONTRIBUTION, micro) for pool, micro in w.contributions]
+    for pool, paid, reset in w.awards:
+        moves += [(pool, POOL_AWARD, -paid), (pool, POOL_SEED, reset)]
+    return moves
 
 
 @dataclass(slots=True, frozen=True)

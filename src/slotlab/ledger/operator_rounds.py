@@ -43,6 +43,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
+from slotlab.ledger.kinds import POOL_CONTRIBUTION
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
@@ -55,7 +56,7 @@ from slotlab.ledger.postgres import (
 from slotlab.ledger.sqlite import (
     INSERT_OP,
     OP_PROCESSORS,
-    add_contributions,
+    add_pool_moves,
     run_unchanged,
     too_soon,
     writer_connection,
@@ -209,7 +210,7 @@ WITH r AS MATERIALIZED (
   UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
   WHERE k.owner = ok.owner AND k.key = ok.key RETURNING 1
 ), c AS MATERIALIZED (
-  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i
+  SELECT ok.n, ok.rid, ok.ts, e.pool, '{POOL_CONTRIBUTION}' AS kind, e.micro, e.i
   FROM ok CROSS JOIN LATERAL json_to_recordset(ok.contrib) AS e(i int, pool bigint, micro bigint)
 ), {CONTRIBUTIONS}
 SELECT ok.n FROM ok
@@ -444,7 +445,8 @@ class SqliteOperatorRounds:
         con.execute(INSERT_OP, _row(OP_PROCESSORS, w.credit))
         con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
                     "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
-        add_contributions(con, [(w.round_id, w.at, w.contributions)])
+        add_pool_moves(con, [(w.round_id, w.at, [(pool, POOL_CONTRIBUTION, micro)
+                                                   for pool, micro in w.contributions])])
         return True
 
     @staticmethod

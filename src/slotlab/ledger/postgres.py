@@ -34,7 +34,7 @@ statement fails whole and :class:`~.batch.GroupWriter` writes its rounds again o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import asyncpg
@@ -43,7 +43,14 @@ from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger import loss_limits
-from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger.batch import (
+    CHOICE_COLUMNS,
+    RUN_ACTIVE,
+    RUN_STOPPED,
+    RoundWrite,
+    Written,
+    pool_moves,
+)
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
 from slotlab.store.operator_wallet import OperatorWalletOp
@@ -81,7 +88,7 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
-_CONTRIB = [("i", "int"), ("pool", "bigint"), ("micro", "bigint")]
+_CONTRIB = [("i", "int"), ("pool", "bigint"), ("kind", "text"), ("micro", "bigint")]
 # A JSON column's None is stored as JSON null, as the general path stores it (a JSON null
 # read by json_populate_record is an SQL NULL).
 _ROW = [f"coalesce(x.{c.key}, 'null'::json)" if c.key in _JSON_COLUMNS else f"x.{c.key}"
@@ -103,10 +110,11 @@ def _recordset(source: str, fields: list[tuple[str, str]], alias: str) -> str:
             f"({', '.join(f'{f} {t}' for f, t in fields)})")
 
 
-# The jackpot contributions of a batch's written rounds, from a CTE ``c`` (n: the round's place in
-# the batch, rid, ts, pool, micro, i: its place in the round): each pool locked once, in tier
-# order (after every other lock of the statement), raised by its total, and an entry per
-# contribution in round order with the pool's value after it. The operator path's settling
+# The jackpot pool entries of a batch's written rounds (their contributions, and the awards of
+# a round written by ``write_won``), from a CTE ``c`` (n: the round's place in the batch, rid,
+# ts, pool, kind, micro, i: its place in the round): each pool locked once, in tier order (after
+# every other lock of the statement), moved by its total, and an entry per move in round order
+# with the pool's value after it. The operator path's settling
 # write (:mod:`.operator_rounds`) ends with the same CTEs.
 CONTRIBUTIONS = """agg AS MATERIALIZED (
   SELECT pool, sum(micro) AS total FROM c GROUP BY pool
@@ -119,7 +127,7 @@ CONTRIBUTIONS = """agg AS MATERIALIZED (
 ), je AS (
   INSERT INTO jackpot_entries (pool_id, kind, amount_micro, value_after_micro, round_id,
                                created_at)
-  SELECT c.pool, 'contribution', c.micro,
+  SELECT c.pool, c.kind, c.micro,
          pu.before + sum(c.micro) OVER (PARTITION BY c.pool ORDER BY c.n, c.i), c.rid, c.ts
   FROM c JOIN pu ON pu.id = c.pool ORDER BY c.n, c.i RETURNING 1
 )"""
@@ -221,7 +229,7 @@ WITH r AS MATERIALIZED (
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
   WHERE ok.op IS NOT NULL ORDER BY ok.n RETURNING 1
 ), c AS MATERIALIZED (
-  SELECT ok.n, ok.rid, ok.ts, e.pool, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
+  SELECT ok.n, ok.rid, ok.ts, e.pool, e.kind, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
 ), {CONTRIBUTIONS}
 SELECT ok.n, ok.balance,
   CASE WHEN ok.since IS NOT NULL THEN ok.play + (
@@ -246,8 +254,8 @@ def round_json(n: int, w: RoundWrite) -> str:
         **({} if w.credit is None else {"op": w.credit}),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
-        "contrib": [{"i": i, "pool": pool, "micro": micro}
-                    for i, (pool, micro) in enumerate(w.contributions)]})
+        "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}
+                    for i, (pool, kind, micro) in enumerate(pool_moves(w))]})
     row = json_object_with(json_text(w.round_values), events=w.events_json)
     return json_object_with(record, head=w.response_json, row=row)
 
@@ -295,6 +303,19 @@ async def _no_reset(_: asyncpg.Connection) -> None:
     reset round trip at every release is not needed."""
 
 
+_LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
+_LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
+               "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
+
+
+def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | None]:
+    written: list[Written | None] = [None] * n
+    for row in rows:
+        net = row["net"]
+        written[row["n"]] = Written(int(row["balance"]), None if net is None else int(net))
+    return written
+
+
 class PostgresRoundWriter:
     """Writes batches on a small asyncpg pool of its own (one connection per batch in flight,
     and one more for :meth:`fetchrow`, so that a read never waits for a batch's commit).
@@ -318,11 +339,21 @@ class PostgresRoundWriter:
     async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(BATCH_SQL, *parameters(batch))
-        written: list[Written | None] = [None] * len(batch)
-        for row in rows:
-            net = row["net"]
-            written[row["n"]] = Written(int(row["balance"]), None if net is None else int(net))
-        return written
+        return _written(rows, len(batch))
+
+    async def write_won(self, player_id: int, pools: Sequence[int],
+                        build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
+                        ) -> tuple[RoundWrite, Written | None]:
+        """A round that won jackpots, alone in its transaction: the player's wallet locked, then
+        the pools in tier order (the order every writer locks them in), ``build`` given their
+        values (pool id -> (value, reset value)) to make the round's write with its awards, and
+        that write made by the batch statement, which takes the locks it already holds."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(_LOCK_WALLET, player_id)
+            locked = await conn.fetch(_LOCK_POOLS, list(pools))
+            w = build({r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in locked})
+            rows = await conn.fetch(BATCH_SQL, *parameters([w]))
+        return w, _written(rows, 1)[0]
 
     async def fetchrow(self, query: str, *args: Any) -> Mapping[str, Any] | None:
         """One row of a read (its own transaction), or None."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,7 +30,14 @@ from sqlalchemy.engine import make_url
 
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger import loss_limits
-from slotlab.ledger.batch import CHOICE_COLUMNS, RUN_ACTIVE, RUN_STOPPED, RoundWrite, Written
+from slotlab.ledger.batch import (
+    CHOICE_COLUMNS,
+    RUN_ACTIVE,
+    RUN_STOPPED,
+    RoundWrite,
+    Written,
+    pool_moves,
+)
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.chain import register_sqlite
 from slotlab.store.models import (
@@ -100,22 +107,23 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
-def add_contributions(con: sqlite3.Connection,
-                      rounds: Sequence[tuple[str, datetime, Sequence[tuple[int, int]]]]) -> None:
-    """The jackpot contributions of written rounds (round id, time, (pool id, micro-units)):
-    each pool read and updated once, an entry per contribution in round order with the pool's
-    value after it."""
-    ids = sorted({pool for _, _, contributions in rounds for pool, _ in contributions})
+def add_pool_moves(con: sqlite3.Connection,
+                   rounds: Sequence[tuple[str, datetime, Sequence[tuple[int, str, int]]]]
+                   ) -> None:
+    """The jackpot pool entries of written rounds (round id, time, (pool id, kind, micro-units):
+    :func:`.batch.pool_moves`): each pool read and updated once, an entry per move in round
+    order with the pool's value after it."""
+    ids = sorted({pool for _, _, moves in rounds for pool, _, _ in moves})
     if not ids:
         return
     marks = ", ".join("?" for _ in ids)
     value = dict(con.execute(
         f"SELECT id, value_micro FROM jackpot_pools WHERE id IN ({marks})", ids).fetchall())
     entries = []
-    for round_id, at, contributions in rounds:
-        for pool, micro in contributions:
+    for round_id, at, moves in rounds:
+        for pool, kind, micro in moves:
             value[pool] += micro
-            entries.append((pool, "contribution", micro, value[pool], round_id, _TIME(at)))
+            entries.append((pool, kind, micro, value[pool], round_id, _TIME(at)))
     con.executemany(_INSERT_POOL_ENTRY, entries)
     con.executemany("UPDATE jackpot_pools SET value_micro = ? WHERE id = ?",
                     [(v, pool) for pool, v in value.items()])
@@ -199,13 +207,42 @@ class SqliteRoundWriter:
         con.execute("BEGIN IMMEDIATE")
         try:
             out = [self._one(con, w) for w in batch]
-            add_contributions(con, [(w.round_id, w.at, w.contributions)
-                                    for w, b in zip(batch, out, strict=True) if b is not None])
+            add_pool_moves(con, [(w.round_id, w.at, pool_moves(w))
+                                 for w, b in zip(batch, out, strict=True) if b is not None])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         return out
+
+    async def write_won(self, player_id: int, pools: Sequence[int],
+                        build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
+                        ) -> tuple[RoundWrite, Written | None]:
+        """A round that won jackpots, alone in its transaction (``BEGIN IMMEDIATE``: the write
+        lock held throughout): ``build`` given the pools' values (pool id -> (value, reset
+        value)) to make the round's write with its awards, then written as a batch's round."""
+        del player_id  # one writer at a time: nothing else to lock
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._write_won, list(pools), build)
+
+    def _write_won(self, pools: list[int],
+                   build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
+                   ) -> tuple[RoundWrite, Written | None]:
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            marks = ", ".join("?" for _ in pools)
+            w = build({pid: (value, reset) for pid, value, reset in con.execute(
+                f"SELECT id, value_micro, reset_micro FROM jackpot_pools WHERE id IN ({marks})",
+                pools).fetchall()})
+            out = self._one(con, w)
+            if out is not None:
+                add_pool_moves(con, [(w.round_id, w.at, pool_moves(w))])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return w, out
 
     def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | None:
         row = con.execute(_CHECK, (w.owner, w.key, w.player_id)).fetchone()

@@ -9,23 +9,26 @@ as a :class:`~slotlab.ledger.batch.RoundWrite` that ``continues`` the round: the
 the round still waiting as remembered, its step, update time and record (so anything that
 touched it since, a void, a settlement, a choice in another process, a record changed under
 it, sends the choice to the general path, which judges it as it always did), credits the win
-and stores the answer with the key. What the general path writes for
-the same choice, this writes (tests/server/test_fast_rounds.py holds the rows equal).
+and stores the answer with the key. A choice whose outcome wins jackpots is written alone, its
+game's pools locked and the amounts paid from them in the same transaction
+(:meth:`.fast_rounds.FastRoundPath.write_won`). What the general path writes for the same
+choice, this writes (tests/server/test_fast_rounds.py holds the rows equal).
 
 A round this process does not remember (another process wrote it, or this one was restarted
 since) is read once (:func:`stored`) with the checks the general path makes before it continues
 a round: the player's, waiting, on a model still offered, its record re-playing as stored.
 In operator-wallet mode a choice that completes the round is written with its credit's row
 (the round ``crediting``) and paid by the operator pipeline (server/operator_rounds.py).
-The general path takes the choice where that read finds anything else, where the
-player's profile draws provably fair seeds, and, with the seed drawn here
-(:class:`~slotlab.server.services.rounds.PlayedChoice`), where the outcome wins a jackpot or
-the write is refused.
+The general path takes the choice where that read finds anything else and, with the seed
+drawn here (:class:`~slotlab.server.services.rounds.PlayedChoice`), where the write is refused
+or the outcome wins a jackpot the batched path does not pay (a demo player's, an
+operator-wallet round's).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, cast
@@ -34,7 +37,7 @@ from sqlalchemy import select
 
 from slotlab import ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import Continues, LedgerLine, RoundWrite
+from slotlab.ledger.batch import Continues, LedgerLine, RoundWrite, paid_lines
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import operator_rounds
@@ -178,13 +181,16 @@ def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
 
 
 def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
-          result: RoundResult, operator_player: str | None = None) -> RoundWrite:
-    """The rows the general path writes for this choice (``rounds.settle`` with no jackpot won:
-    a jackpot's choice is the general path's): the round's row updated, the win credited, the
-    key with its answer; the wallet's balance left to the statement. ``operator_player``:
-    operator-wallet mode, a choice that completes the round, the player's id at the operator:
-    the win is the operator's credit (its row written with the round, which waits in
-    ``crediting``), not the wallet's."""
+          result: RoundResult, operator_player: str | None = None,
+          won: Sequence[Mapping[str, Any]] = (),
+          awards: tuple[tuple[int, int, int], ...] = ()) -> RoundWrite:
+    """The rows the general path writes for this choice (``rounds.settle``): the round's row
+    updated, the win credited, the key with its answer; the wallet's balance left to the
+    statement. ``operator_player``: operator-wallet mode, a choice that completes the round,
+    the player's id at the operator: the win is the operator's credit (its row written with
+    the round, which waits in ``crediting``), not the wallet's. ``won``, ``awards``: the
+    jackpots the choice's outcome won (internal wallet), as the start's
+    (:func:`.fast_rounds.build`)."""
     before = w.values
     now = utcnow()
     rid = before["id"]
@@ -205,28 +211,30 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
                       win=uncapped if cap is None else min(uncapped, cap), outcome="played",
                       completed_at=now if operator_player is None else None)
     del values["events"]
+    jackpot_win = sum(int(j["amount"]) for j in won)
+    values.update(jackpot_win=jackpot_win, jackpots=[dict(j) for j in won])
     win = values["win"] if awaiting is None else 0
     package = w.package
     lines: list[LedgerLine] = []
     credit = None
     if operator_player is not None and awaiting is None:  # the operator pays: no ledger line
         credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
-    elif win and package is not None:  # as services/rounds.py credits a free round's win
-        lines.append(LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
-                                f"free_round:{package.id}:round:{rid}:win"))
-    elif win:
-        lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
+    else:  # as services/rounds.py credits them
+        lines = paid_lines(rid, win, [(j["tier"], int(j["amount"])) for j in won],
+                           None if package is None else package.id)
     r = cast(Round, SimpleNamespace(**values, events=None))
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     if package is not None:  # the package as this choice leaves it
         body["free_round"] = free_rounds.round_state(FreeRoundPackage(
-            id=package.id, rounds_left=package.rounds_left, total_won=package.total_won + win,
+            id=package.id, rounds_left=package.rounds_left,
+            total_won=package.total_won + win + jackpot_win,
             expires_at=package.expires_at), now)
     run = before["autoplay_run_id"]
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(
-        player_id=who.player_id, currency=entry.currency, bet=0, win=win, round_id=rid,
+        player_id=who.player_id, currency=entry.currency, bet=0, win=win + jackpot_win,
+        round_id=rid,
         owner=general.key_owner(who), key=req.key, request_hash=req.request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=(), response=body,
         response_json=json_object_with(json_text(body), events=events_json),
@@ -238,5 +246,5 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
                             json_text(before["choices"]), w.events_json),
-        credit=credit)
+        credit=credit, awards=awards)
 

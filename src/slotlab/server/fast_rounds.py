@@ -38,10 +38,11 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, cast
@@ -53,7 +54,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite, Written
+from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite, Written, paid_lines
 from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
@@ -152,6 +153,8 @@ def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
 _SESSION_SQL = str(auth_service.SESSION_QUERY.compile(
     dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
 ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
+WriteWon = Callable[[int, Sequence[int], Callable[[Mapping[int, tuple[int, int]]], RoundWrite]],
+                    Awaitable[tuple[RoundWrite, Written | None]]]
 
 
 @dataclass
@@ -162,6 +165,7 @@ class FastRoundPath:
     writer: GroupWriter[RoundWrite, Written | None]
     close_backend: Any  # the backend's ``close`` coroutine function
     read_row: ReadRow | None = None  # the backend's read, where it has one
+    write_won_backend: WriteWon | None = None  # a round that won jackpots, alone
     pools: dict[Any, dict[str, int]] = field(default_factory=dict)
     stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
     # (player, autoplay run) -> the run as the last round this process wrote left it
@@ -178,6 +182,21 @@ class FastRoundPath:
             ids = await run_in_threadpool(jackpots.pool_ids, self.ctx.db, entry)
             self.pools[k] = ids
         return ids
+
+    async def write_won(self, who: Auth, ids: Mapping[str, int], tiers: Sequence[str],
+                        contributions: Sequence[tuple[int, int]],
+                        make: Callable[..., RoundWrite]) -> tuple[RoundWrite, Written | None]:
+        """A round (or a choice) that won jackpots, written alone (the backend's
+        ``write_won``): its game's pools (``ids``, by tier) locked after the wallet, the
+        amounts paid from their values as locked (:func:`jackpots.won`, after the round's own
+        ``contributions``), then ``make(won=..., awards=...)`` is the write."""
+        assert self.write_won_backend is not None
+
+        def build(pools: Mapping[int, tuple[int, int]]) -> RoundWrite:
+            won, awards = jackpots.won(tiers, ids, pools, contributions)
+            return make(won=won, awards=awards)
+
+        return await self.write_won_backend(who.player_id, list(ids.values()), build)
 
     async def auth(self, token: str) -> Auth:
         """The session, as :func:`auth_service.authenticate` checks it: from the process's
@@ -247,11 +266,12 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns
 def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
           request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int],
           package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None,
-          operator_player: str | None = None) -> RoundWrite:
-    """The rows the general path writes for a round that completes at once with no jackpot
-    won, or that waits for the player's choice (its bet taken, nothing paid yet: as
-    ``rounds.settle`` leaves it), the wallet's balance left to the statement
-    (tests/server/test_fast_rounds.py holds the two paths' rows equal). The round is a plain
+          operator_player: str | None = None, won: Sequence[Mapping[str, Any]] = (),
+          awards: tuple[tuple[int, int, int], ...] = ()) -> RoundWrite:
+    """The rows the general path writes for a round that completes at once, or that waits for
+    the player's choice (its bet taken, nothing paid yet: as ``rounds.settle`` leaves it), the
+    wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the two
+    paths' rows equal). The round is a plain
     record with the model's attributes, not an ORM object: this path has no session, and
     instrumented attributes cost more than the game.
     ``package``: a free round's package as read (nothing debited, the win its own kind);
@@ -259,7 +279,10 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     ``operator_player``: operator-wallet mode (a free round that completes at once), the
     player's id at the operator: the win is not credited here but sent as the operator's
     credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed
-    (as ``rounds.settle`` leaves it in that mode)."""
+    (as ``rounds.settle`` leaves it in that mode);
+    ``won``, ``awards``: the jackpots the round won (internal wallet), as
+    :func:`jackpots.won` pays them from the pools as locked (:meth:`FastRoundPath.write_won`):
+    credited after the win, each its own ledger entry."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -269,15 +292,16 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     uncapped = 0 if waits else win_credits * entry.denomination
     cap = entry.cash_cap  # the settings' cap for the entry's currency, kept with the entry
     win = uncapped if cap is None else min(uncapped, cap)
+    jackpot_win = sum(int(j["amount"]) for j in won)
     values = {
         **_ROUND_COLUMNS,  # every column (one added later is None, as on a new Round)
         "id": rid, "player_id": who.player_id, "game_id": entry.id,
         "model_hash": entry.game.model_hash, "variant": entry.variant,
         "code_version": CODE_VERSION, "currency": entry.currency,
         "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
-        "win_credits": win_credits, "win": win, "uncapped_win": uncapped, "jackpot_win": 0,
-        "jackpots": [], "status": AWAITING_CHOICE if waits
-        else COMPLETED if operator_player is None else CREDITING,
+        "win_credits": win_credits, "win": win, "uncapped_win": uncapped,
+        "jackpot_win": jackpot_win, "jackpots": [dict(j) for j in won],
+        "status": AWAITING_CHOICE if waits else COMPLETED if operator_player is None else CREDITING,
         "seeds": [seed.hex()], "choices": [], "auto_seeds": [],
         "awaiting": None if awaiting is None else round_view.to_jsonable(awaiting.to_json()),
         "step": 1, "outcome": None if waits else "played", "notice_pending": False,
@@ -291,13 +315,11 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     if operator_player is not None:  # the operator's money: the internal ledger is not touched
         lines = []
         credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
-    elif package is None:
-        lines = [LedgerLine(ledger.BET, -bet, win, f"round:{rid}:bet")]
-        if win:
-            lines.append(LedgerLine(ledger.WIN, win, 0, f"round:{rid}:win"))
-    else:  # as services/rounds.py credits a free round's win
-        lines = [LedgerLine(ledger.FREE_ROUND_WIN, win, 0,
-                            f"free_round:{package.id}:round:{rid}:win")] if win else []
+    else:  # the bet, then the win and each jackpot as services/rounds.py credits them
+        lines = ([] if package is not None  # a free round: nothing debited
+                 else [LedgerLine(ledger.BET, -bet, win + jackpot_win, f"round:{rid}:bet")])
+        lines += paid_lines(rid, win, [(j["tier"], int(j["amount"])) for j in won],
+                            None if package is None else package.id)
     contributions = jackpots.round_contributions(entry, credits, bet, pools, who.demo,
                                                  package is not None)
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
@@ -305,11 +327,12 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     if package is not None:  # the package as this round leaves it
         body["free_round"] = free_rounds.round_state(FreeRoundPackage(
             id=package.id, rounds_left=package.rounds_left - 1,
-            total_won=package.total_won + win, expires_at=package.expires_at), now)
+            total_won=package.total_won + win + jackpot_win, expires_at=package.expires_at), now)
     head = json_object_with(json_text(body), events=events_json)
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(
-        player_id=who.player_id, currency=entry.currency, bet=0 if package else bet, win=win,
+        player_id=who.player_id, currency=entry.currency, bet=0 if package else bet,
+        win=win + jackpot_win,
         round_id=rid,
         owner=general.key_owner(who), key=key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=contributions, response=body,
@@ -321,7 +344,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
-        credit=credit)
+        credit=credit, awards=awards)
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -415,14 +438,26 @@ class FastRounds:
             path.stats["passed:play"] += 1
             return None
         played = general.Played(game_id, req.bet, seed, result)
-        if result.jackpots:
+        try:
+            ids = await path.pool_ids(entry) if entry.progressives else {}
+        except Exception:
+            path.stats["passed:failed"] += 1
+            return played
+        # A demo player's jackpot pays the reset value (demo.py); a tier with no pool, nothing
+        # (the general path logs it).
+        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
             path.stats["passed:outcome"] += 1
             return played
         try:
-            write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash,
-                          seed, result, await path.pool_ids(entry)
-                          if entry.progressives and package is None else {}, package, run)
-            written = await path.writer.submit(write)
+            make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
+                                     req.request_hash, seed, result, ids, package, run)
+            if result.jackpots:
+                write, written = await path.write_won(
+                    who, ids, result.jackpots, jackpots.round_contributions(
+                        entry, credits, req.bet, ids, who.demo, package is not None), make)
+            else:
+                write = make()
+                written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
                         exc_info=True)
@@ -487,19 +522,33 @@ class FastRounds:
             path.stats["choice:passed:play"] += 1
             return None
         played = general.PlayedChoice(round_id, req.step, req.choice, seed)
-        if result.jackpots:
+        op = path.operator
+        entry = waiting.entry
+        try:
+            ids = await path.pool_ids(entry) if entry.progressives else {}
+        except Exception:
+            path.stats["choice:passed:failed"] += 1
+            return played
+        # Jackpots the general path pays: a demo player's (the reset value), an operator-wallet
+        # round's, a tier with no pool.
+        if result.jackpots and (who.demo or op is not None
+                                or not set(result.jackpots) <= ids.keys()):
             path.stats["choice:passed:outcome"] += 1
             return played
         run = waiting.values["autoplay_run_id"]
         if run is not None:  # its figures change: its next round reads them
             path.runs.pop((who.player_id, run), None)
-        op = path.operator
         try:
             # Operator-wallet mode: a choice that completes the round is paid by the operator.
             username = (await op.username(who.player_id)
                         if op is not None and result.awaiting is None else None)
-            write = fast_choices.build(ctx, who, waiting, req, seed, result, username)
-            written = await path.writer.submit(write)
+            make = functools.partial(fast_choices.build, ctx, who, waiting, req, seed, result,
+                                     username)
+            if result.jackpots:  # its bet fed the pools at its start
+                write, written = await path.write_won(who, ids, result.jackpots, (), make)
+            else:
+                write = make()
+                written = await path.writer.submit(write)
         except Exception:
             log.warning("fast choice write failed; the general path takes the choice",
                         exc_info=True)
@@ -509,7 +558,6 @@ class FastRounds:
             path.stats["choice:passed:refused"] += 1
             return played
         path.stats["choice:served"] += 1
-        entry = waiting.entry
         if result.awaiting is not None:
             path.waiting.remember(fast_choices.after_choice(waiting, write))
         else:
@@ -696,4 +744,4 @@ async def start(ctx: Services) -> FastRoundPath | None:
                                           st.fast_rounds_max_batch),
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
-                         runs=runs, operator=operator)
+                         backend.write_won, runs=runs, operator=operator)

@@ -16,6 +16,7 @@ gets its value, the second the reset value (plus what came in since).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -23,6 +24,7 @@ from sqlalchemy import Table, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from slotlab.ledger.kinds import POOL_AWARD, POOL_CONTRIBUTION, POOL_SEED
 from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
 from slotlab.store import Database
 from slotlab.store.models import JackpotEntry, JackpotPool, utcnow
@@ -74,7 +76,7 @@ def _ensure_game_pools(db: Database, entry: GameEntry) -> None:
             )
             s.add(pool)
             s.flush()
-            s.add(JackpotEntry(pool_id=pool.id, kind="seed", amount_micro=reset,
+            s.add(JackpotEntry(pool_id=pool.id, kind=POOL_SEED, amount_micro=reset,
                                value_after_micro=reset, created_at=now))
 
 
@@ -94,9 +96,6 @@ def pool_ids(db: Database, entry: GameEntry) -> dict[str, int]:
     with db.read() as s:
         rows = s.execute(select(JackpotPool.id, JackpotPool.tier).where(_of(entry))).all()
     return {tier: pid for pid, tier in rows}
-
-
-CONTRIBUTION = "contribution"
 
 
 def contributions(entry: GameEntry, bet_minor: int) -> list[tuple[str, int]]:
@@ -131,21 +130,51 @@ def contribute(
         if pool is None:
             continue
         pool.value_micro += amount
-        rows.append(_entry_row(pool, CONTRIBUTION, amount, round_id, now))
+        rows.append(_entry_row(pool, POOL_CONTRIBUTION, amount, round_id, now))
         out.append({"tier": tier, "amount_micro": amount})
     if rows:  # one statement for the entries, and so one flush of the pools' new values
         s.execute(_INSERT_ENTRY, rows)
     return out
 
 
+def paid_from(value_micro: int) -> int:
+    """What a tier won pays from a pool of ``value_micro``: its value rounded down to minor
+    units (the remainder stays in the pool, which its reset value then tops up). The one rule
+    of an award, for :func:`award` and the fast round path's writes (:func:`won`)."""
+    return value_micro // MICRO
+
+
 def award(s: Session, pool: JackpotPool, round_id: str, now: datetime) -> int:
     """Pay the pool's value (rounded down to minor units) and reset it; returns minor units."""
-    amount = pool.value_micro // MICRO
+    amount = paid_from(pool.value_micro)
     pool.value_micro -= amount * MICRO
-    _entry(s, pool, "award", -amount * MICRO, round_id, now)
+    _entry(s, pool, POOL_AWARD, -amount * MICRO, round_id, now)
     pool.value_micro += pool.reset_micro
-    _entry(s, pool, "seed", pool.reset_micro, round_id, now)
+    _entry(s, pool, POOL_SEED, pool.reset_micro, round_id, now)
     return amount
+
+
+def won(tiers: Sequence[str], pool_ids: Mapping[str, int],
+        pools: Mapping[int, tuple[int, int]], contributions: Sequence[tuple[int, int]]
+        ) -> tuple[list[dict[str, Any]], tuple[tuple[int, int, int], ...]]:
+    """The tiers a round won, paid as :func:`award` pays them, from the pools as locked for
+    the round's write (pool id -> (value, reset value), micro-units) after the round's own
+    ``contributions``: what the round answers (``[{"tier", "amount"}]``, minor units) and the
+    awards its write makes ((pool id, micro-units paid, reset value), in the order won). A tier
+    twice pays the pool as the first award left it. Raises KeyError for a tier with no pool
+    (the general path logs it and pays nothing)."""
+    value = {pid: v for pid, (v, _) in pools.items()}
+    for pid, micro in contributions:
+        value[pid] += micro
+    answer, awards = [], []
+    for tier in tiers:
+        pid = pool_ids[tier]
+        amount = paid_from(value[pid])
+        reset = pools[pid][1]
+        value[pid] += reset - amount * MICRO
+        answer.append({"tier": tier, "amount": amount})
+        awards.append((pid, amount * MICRO, reset))
+    return answer, tuple(awards)
 
 
 def _entry_row(pool: JackpotPool, kind: str, amount: int, round_id: str | None,
