@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from slotlab.store.operator_wallet import (
     credit_txid,
     debit_txid,
 )
+from tests.async_util import run
 from tests.operator_wallet.conftest import SECRET, START_BALANCE, WalletServer, new_round
 
 
@@ -318,3 +320,36 @@ def test_signature_secret_is_shared(wallet_server: WalletServer) -> None:
     pid = wallet_server.player()
     with OperatorWallet(wallet_server.url, SECRET) as w:
         assert w.balance(pid)["balance"] == START_BALANCE
+
+
+def test_calls_on_the_event_loop_read_answers_as_the_threads_calls_do(
+        wallet_server: WalletServer, make_adapter: Callable[..., OperatorWallet]) -> None:
+    """``call_async`` (the batched round path's) against the real wallet: a confirmed debit,
+    an answer later than the timeout (unknown: "timeout"), an answer signed with another
+    secret (unknown: "bad_response_signature"), an operator gone (unknown: "connection_error")."""
+    pid = wallet_server.player()
+    adapter = make_adapter()
+    other = make_adapter(secret="not the operator's secret")
+
+    def debit(amount: int) -> dict[str, Any]:
+        return {"transaction_id": debit_txid(new_round()), "round_id": new_round(),
+                "player_id": pid, "amount": amount, "currency": "EUR"}
+
+    async def calls() -> list[Any]:
+        try:
+            out = [await adapter.call_async("debit", debit(100))]
+            wallet_server.faults("debit", delay_s=2.0, delay_calls=1)  # the timeout is 1 s
+            out.append(await adapter.call_async("debit", debit(200)))
+            out.append(await other.call_async("debit", debit(300)))
+            wallet_server.stop()
+            out.append(await adapter.call_async("debit", debit(400)))
+            return out
+        finally:
+            await adapter.aclose()
+            await other.aclose()
+
+    ok, slow, unsigned, gone = run(calls())
+    assert (ok.kind, ok.status, ok.body["balance"]) == ("ok", 200, START_BALANCE - 100)
+    assert (slow.kind, slow.code) == ("unknown", "timeout")
+    assert (unsigned.kind, unsigned.code) == ("unknown", "bad_response_signature")
+    assert (gone.kind, gone.code) == ("unknown", "connection_error")
