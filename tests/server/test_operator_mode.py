@@ -230,3 +230,23 @@ def test_the_audit_ties_each_round_to_what_the_operator_confirmed(operator_serve
     assert named[rids[0]] == ["operator debits: 0 of 0, expected 1 of 5"]
     assert named[rids[1]] == ["operator debits: 0 of 0, expected 1 of 5"]
     assert named[rids[2]][0].startswith("operator credits: 1 of ")
+
+
+def test_the_session_net_position_is_what_the_operator_moved(operator_server, wallet_server):
+    """The money is the operator's, so the internal ledger holds none of it: the session's net
+    position (shown with every round under gb, and by GET /api/session everywhere) is the
+    credits less the debits the operator confirmed for the player's rounds."""
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    for _ in range(5):
+        assert c.post("/api/games/instant-test/rounds", json={"bet": 5},
+                      headers=key()).status_code == 201
+    moved = wallet_server.balance(username) - START
+    assert c.get("/api/session").json()["net_position"] == moved
+    # A gb player's first round answers with the session's figures, that round included.
+    g, name = _player(srv, wallet_server)
+    r = srv.admin().put(f"/api/admin/players/{name}/jurisdiction", json={"jurisdiction": "gb"})
+    assert r.status_code == 200, r.text
+    body = g.post("/api/games/instant-test/rounds", json={"bet": 10}, headers=key()).json()
+    net = wallet_server.balance(name) - START
+    assert body["session"]["net_position"] == body["win"] - 10 == net

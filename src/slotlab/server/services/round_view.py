@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from slotlab import ledger
 from slotlab.json_text import plain
@@ -15,6 +15,7 @@ from slotlab.server.services import profiles
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.store.models import CANCELLED, COMPLETED, LedgerEntry, Round, Wallet, utcnow
+from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, OperatorWalletOp
 
 ROUND_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -118,7 +119,21 @@ def with_profile(ctx: Services, auth: Auth, body: dict[str, Any], net: int | Non
 
 
 def net_position(ctx: Services, player_id: int, since: datetime) -> int:
+    """What the player won less what they staked since ``since``: the play entries of the
+    wallet's ledger; in operator-wallet mode, where the money moves at the operator and the
+    ledger holds none of it, the credits less the debits the operator confirmed for the
+    player's rounds (a debit rolled back or refused moved nothing, and a credit still being
+    retried is not paid yet)."""
     with ctx.db.read() as s:
+        if ctx.operator is not None:
+            op = OperatorWalletOp
+            return int(s.scalar(
+                select(func.coalesce(func.sum(case((op.kind == CREDIT, op.amount),
+                                                   else_=-op.amount)), 0))
+                .join(Round, Round.id == op.round_id)
+                .where(Round.player_id == player_id, op.created_at >= since,
+                       op.status == DONE, op.kind.in_((CREDIT, DEBIT)))
+            ) or 0)
         return int(s.scalar(
             select(func.coalesce(func.sum(LedgerEntry.amount), 0))
             .join(Wallet, Wallet.id == LedgerEntry.wallet_id)
