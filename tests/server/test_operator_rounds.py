@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, text
 
 from slotlab.fairness import derive
 from slotlab.ledger.operator_rounds import COMPLETE_SQL, PostgresOperatorRounds
+from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
 
@@ -202,9 +203,19 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     """Same seed, same requests: one server on the batched path, one on the general path
     (``fast_rounds=false``): the same rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # Max bets that feed the pools (settled in the batch; the jackpot won by the general path's
-    # code, once its own contributions are in); then two rounds of an autoplay run of two rounds
-    # (stamped with the run, which the second stops).
+    # The rounds the batched path leaves to the general path's code (here only the start that
+    # waits for a choice).
+    general_settled: list[str] = []
+    settle_general = OperatorRounds._settle_general
+
+    def counted(self: OperatorRounds, rid: str, *args: Any) -> Any:
+        general_settled.append(rid)
+        return settle_general(self, rid, *args)
+
+    monkeypatch.setattr(OperatorRounds, "_settle_general", counted)
+    # Max bets that feed the pools (settled in the batch; the jackpot won settled alone, the
+    # pools locked, once its own contributions are in); then two rounds of an autoplay run of
+    # two rounds (stamped with the run, which the second stops).
     plays = [("instant-test", 5, False), ("instant-test", 2, False), ("lose-test", 5, False),
              ("pool-test", 10, False), ("jackpot-test", 10, False), ("pool-test", 10, False),
              ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
@@ -258,6 +269,7 @@ def test_the_batched_path_writes_what_the_general_path_writes(
             if batched:
                 assert srv.app.state.fast_rounds.stats["choice:served"] == 1
                 assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 3
+                assert general_settled == [start.json()["round_id"]]
             else:
                 assert srv.app.state.fast_rounds is None
             assert srv.admin().get("/api/admin/audit").json()["ok"]

@@ -161,12 +161,13 @@ class RoundWrite:
         return 201 if self.continues is None else 200
 
 
-def pool_moves(w: RoundWrite) -> list[tuple[int, str, int]]:
-    """The round's jackpot pool entries, (pool id, kind, micro-units) in the order the general
+def pool_moves(contributions: Sequence[tuple[int, int]],
+               awards: Sequence[tuple[int, int, int]] = ()) -> list[tuple[int, str, int]]:
+    """A round's jackpot pool entries, (pool id, kind, micro-units) in the order the general
     path makes them (services/jackpots.py): its contributions, then for each tier won the
     award paid out of the pool and the reset value put back in."""
-    moves = [(pool, POOL_CONTRIBUTION, micro) for pool, micro in w.contributions]
-    for pool, paid, reset in w.awards:
+    moves = [(pool, POOL_CONTRIBUTION, micro) for pool, micro in contributions]
+    for pool, paid, reset in awards:
         moves += [(pool, POOL_AWARD, -paid), (pool, POOL_SEED, reset)]
     return moves
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,11 +42,11 @@ import asyncpg
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED
-from slotlab.ledger.kinds import POOL_CONTRIBUTION
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, pool_moves
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
+    LOCK_POOLS,
     NO_SEQUENTIAL_SCANS,
     OP_COLUMNS,
     asyncpg_dsn,
@@ -57,6 +57,7 @@ from slotlab.ledger.sqlite import (
     INSERT_OP,
     OP_PROCESSORS,
     add_pool_moves,
+    pool_values,
     run_unchanged,
     too_soon,
     writer_connection,
@@ -102,6 +103,9 @@ class Settling:
     # A max bet's jackpot contributions, (pool id, micro-units) in tier order: added once the
     # operator confirmed the bet, as the general path adds them once it is debited.
     contributions: tuple[tuple[int, int], ...] = ()
+    # The jackpots the round won, as RoundWrite.awards (written by ``settle_won`` only, the
+    # pools locked); their amounts are in ``settled``, the answer and the credit already.
+    awards: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass(slots=True)
@@ -121,7 +125,8 @@ class Completion:
 _OPS = OperatorWalletOp.__table__
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
-_SETTLED = ("status", "win_credits", "win", "uncapped_win", "step", "outcome", "updated_at")
+_SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
+            "outcome", "updated_at")
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
@@ -191,7 +196,7 @@ WITH r AS MATERIALIZED (
 ), ru AS (
   UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in _SETTLED)}, events = ok.events
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.st) AS x
-  WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win
+  WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win + x.jackpot_win AS win
 ), au AS (
   UPDATE autoplay_runs a SET total_win = a.total_win + ru.win,
     best_win = greatest(a.best_win, ru.win)
@@ -210,8 +215,8 @@ WITH r AS MATERIALIZED (
   UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
   WHERE k.owner = ok.owner AND k.key = ok.key RETURNING 1
 ), c AS MATERIALIZED (
-  SELECT ok.n, ok.rid, ok.ts, e.pool, '{POOL_CONTRIBUTION}' AS kind, e.micro, e.i
-  FROM ok CROSS JOIN LATERAL json_to_recordset(ok.contrib) AS e(i int, pool bigint, micro bigint)
+  SELECT ok.n, ok.rid, ok.ts, e.pool, e.kind, e.micro, e.i FROM ok
+  CROSS JOIN LATERAL json_to_recordset(ok.contrib) AS e(i int, pool bigint, kind text, micro bigint)
 ), {CONTRIBUTIONS}
 SELECT ok.n FROM ok
 """
@@ -259,8 +264,9 @@ def _settling_json(n: int, w: Settling) -> str:
                         "balance": w.debit_balance, "response": w.debit_response,
                         "st": w.settled, "owner": w.owner, "key": w.key, "answer": w.answer,
                         "op": w.credit,
-                        "contrib": [{"i": i, "pool": pool, "micro": micro}
-                                    for i, (pool, micro) in enumerate(w.contributions)]})
+                        "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}
+                                    for i, (pool, kind, micro)
+                                    in enumerate(pool_moves(w.contributions, w.awards))]})
     return json_object_with(record, events=w.events_json)
 
 
@@ -302,6 +308,20 @@ class PostgresOperatorRounds:
             rows = await conn.fetch(_SETTLE_SQL, _array(
                 [_settling_json(n, w) for n, w in enumerate(batch)]))
         return _done(len(batch), rows)
+
+    async def settle_won(self, player_id: int, pools: Sequence[int],
+                         build: Callable[[Mapping[int, tuple[int, int]]], Settling]
+                         ) -> tuple[Settling, bool]:
+        """A round that won jackpots, settled alone: the wallet locked, then the game's pools
+        in tier order, ``build`` given their values (pool id -> (value, reset value)) to make
+        the settling with its awards, then the settling statement (ledger/postgres.py's
+        ``write_won`` for the internal wallet)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(_LOCK_SQL, [player_id])
+            locked = await conn.fetch(LOCK_POOLS, list(pools))
+            w = build({r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in locked})
+            rows = await conn.fetch(_SETTLE_SQL, _array([_settling_json(0, w)]))
+        return w, bool(rows)
 
     async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
         async with self.pool.acquire() as conn:
@@ -398,6 +418,27 @@ class SqliteOperatorRounds:
     async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
         return await self._run(self._settle, batch)
 
+    async def settle_won(self, player_id: int, pools: Sequence[int],
+                         build: Callable[[Mapping[int, tuple[int, int]]], Settling]
+                         ) -> tuple[Settling, bool]:
+        """A round that won jackpots, settled alone with the write lock held: ``build`` given
+        the pools' values (pool id -> (value, reset value)) to make the settling."""
+        del player_id  # one writer at a time: nothing else to lock
+
+        def write() -> tuple[Settling, bool]:
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                w = build(pool_values(con, pools))
+                done = self._settle(con, w)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            return w, done
+
+        return await asyncio.get_running_loop().run_in_executor(self._executor, write)
+
     async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
         return await self._run(self._complete, batch)
 
@@ -439,14 +480,14 @@ class SqliteOperatorRounds:
                                    w.round_id]).rowcount != 1:
             return False
         at = _TIME(w.at)
-        con.execute(_S_RUN_WON, (w.settled["win"], w.settled["win"], w.round_id))
+        paid = w.settled["win"] + w.settled["jackpot_win"]
+        con.execute(_S_RUN_WON, (paid, paid, w.round_id))
         con.execute(_S_OP_DONE, (1, w.debit_balance, _JSON(w.debit_response), at, at,
                                  w.debit_txid))
         con.execute(INSERT_OP, _row(OP_PROCESSORS, w.credit))
         con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
                     "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
-        add_pool_moves(con, [(w.round_id, w.at, [(pool, POOL_CONTRIBUTION, micro)
-                                                   for pool, micro in w.contributions])])
+        add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])
         return True
 
     @staticmethod

@@ -255,7 +255,8 @@ def round_json(n: int, w: RoundWrite) -> str:
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}
-                    for i, (pool, kind, micro) in enumerate(pool_moves(w))]})
+                    for i, (pool, kind, micro)
+                    in enumerate(pool_moves(w.contributions, w.awards))]})
     row = json_object_with(json_text(w.round_values), events=w.events_json)
     return json_object_with(record, head=w.response_json, row=row)
 
@@ -304,8 +305,9 @@ async def _no_reset(_: asyncpg.Connection) -> None:
 
 
 _LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
-_LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
-               "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
+# A game's pools locked in tier order, with what an award needs (jackpots.won).
+LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
+              "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
 
 
 def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | None]:
@@ -350,7 +352,7 @@ class PostgresRoundWriter:
         that write made by the batch statement, which takes the locks it already holds."""
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_WALLET, player_id)
-            locked = await conn.fetch(_LOCK_POOLS, list(pools))
+            locked = await conn.fetch(LOCK_POOLS, list(pools))
             w = build({r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in locked})
             rows = await conn.fetch(BATCH_SQL, *parameters([w]))
         return w, _written(rows, 1)[0]

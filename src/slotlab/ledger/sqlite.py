@@ -129,6 +129,15 @@ def add_pool_moves(con: sqlite3.Connection,
                     [(v, pool) for pool, v in value.items()])
 
 
+def pool_values(con: sqlite3.Connection, pools: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Pools by id: (value, reset value), what an award needs (jackpots.won); read with the
+    write lock held, so they stay as read until the commit."""
+    marks = ", ".join("?" for _ in pools)
+    return {pid: (value, reset) for pid, value, reset in con.execute(
+        f"SELECT id, value_micro, reset_micro FROM jackpot_pools WHERE id IN ({marks})",
+        list(pools)).fetchall()}
+
+
 def too_soon(last_round_at: str | None, at: datetime, pace_ms: int) -> bool:
     """A paced player's round starting less than ``pace_ms`` after their last one started
     (the stored times are text in one format: they compare as strings)."""
@@ -207,7 +216,7 @@ class SqliteRoundWriter:
         con.execute("BEGIN IMMEDIATE")
         try:
             out = [self._one(con, w) for w in batch]
-            add_pool_moves(con, [(w.round_id, w.at, pool_moves(w))
+            add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))
                                  for w, b in zip(batch, out, strict=True) if b is not None])
             con.execute("COMMIT")
         except BaseException:
@@ -231,13 +240,10 @@ class SqliteRoundWriter:
         con = self._con
         con.execute("BEGIN IMMEDIATE")
         try:
-            marks = ", ".join("?" for _ in pools)
-            w = build({pid: (value, reset) for pid, value, reset in con.execute(
-                f"SELECT id, value_micro, reset_micro FROM jackpot_pools WHERE id IN ({marks})",
-                pools).fetchall()})
+            w = build(pool_values(con, pools))
             out = self._one(con, w)
             if out is not None:
-                add_pool_moves(con, [(w.round_id, w.at, pool_moves(w))])
+                add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -649,11 +649,11 @@ class FastRounds:
             path.stats["passed:autoplay"] += 1
             return None
         try:
-            contributions = jackpots.round_contributions(
-                entry, credits, req.bet, await path.pool_ids(entry) if entry.progressives
-                else {}, who.demo, free=False)
+            ids = await path.pool_ids(entry) if entry.progressives else {}
+            contributions = jackpots.round_contributions(entry, credits, req.bet, ids, who.demo,
+                                                         free=False)
             served = await op.serve(who, entry, credits, req.bet, req.key, req.request_hash,
-                                    send, started, run, contributions)
+                                    send, started, run, contributions, ids)
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1

@@ -14,12 +14,14 @@ internal path's writers with its credit's row and joins at step 4: fast_rounds.p
    round is played; refused (4xx), or its outcome unknown (then rolled back, in a worker
    thread as the general path does), the round is withdrawn and the answer is the general
    path's 402, 403 or 503;
-3. played on its seed (``rounds.play``); a round that completes at once with no jackpot won is
-   settled in the next batch (:class:`~slotlab.ledger.operator_rounds.Settling`: the debit
-   ``done``, the round ``crediting``, the credit's row, the key's answer, a max bet's jackpot
-   contributions); a choice to wait for or a jackpot won is settled by the general path's own
-   code (``rounds.advance_open``) on the same round, in a worker thread, once the debit is
-   marked ``done`` and a max bet's contributions added in one transaction;
+3. played on its seed (``rounds.play``); a round that completes at once is settled in the
+   next batch (:class:`~slotlab.ledger.operator_rounds.Settling`: the debit ``done``, the
+   round ``crediting``, the credit's row, the key's answer, a max bet's jackpot
+   contributions), one that won jackpots alone, its game's pools locked and each tier paid
+   from its value as locked (the credit carries the win and the jackpots); a choice to wait
+   for (or a demo player's jackpot) is settled by the general path's own code
+   (``rounds.advance_open``) on the same round, in a worker thread, once the debit is marked
+   ``done`` and a max bet's contributions added in one transaction;
 4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
    with its credit ``pending`` and the sweep carries on (R10).
@@ -37,6 +39,7 @@ import dataclasses
 import json
 import logging
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import SimpleNamespace
@@ -153,10 +156,12 @@ class OperatorRounds:
     async def serve(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
                     request_hash: str, send: Send, started: float,
                     run: autoplay_runs.RunUse | None = None,
-                    contributions: tuple[tuple[int, int], ...] = ()) -> bool:
+                    contributions: tuple[tuple[int, int], ...] = (),
+                    pools: Mapping[str, int] | None = None) -> bool:
         """Answer the round start (True), or leave it to the general path (False: nothing
         was sent to the operator, or the round's key tells the general path the answer).
-        ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units)."""
+        ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units);
+        ``pools``: the game's pool ids by tier (a round that wins one is settled here)."""
         ctx = self.ctx
         username = await self.username(who.player_id)
         # the general path's source (503 there if it fails), or the player's seed pair
@@ -195,12 +200,14 @@ class OperatorRounds:
             log.exception("round %s cannot be played here", rid)
             result = None
         body: dict[str, Any] | None
-        if result is None or result.awaiting is not None or result.jackpots:
+        ids = pools or {}
+        if (result is None or result.awaiting is not None
+                or (result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()))):
             body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
                                            out.balance, contributions)
         else:
             body = await self._settle(who, entry, rid, username, owner, key, values, result,
-                                      out.body, out.balance, contributions)
+                                      out.body, out.balance, contributions, ids)
             if body is None:
                 self.forget_run(who, run)
                 return False
@@ -268,7 +275,8 @@ class OperatorRounds:
     def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
                         response: dict[str, Any] | None, balance: int | None,
                         contributions: tuple[tuple[int, int], ...]) -> dict[str, Any]:
-        """A choice to wait for, or a jackpot won: the general path settles the round."""
+        """A choice to wait for, a demo player's jackpot, or a round that cannot be played
+        here: the general path settles the round."""
         with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
             now = utcnow()
             row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
@@ -288,9 +296,13 @@ class OperatorRounds:
     async def _settle(self, who: Auth, entry: GameEntry, rid: str, username: str, owner: str,
                       key: str, values: dict[str, Any], result: RoundResult,
                       debit_response: dict[str, Any] | None, debit_balance: int | None,
-                      contributions: tuple[tuple[int, int], ...]) -> dict[str, Any] | None:
+                      contributions: tuple[tuple[int, int], ...], pools: Mapping[str, int]
+                      ) -> dict[str, Any] | None:
         """Settle, credit and complete a round that completed at once; its answer (None: the
-        round was taken over meanwhile, its key answers)."""
+        round was taken over meanwhile, its key answers). One that won jackpots is settled
+        alone, its game's pools (``pools``, by tier) locked and each tier paid from its value
+        as locked (:func:`jackpots.won`, after the round's contributions); the credit carries
+        the win and the jackpots, as the general path's does."""
         ctx = self.ctx
         now = utcnow()
         events = round_view.to_jsonable(list(result.events))
@@ -298,18 +310,36 @@ class OperatorRounds:
         uncapped = win_credits * entry.denomination
         cap = entry.cash_cap
         win = uncapped if cap is None else min(uncapped, cap)
-        settled = {"status": CREDITING, "win_credits": win_credits, "win": win,
-                   "uncapped_win": uncapped, "step": 1, "outcome": "played", "updated_at": now}
-        r = {**values, **settled, "events": events}
-        body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)), debit_balance)
-        credit = credit_row(rid, username, win, entry.currency, now)
-        if not await self.settles.submit(Settling(
-                who.player_id, rid, debit_txid(rid), now, debit_balance, debit_response or {},
-                settled, json_text(events), owner, key, body, credit, contributions)):
+
+        def settling(won: Sequence[Mapping[str, Any]] = (),
+                     awards: tuple[tuple[int, int, int], ...] = ()) -> Settling:
+            jackpot_win = sum(int(j["amount"]) for j in won)
+            settled = {"status": CREDITING, "win_credits": win_credits, "win": win,
+                       "uncapped_win": uncapped, "jackpot_win": jackpot_win,
+                       "jackpots": [dict(j) for j in won], "step": 1, "outcome": "played",
+                       "updated_at": now}
+            r = {**values, **settled, "events": events}
+            body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)),
+                                           debit_balance)
+            return Settling(who.player_id, rid, debit_txid(rid), now, debit_balance,
+                            debit_response or {}, settled, json_text(events), owner, key, body,
+                            credit_row(rid, username, win + jackpot_win, entry.currency, now),
+                            contributions, awards)
+
+        if result.jackpots:
+            def build(locked: Mapping[int, tuple[int, int]]) -> Settling:
+                return settling(*jackpots.won(result.jackpots, pools, locked, contributions))
+
+            w, done = await self.backend.settle_won(who.player_id, list(pools.values()), build)
+        else:
+            w = settling()
+            done = bool(await self.settles.submit(w))
+        if not done:
             return None
-        metrics.round_settled(entry.id, entry.currency, values["bet"], win, round_id=rid,
+        paid = w.credit["amount"]
+        metrics.round_settled(entry.id, entry.currency, values["bet"], paid, round_id=rid,
                               player_id=who.player_id, free=False, demo=who.demo)
-        return await self.pay(who.player_id, username, owner, key, credit, body)
+        return await self.pay(who.player_id, username, owner, key, w.credit, w.answer)
 
     async def pay(self, player_id: int, username: str, owner: str, key: str,
                   credit: dict[str, Any], body: dict[str, Any]) -> dict[str, Any] | None:
