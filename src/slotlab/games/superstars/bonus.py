@@ -135,11 +135,18 @@ CELL_TRIGGER, CELL_SPIN, CELL_DICE, CELL_PLACED, CELL_MERGED, CELL_EMPTIED = ran
 N_PARAMS = 19
 STACK = 3  # a Starburst stack is 3 positions tall
 N_ROWS = 5
-WORK = 160  # scratch words: candidates or draws (25), Space Wars values (25), the free list,
-# and a spin's landings (cells, what landed)
+WORK = 176  # scratch words: candidates or draws (25), Space Wars values (25), the free list,
+# a spin's landings (cells, what landed), and the tallies below
 FREE = 64  # tmp[FREE:FREE + n_free]: the empty positions in cell order
 LANDED = 96  # tmp[LANDED:LANDED + n]: the cells a Bonus spin landed on, in cell order
 LANDED_AS = 128  # tmp[LANDED_AS + k]: what landed there (a prize > 0, a Dice < 0)
+# Tallies of one Bonus Game's draws, left in tmp[TALLY + T_*] when it ends: counts and sums
+# whose expectations follow exactly from the model's tables, so the precise RTP estimator
+# (``precise.py``) uses them as control variates. They change no draw and no outcome.
+TALLY = 160
+(T_FINAL_DICE, T_CELL_DRAWS, T_SPIN_PRIZES, T_SPIN_DICE, T_SPIN_PRIZE_SUM, T_TRIGGER_PRIZE_SUM,
+ T_ROLLS, T_ROLL_SUM) = range(8)
+N_TALLIES = 8
 
 _U_SCRIPT = np.uint64(0x5C12)  # stream kind word of a scripted stream (rng's kinds are 0, 1)
 _M32 = np.uint64(0xFFFFFFFF)
@@ -555,6 +562,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
     flags = 0
     for c in range(N_CELLS):
         val[c] = 0
+    for i in range(N_TALLIES):
+        tmp[TALLY + i] = 0
     head = n_ev
     if trace:
         n_ev += 1
@@ -562,6 +571,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
     for c in range(N_CELLS):
         if trigger_cells[c] != 0 or c == dice_cell:
             val[c] = bp[B_PRIZE_VAL][_pick(stream, bp[B_PRIZE_CUM])]
+            tmp[TALLY + T_TRIGGER_PRIZE_SUM] += val[c]
             n_trigger += 1
             if trace:
                 n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_TRIGGER, 0)
@@ -583,6 +593,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         while dice > 0 and not full:
             dice -= 1
             r = 1 + _below(stream, sides)
+            tmp[TALLY + T_ROLLS] += 1
+            tmp[TALLY + T_ROLL_SUM] += r
             to = pos + r
             passed = to >= n_sq
             if passed:
@@ -681,6 +693,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         if trace:
             n_ev += 1
         _fill_below(stream, bp[B_CELL_BOUNDS][:n_free], tmp[:n_free])
+        tmp[TALLY + T_CELL_DRAWS] += n_free
         n_free, n_landed = land_on_free_list(tmp, tmp[FREE:], n_free, bp[B_CELL_CUM],
                                              bp[B_CELL_VAL], tmp[LANDED:], tmp[LANDED_AS:])
         new_prizes = 0
@@ -690,6 +703,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             if o > 0:
                 val[c] = o
                 new_prizes += 1
+                tmp[TALLY + T_SPIN_PRIZE_SUM] += o
                 if trace:
                     n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
             else:
@@ -697,6 +711,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 if trace:
                     n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
         dice += new_dice
+        tmp[TALLY + T_SPIN_PRIZES] += new_prizes
+        tmp[TALLY + T_SPIN_DICE] += new_dice
         spins = next_counter(spins, new_prizes, max_spins)  # only a prize resets the spins
         if trace:
             put_event(ev, head, EV_WIDTH, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice)
@@ -717,6 +733,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             n *= 2
             flags |= FLAG_FINAL_REPLAY
         n += fdice[0]  # the die of the bottom-left square, where the token starts
+        tmp[TALLY + T_FINAL_DICE] = n
         if trace:
             n_ev = put_event(ev, n_ev, EV_WIDTH, EV_FINAL_STARTED, dice, max_spins, hearts,
                              1 if replay else 0, n, reels)
