@@ -50,7 +50,7 @@ from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import chunk_stream, cumulative_weights
 
 from . import bonus as _bonus
-from .bonus_spec import BonusSpec
+from .bonus_spec import CHARACTERS, SQUARES, WHEEL_SEGMENTS, BonusSpec
 from .exact import (
     class_probabilities,
     fraction_text,
@@ -63,8 +63,22 @@ from .model import N_CELLS
 if TYPE_CHECKING:
     from .game import Superstars
 
-CV_NAMES = ("final", "trigger", "spin_value", "spin_prize", "spin_dice", "roll")
-N_CV = len(CV_NAMES)
+BASE_CVS = ("final", "trigger", "spin_value", "spin_prize", "spin_dice", "roll")
+LAND_CODES = tuple(c for c in range(len(SQUARES)) if SQUARES[c] != "START")  # START's is
+# the others' complement (the landings of a roll sum to 1), so it would add nothing
+FEATURE_CVS = ("gonzo_multiplier", "starburst_value", "missbanks_count", "missbanks_value",
+               "spacewars_land", "spacewars_value")
+N_WHEEL, N_RANDOM = len(WHEEL_SEGMENTS), len(CHARACTERS)
+# one segment's and one character's count are the others' complement too
+# Bonus spins grouped by the state they were made in (empty positions, spins left): a prize
+# landing near the end (few positions empty, the last spin) is worth far more than one early,
+# so each group has a coefficient of its own.
+FREE_GROUPS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 7), (8, 10), (11, 15), (16, 25))
+SPIN_GROUPS = (1, 2, 3)  # spins left before the spin (3 counts 4 too)
+N_SPIN_CVS = len(FREE_GROUPS) * len(SPIN_GROUPS)
+N_AT = 4 * (N_CELLS + 1)  # the bonus module's tally of spins by (empty positions, spins left)
+N_CV = (len(BASE_CVS) + len(LAND_CODES) + (N_WHEEL - 1) + (N_RANDOM - 1) + len(FEATURE_CVS)
+        + N_SPIN_CVS)
 DIM = 2 + N_CV  # the moment vector (1, Y, C_1 .. C_6)
 FINAL_DICE_MAX = 160  # E[Final Game | d dice] tabulated for d <= this; beyond, its CV is 0
 PILOT = 40_000  # Bonus Games per class in the pilot run
@@ -122,6 +136,26 @@ def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
     return [row[n:] for row in w]
 
 
+def cv_names(spec: BonusSpec) -> list[str]:
+    """The control variates, in the kernel's order (``C_1 .. C_N_CV``)."""
+    wheel = spec.wheel_table().values
+    return [*BASE_CVS, *(f"land_{SQUARES[c].lower()}" for c in LAND_CODES),
+            *(f"wheel_{s.lower()}" for s in wheel[:-1]),
+            *(f"random_{c.lower()}" for c in spec.random_table().values[:-1]), *FEATURE_CVS,
+            *(f"spin_prize_free_{lo}_{hi}_spins_{s}" for lo, hi in FREE_GROUPS
+              for s in SPIN_GROUPS)]
+
+
+def spin_groups() -> np.ndarray:
+    """``group[4 x empty + spins left]``: the spin control variate a spin state counts in."""
+    out = np.full(N_AT, -1, np.int64)
+    for g, (lo, hi) in enumerate(FREE_GROUPS):
+        for f in range(lo, hi + 1):
+            for s in SPIN_GROUPS:
+                out[4 * f + s] = g * len(SPIN_GROUPS) + s - 1
+    return out
+
+
 def cv_means(spec: BonusSpec) -> dict[str, Fraction]:
     """The exact per-draw means the control variates subtract (from the model's tables)."""
     cell = spec.cell_table()
@@ -130,14 +164,44 @@ def cv_means(spec: BonusSpec) -> dict[str, Fraction]:
     p_dice = sum((p for v, p in zip(cell.values, probs, strict=True) if v < 0), Fraction(0))
     spin_value = sum((v * p for v, p in zip(cell.values, probs, strict=True) if v > 0),
                      Fraction(0)) / p_prize
-    return {"trigger_prize": spec.prize_table().mean(), "spin_prize_value": spin_value,
-            "p_prize": p_prize, "p_dice": p_dice, "roll": Fraction(1 + 6, 2)}
+    mb, sw = spec.missbanks, spec.spacewars
+    out = {"trigger_prize": spec.prize_table().mean(), "spin_prize_value": spin_value,
+           "p_prize": p_prize, "p_dice": p_dice, "roll": Fraction(1 + 6, 2),
+           "gonzo_multiplier": spec.gonzo_table().mean(),
+           "starburst_value": spec.starburst_table().mean(),
+           "missbanks_count": Fraction(mb.count[0] + mb.count[1], 2),
+           "missbanks_value": Fraction(mb.values_x_bet[0] + mb.values_x_bet[1], 2),
+           "spacewars_land": Fraction(sw.land)}
+    wheel, random = spec.wheel_table(), spec.random_table()
+    out |= {f"wheel_{i}": p for i, p in enumerate(wheel.probabilities())}
+    out |= {f"random_{i}": p for i, p in enumerate(random.probabilities())}
+    return out
+
+
+def landing_sixths(spec: BonusSpec) -> np.ndarray:
+    """``[square index, square code]``: how many of the 6 squares a die reaches from that square
+    hold that code (the chance of landing there, in sixths; exact)."""
+    codes = spec.square_codes()
+    m = len(codes)
+    out = np.zeros((m, len(SQUARES)), np.int64)
+    for p in range(m):
+        for r in range(1, 7):
+            out[p, codes[(p + r) % m]] += 1
+    return out
+
+
+MEAN_KEYS = ("trigger_prize", "spin_prize_value", "p_prize", "p_dice", "roll",
+             "gonzo_multiplier", "starburst_value", "missbanks_count", "missbanks_value",
+             "spacewars_land")
+M_WHEEL = len(MEAN_KEYS)  # means[M_WHEEL + i]: the wheel's segment i
+M_RANDOM = M_WHEEL + N_WHEEL  # means[M_RANDOM + j]: the Random table's character j
 
 
 def _mean_array(spec: BonusSpec) -> np.ndarray:
     m = cv_means(spec)
-    return np.array([float(m["trigger_prize"]), float(m["spin_prize_value"]),
-                     float(m["p_prize"]), float(m["p_dice"]), float(m["roll"])], np.float64)
+    return np.array([float(m[k]) for k in MEAN_KEYS]
+                    + [float(m[f"wheel_{i}"]) for i in range(N_WHEEL)]
+                    + [float(m[f"random_{j}"]) for j in range(N_RANDOM)], np.float64)
 
 
 # -- the kernel ---------------------------------------------------------------------------------
@@ -146,7 +210,8 @@ def _mean_array(spec: BonusSpec) -> np.ndarray:
 @njit(cache=True)
 def _moments(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.ndarray,
              cfgs: np.ndarray, n_trigger: int, cap_x: float, gtab: np.ndarray,
-             means: np.ndarray, mom: np.ndarray) -> None:
+             means: np.ndarray, sixths: np.ndarray, land_codes: np.ndarray,
+             groups: np.ndarray, mom: np.ndarray) -> None:
     """Play ``n`` Bonus Games of one class (windows as :func:`.exact.simulate_class` draws
     them) and add ``v v^T`` to ``mom`` (DIM x DIM) for ``v = (1, min(win, cap), C_1 .. C_6)``."""
     cells_ = np.zeros(N_CELLS, np.int64)
@@ -181,6 +246,39 @@ def _moments(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.nda
         v[5] = prizes - draws * means[2]
         v[6] = tmp[t + _bonus.T_SPIN_DICE] - draws * means[3]
         v[7] = tmp[t + _bonus.T_ROLL_SUM] - tmp[t + _bonus.T_ROLLS] * means[4]
+        i = 8
+        for code in land_codes:  # landings on each kind of square minus their chances
+            expect = 0
+            for p in range(sixths.shape[0]):
+                expect += tmp[t + _bonus.T_VISIT + p] * sixths[p, code]
+            v[i] = tmp[t + _bonus.T_LAND + code] - expect / 6.0
+            i += 1
+        spins = 0
+        for k in range(N_WHEEL):
+            spins += tmp[t + _bonus.T_WHEEL + k]
+        for k in range(N_WHEEL - 1):
+            v[i] = tmp[t + _bonus.T_WHEEL + k] - spins * means[M_WHEEL + k]
+            i += 1
+        picks = 0
+        for k in range(N_RANDOM):
+            picks += tmp[t + _bonus.T_RANDOM + k]
+        for k in range(N_RANDOM - 1):
+            v[i] = tmp[t + _bonus.T_RANDOM + k] - picks * means[M_RANDOM + k]
+            i += 1
+        v[i] = tmp[t + _bonus.T_GONZO_OLD_M] - tmp[t + _bonus.T_GONZO_OLD] * means[5]
+        v[i + 1] = tmp[t + _bonus.T_STAR_WV] - tmp[t + _bonus.T_STAR_W] * means[6]
+        v[i + 2] = tmp[t + _bonus.T_MB_K] - tmp[t + _bonus.T_MB_RUNS] * means[7]
+        v[i + 3] = tmp[t + _bonus.T_MB_V] - tmp[t + _bonus.T_MB_K] * means[8]
+        v[i + 4] = tmp[t + _bonus.T_SW_LAND] - tmp[t + _bonus.T_SW_DRAWS] * means[9]
+        v[i + 5] = tmp[t + _bonus.T_SW_VDEV]
+        i += 6
+        for k in range(N_SPIN_CVS):
+            v[i + k] = 0.0
+        for at in range(4, N_AT):  # prizes landed minus their chance x the positions spun
+            spun = tmp[t + _bonus.T_SPINS_AT + at]
+            if spun > 0:
+                v[i + groups[at]] += (tmp[t + _bonus.T_PRIZES_AT + at]
+                                      - spun * (at // 4) * means[2])
         for i in range(DIM):
             for j in range(i + 1):
                 mom[i, j] += v[i] * v[j]
@@ -197,6 +295,10 @@ class Setup:
         spec = game.model.bonus_spec
         self.gtab = np.array([float(x) for x in final_game_means(spec, FINAL_DICE_MAX)])
         self.means = _mean_array(spec)
+        self.sixths = landing_sixths(spec)
+        self.land_codes = np.array(LAND_CODES, np.int64)
+        self.groups = spin_groups()
+        self.cv_names = cv_names(spec)
         self.classes = list(trigger_classes(game.model).items())
         self.cap_x = float(game.model.spec.max_win_x)
         self.tables: list[tuple[np.ndarray, np.ndarray]] = []
@@ -212,7 +314,8 @@ class Setup:
         mom = np.zeros((DIM, DIM), np.float64)
         cum, cfgs = self.tables[k]
         _moments(self.game._bp, stream, n, cum, cfgs, self.classes[k][0][0], self.cap_x,
-                 self.gtab, self.means, mom)
+                 self.gtab, self.means, self.sixths, self.land_codes,
+                 self.groups, mom)
         return mom
 
 
@@ -371,7 +474,7 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
             "bonuses": int(n), "mean_x_bet": mean, "sd_x_bet": sd,
             "plain_mean_x_bet": plain_stats[k][1], "plain_sd_x_bet": plain_stats[k][2],
             "variance_reduction": (plain_stats[k][2] / sd) ** 2 if sd > 0 else None,
-            "beta": dict(zip(CV_NAMES, (float(x) for x in betas[k]), strict=True)),
+            "beta": dict(zip(setup.cv_names, (float(x) for x in betas[k]), strict=True)),
             "estimated": True,
         }
     seconds = time.perf_counter() - started
@@ -385,7 +488,7 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
         "plain_ci99_half_width": plain_half,
         "rtp_target": game.theoretical_rtp(),
         "target_inside_ci99": total - half <= game.theoretical_rtp() <= total + half,
-        "control_variates": list(CV_NAMES) if control_variates else [],
+        "control_variates": setup.cv_names if control_variates else [],
         "trigger_classes": classes, "bonuses_simulated": sum(done),
         "pilot_bonuses": PILOT * n_classes, "rounds": rounds, "workers": workers,
         "seed": seed, "seconds": seconds,
