@@ -149,8 +149,8 @@ T_VISIT = 18  # + square index: die rolls made from that square
 T_LAND = T_VISIT + N_SQUARES  # + square code: die rolls that landed on such a square
 T_WHEEL = T_LAND + len(SQUARES)  # + index in the model's wheel: wheel spins on that segment
 T_RANDOM = T_WHEEL + len(WHEEL_SEGMENTS)  # + index in the Random table: characters drawn
-# + 4 x empty positions + spins left (1-3, 3 counting 4): Bonus spins in that state, and the
-# prizes they landed
+# + 4 x empty positions + spins left (0: the last with a heart to spare, 1: the last, 2, 3: 3 or
+# 4): Bonus spins made in that state, and the prizes they landed
 T_SPINS_AT = T_RANDOM + len(CHARACTERS)
 T_PRIZES_AT = T_SPINS_AT + 4 * (N_CELLS + 1)
 N_TALLIES = T_PRIZES_AT + 4 * (N_CELLS + 1)
@@ -744,7 +744,10 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         dice += new_dice
         tmp[TALLY + T_SPIN_PRIZES] += new_prizes
         tmp[TALLY + T_SPIN_DICE] += new_dice
-        at = 4 * drawn + min(spins, 3)  # the state this spin was made in
+        left = min(spins, 3)  # the state this spin was made in (T_SPINS_AT)
+        if left == 1 and hearts > 0:
+            left = 0
+        at = 4 * drawn + left
         tmp[TALLY + T_SPINS_AT + at] += 1
         tmp[TALLY + T_PRIZES_AT + at] += new_prizes
         spins = next_counter(spins, new_prizes, max_spins)  # only a prize resets the spins

@@ -74,12 +74,13 @@ N_WHEEL, N_RANDOM = len(WHEEL_SEGMENTS), len(CHARACTERS)
 # landing near the end (few positions empty, the last spin) is worth far more than one early,
 # so each group has a coefficient of its own.
 FREE_GROUPS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 7), (8, 10), (11, 15), (16, 25))
-SPIN_GROUPS = (1, 2, 3)  # spins left before the spin (3 counts 4 too)
+SPIN_GROUPS = (0, 1, 2, 3)  # spins left before the spin: 0 the last with a heart to spare,
+# 1 the last, 2, 3 (or 4)
 N_SPIN_CVS = len(FREE_GROUPS) * len(SPIN_GROUPS)
 N_AT = 4 * (N_CELLS + 1)  # the bonus module's tally of spins by (empty positions, spins left)
 N_CV = (len(BASE_CVS) + len(LAND_CODES) + (N_WHEEL - 1) + (N_RANDOM - 1) + len(FEATURE_CVS)
-        + N_SPIN_CVS)
-DIM = 2 + N_CV  # the moment vector (1, Y, C_1 .. C_6)
+        + N_SPIN_CVS)  # the order of cv_names()
+DIM = 2 + N_CV  # the moment vector (1, Y, C_1 .. C_N_CV)
 FINAL_DICE_MAX = 160  # E[Final Game | d dice] tabulated for d <= this; beyond, its CV is 0
 PILOT = 40_000  # Bonus Games per class in the pilot run
 MIN_CLASS = 4_000  # at least this many per class in the main run (a sigma of its own)
@@ -152,7 +153,7 @@ def spin_groups() -> np.ndarray:
     for g, (lo, hi) in enumerate(FREE_GROUPS):
         for f in range(lo, hi + 1):
             for s in SPIN_GROUPS:
-                out[4 * f + s] = g * len(SPIN_GROUPS) + s - 1
+                out[4 * f + s] = g * len(SPIN_GROUPS) + s
     return out
 
 
@@ -227,6 +228,7 @@ def _moments(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.nda
          unmanaged(bp[12]), unmanaged(bp[13]), unmanaged(bp[14]), unmanaged(bp[15]),
          unmanaged(bp[16]))
     v = np.zeros(DIM, np.float64)
+    idx = np.zeros(DIM, np.int64)
     t = _bonus.TALLY
     for _ in range(n):
         dice_cell = place_triggers(s, cum, cfgs, cells)
@@ -274,14 +276,23 @@ def _moments(bp: tuple[np.ndarray, ...], stream: np.ndarray, n: int, cum: np.nda
         i += 6
         for k in range(N_SPIN_CVS):
             v[i + k] = 0.0
-        for at in range(4, N_AT):  # prizes landed minus their chance x the positions spun
+        for at in range(N_AT):  # prizes landed minus their chance x the positions spun
             spun = tmp[t + _bonus.T_SPINS_AT + at]
             if spun > 0:
                 v[i + groups[at]] += (tmp[t + _bonus.T_PRIZES_AT + at]
                                       - spun * (at // 4) * means[2])
+        # Only the non-zero entries: most groups and features stay 0 in a Bonus Game.
+        nz = 0
         for i in range(DIM):
-            for j in range(i + 1):
-                mom[i, j] += v[i] * v[j]
+            if v[i] != 0.0:
+                idx[nz] = i
+                nz += 1
+        for a in range(nz):
+            i = idx[a]
+            vi = v[i]
+            for b in range(a + 1):
+                j = idx[b]
+                mom[i, j] += vi * v[j]
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -485,6 +496,8 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
         "base_rtp": float(lines_rtp), "base_rtp_fraction": fraction_text(lines_rtp),
         "base_rtp_exact": True,
         "bonus_rtp": bonus, "bonus_rtp_estimated": True,
+        "plain_rtp": float(lines_rtp) + sum(p * mean for p, (_n, mean, _sd)
+                                            in zip(probs, plain_stats, strict=True)),
         "plain_ci99_half_width": plain_half,
         "rtp_target": game.theoretical_rtp(),
         "target_inside_ci99": total - half <= game.theoretical_rtp() <= total + half,
