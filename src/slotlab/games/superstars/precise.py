@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import resource
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -355,7 +356,8 @@ def _run_tasks(setup: Setup, seed: int, tasks: list[tuple[int, int, int]],
 
 def _full(mom: np.ndarray) -> np.ndarray:
     """The symmetric moment matrix from its lower triangle."""
-    return np.tril(mom) + np.tril(mom, -1).T
+    full: np.ndarray = np.tril(mom) + np.tril(mom, -1).T
+    return full
 
 
 def _cov(mom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -395,6 +397,14 @@ def neyman(probs: list[float], sds: list[float], half: float,
                                                                           strict=True)]
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (the pool's workers,
+    once shut down): on a shared machine, the work done, apart from the waiting."""
+    self, children = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return self.ru_utime + self.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _half(probs: list[float], stats: list[tuple[float, float, float]]) -> float:
     return Z99 * math.sqrt(sum((p * sd) ** 2 / n for p, (n, _m, sd) in zip(probs, stats,
                                                                             strict=True)))
@@ -414,6 +424,7 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
     """
     global _SETUP
     started = time.perf_counter()
+    cpu_started = _cpu_seconds()
     setup = Setup(game)
     lines = line_report(game.model)
     exact_probs = class_probabilities(game.model)
@@ -463,8 +474,9 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
                              "seconds": time.perf_counter() - started})
             if half <= precision or sum(done) >= max_bonuses:
                 break
-            # Not there yet (sigma was larger than the pilot's): plan again, 5 % over.
-            sds = [sd * 1.05 for _n, _m, sd in stats]
+            # Not there yet (sigma was larger than the pilot's): plan again from the running
+            # sigmas, 1 % over so that the top-up does not fall just short again.
+            sds = [sd * 1.01 for _n, _m, sd in stats]
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -478,17 +490,18 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
     plain_half = _half(probs, plain_stats)
     classes: dict[str, Any] = {}
     for k, (cls, _cfgs) in enumerate(setup.classes):
-        n, mean, sd = stats[k]
+        count, mean, sd = stats[k]
         name = f"{cls[0]} symbols" + (" incl. the Dice" if cls[1] else ", no Dice")
         classes[name] = {
             "probability": fraction_text(exact_probs[cls]), "probability_exact": True,
-            "bonuses": int(n), "mean_x_bet": mean, "sd_x_bet": sd,
+            "bonuses": int(count), "mean_x_bet": mean, "sd_x_bet": sd,
             "plain_mean_x_bet": plain_stats[k][1], "plain_sd_x_bet": plain_stats[k][2],
             "variance_reduction": (plain_stats[k][2] / sd) ** 2 if sd > 0 else None,
             "beta": dict(zip(setup.cv_names, (float(x) for x in betas[k]), strict=True)),
             "estimated": True,
         }
     seconds = time.perf_counter() - started
+    cpu = _cpu_seconds() - cpu_started  # this process and its (finished) workers
     return {
         "game": game.id, "model_hash": game.model_hash,
         "rtp": total, "rtp_estimated": True, "ci99": [total - half, total + half],
@@ -504,7 +517,7 @@ def precise_rtp(game: Superstars, precision: float = 1e-4, seed: int = 0, worker
         "control_variates": setup.cv_names if control_variates else [],
         "trigger_classes": classes, "bonuses_simulated": sum(done),
         "pilot_bonuses": PILOT * n_classes, "rounds": rounds, "workers": workers,
-        "seed": seed, "seconds": seconds,
+        "seed": seed, "seconds": seconds, "cpu_seconds": cpu,
         "notes": [
             "rtp, ci99 and bonus_rtp are estimated (the Bonus Game is simulated; the interval "
             "is 99 %); base_rtp and the class probabilities are exact",
