@@ -191,6 +191,11 @@ def rtp(
     fractions: Annotated[bool, typer.Option(
         "--fractions", help="Show the exact fractions too (hundreds of digits for some "
                             "games); --json always has them.")] = False,
+    precision: Annotated[float | None, typer.Option(
+        help="Games whose feature is simulated (Superstars): simulate until the RTP's 99% "
+             "half-width is at most this (in RTP: 0.0001 is 0.01 percentage points), with "
+             "variance reduction; instead of --bonuses.", min=1e-6, max=0.1)] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes for --precision.", min=1)] = 2,
 ) -> None:
     """Exact theoretical figures: RTP and its split (decimals; the exact fractions with
     --fractions or --json), hit frequency, PAR tables."""
@@ -198,6 +203,9 @@ def rtp(
     if game.exact is None:
         _error(f"{game.id} has no exact calculator; use simulate")
         raise typer.Exit(2)
+    if precision is not None:
+        _rtp_to_precision(game, bet, precision, seed, workers, bonuses, json_out)
+        return
     if bonuses is None:
         report = game.exact(_bet(game, bet))
     elif game.composed is None:
@@ -230,6 +238,52 @@ def rtp(
         console.print(f"[dim]note: {escape(note)}[/dim]")
     if not fractions:
         console.print("[dim]exact fractions: --fractions or --json[/dim]")
+
+
+def _rtp_to_precision(game: AnyGame, bet: int | None, precision: float, seed: int, workers: int,
+                      bonuses: int | None, json_out: bool) -> None:
+    """``rtp --precision``: the composed RTP simulated until its 99 % half-width is reached."""
+    precise = getattr(game, "precise_rtp", None)
+    if precise is None:
+        _error(f"{game.id} takes no --precision: its RTP is exact")
+        raise typer.Exit(2)
+    if bonuses is not None:
+        _error("--precision and --bonuses exclude each other (--precision chooses the count)")
+        raise typer.Exit(2)
+    _bet(game, bet)  # a bet the game allows (the figures are x bet, the same at every bet)
+    report: dict[str, Any] = precise(precision=precision, seed=seed, workers=workers)
+    if json_out:
+        _print_json(report)
+        return
+    low, high = report["ci99"]
+    table = Table(title=f"{game.name}: RTP to a 99% half-width of {precision:.4%}",
+                  title_justify="left", show_header=False)
+    table.add_row("composed rtp (estimated)",
+                  f"{report['rtp']:.5%}  (99% CI {low:.5%} .. {high:.5%})")
+    table.add_row("99% half-width (estimated)", f"{report['ci99_half_width']:.5%}"
+                  + ("" if report["precision_met"] else "  NOT reached: bonus budget spent"))
+    table.add_row("base game rtp (exact)", f"{report['base_rtp']:.6%}  "
+                                           f"({report['base_rtp_fraction']})")
+    table.add_row("bonus game rtp (estimated)", f"{report['bonus_rtp']:.5%}")
+    table.add_row("declared rtp (rtp_target)", f"{report['rtp_target']:.4%}  ("
+                  + ("inside" if report["target_inside_ci99"] else "OUTSIDE")
+                  + " the interval)")
+    table.add_row("plain estimate, same bonuses (estimated)",
+                  f"{report['plain_rtp']:.5%}  (99% half-width "
+                  f"{report['plain_ci99_half_width']:.5%})")
+    table.add_row("bonus games simulated", f"{report['bonuses_simulated']:,} "
+                                           f"(+ {report['pilot_bonuses']:,} pilot)")
+    table.add_row("seconds", f"{report['seconds']:.1f} on {report['workers']} worker(s)")
+    table.add_row("seed", str(report["seed"]))
+    console.print(table)
+    rows = [{"class": name, "probability (exact)": c["probability"], "bonuses": c["bonuses"],
+             "mean x bet (est.)": c["mean_x_bet"], "sd (est.)": c["sd_x_bet"],
+             "plain sd (est.)": c["plain_sd_x_bet"], "variance / plain": (
+                 1 / c["variance_reduction"] if c["variance_reduction"] else None)}
+            for name, c in report["trigger_classes"].items()]
+    console.print(_table("trigger classes", rows))
+    for note in report["notes"]:
+        console.print(f"[dim]note: {escape(note)}[/dim]")
 
 
 def _is_fraction(key: str, value: Any) -> bool:

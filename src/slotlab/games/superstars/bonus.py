@@ -73,7 +73,7 @@ from slotlab.mechanics.hold_and_win import land_on_free_list, next_counter
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import fill_randbelow, randbelow
 
-from .bonus_spec import N_CELLS, SQUARES, WHEEL_SEGMENTS, BonusSpec
+from .bonus_spec import CHARACTERS, N_CELLS, N_SQUARES, SQUARES, WHEEL_SEGMENTS, BonusSpec
 
 # Square codes (index into bonus_spec.SQUARES).
 SQ_BLANK, SQ_START, SQ_FINN, SQ_STARBURST, SQ_WHEEL, SQ_GONZO, SQ_MISSBANKS, SQ_EXTRASPINS, \
@@ -135,11 +135,27 @@ CELL_TRIGGER, CELL_SPIN, CELL_DICE, CELL_PLACED, CELL_MERGED, CELL_EMPTIED = ran
 N_PARAMS = 19
 STACK = 3  # a Starburst stack is 3 positions tall
 N_ROWS = 5
-WORK = 160  # scratch words: candidates or draws (25), Space Wars values (25), the free list,
-# and a spin's landings (cells, what landed)
 FREE = 64  # tmp[FREE:FREE + n_free]: the empty positions in cell order
 LANDED = 96  # tmp[LANDED:LANDED + n]: the cells a Bonus spin landed on, in cell order
 LANDED_AS = 128  # tmp[LANDED_AS + k]: what landed there (a prize > 0, a Dice < 0)
+# Tallies of one Bonus Game's draws, left in tmp[TALLY + T_*] when it ends: counts and sums
+# whose expectations follow exactly from the model's tables, so the precise RTP estimator
+# (``precise.py``) uses them as control variates. They change no draw and no outcome.
+TALLY = 160
+(T_FINAL_DICE, T_CELL_DRAWS, T_SPIN_PRIZES, T_SPIN_DICE, T_SPIN_PRIZE_SUM, T_TRIGGER_PRIZE_SUM,
+ T_ROLLS, T_ROLL_SUM, T_GONZO_OLD, T_GONZO_OLD_M, T_STAR_W, T_STAR_WV, T_MB_RUNS, T_MB_K,
+ T_MB_V, T_SW_DRAWS, T_SW_LAND, T_SW_VDEV) = range(18)
+T_VISIT = 18  # + square index: die rolls made from that square
+T_LAND = T_VISIT + N_SQUARES  # + square code: die rolls that landed on such a square
+T_WHEEL = T_LAND + len(SQUARES)  # + index in the model's wheel: wheel spins on that segment
+T_RANDOM = T_WHEEL + len(WHEEL_SEGMENTS)  # + index in the Random table: characters drawn
+# + 4 x empty positions + spins left (0: the last with a heart to spare, 1: the last, 2, 3: 3 or
+# 4): Bonus spins made in that state, and the prizes they landed
+T_SPINS_AT = T_RANDOM + len(CHARACTERS)
+T_PRIZES_AT = T_SPINS_AT + 4 * (N_CELLS + 1)
+N_TALLIES = T_PRIZES_AT + 4 * (N_CELLS + 1)
+WORK = TALLY + N_TALLIES  # scratch words: candidates or draws (25), Space Wars values (25),
+# the free list, a spin's landings (cells, what landed), and the tallies above
 
 _U_SCRIPT = np.uint64(0x5C12)  # stream kind word of a scripted stream (rng's kinds are 0, 1)
 _M32 = np.uint64(0xFFFFFFFF)
@@ -305,6 +321,11 @@ def _starburst(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
                 tmp[n] = c
                 n += 1
     c0 = tmp[_below(stream, n)]
+    w = 0  # what the stack's value multiplies: 1 per empty position, the prize per occupied
+    for c in range(c0, c0 + STACK):
+        w += val[c] if val[c] > 0 else 1
+    tmp[TALLY + T_STAR_W] += w
+    tmp[TALLY + T_STAR_WV] += w * v
     if trace:
         n_ev = put_event(ev, n_ev, EV_WIDTH, EV_STARBURST, c0 // N_ROWS, c0 % N_ROWS, v, run)
     for c in range(c0, c0 + STACK):
@@ -332,6 +353,8 @@ def _gonzo(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, tmp:
         c = tmp[i]
         old = val[c]
         val[c] = old * m
+        tmp[TALLY + T_GONZO_OLD] += old
+        tmp[TALLY + T_GONZO_OLD_M] += old * m
         if trace:
             n_ev = _cell(ev, n_ev, c, val[c], old, CELL_MERGED, m)
     return n_ev
@@ -342,6 +365,8 @@ def _missbanks(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
                trace: bool, ev: np.ndarray, n_ev: int, run: int) -> int:
     prm = bp[B_PARAMS]
     k = prm[P_MB_MIN] + _below(stream, prm[P_MB_MAX] - prm[P_MB_MIN] + 1)
+    tmp[TALLY + T_MB_RUNS] += 1
+    tmp[TALLY + T_MB_K] += k
     for c in range(N_CELLS):
         tmp[c] = c
     if trace:
@@ -352,6 +377,7 @@ def _missbanks(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
         tmp[i] = tmp[j]
         tmp[j] = t
         v = prm[P_MB_VLO] + _below(stream, prm[P_MB_VHI] - prm[P_MB_VLO] + 1)
+        tmp[TALLY + T_MB_V] += v
         c = tmp[i]
         old = val[c]
         val[c] = old + v
@@ -407,6 +433,9 @@ def _spacewars(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
         for i in range(nv):
             n_ev = put_event(ev, n_ev, EV_WIDTH, EV_VALUE, tmp[N_CELLS + i])
     num, den = prm[P_SW_NUM], prm[P_SW_DEN]
+    total = 0
+    for i in range(nv):
+        total += tmp[N_CELLS + i]
     full = False
     for respin in range(prm[P_SW_RESPINS]):
         head = n_ev
@@ -417,9 +446,12 @@ def _spacewars(stream: np.ndarray, bp: tuple[np.ndarray, ...], val: np.ndarray, 
         for c in range(N_CELLS):
             if val[c] == 0:
                 free += 1
+                tmp[TALLY + T_SW_DRAWS] += 1
                 if _below(stream, den) < num:
                     val[c] = tmp[N_CELLS + _below(stream, nv)]
                     landed += 1
+                    tmp[TALLY + T_SW_LAND] += 1
+                    tmp[TALLY + T_SW_VDEV] += nv * val[c] - total  # nv x (value - its mean)
                     if trace:
                         n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_PLACED, 0)
         if trace:
@@ -555,6 +587,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
     flags = 0
     for c in range(N_CELLS):
         val[c] = 0
+    for i in range(N_TALLIES):
+        tmp[TALLY + i] = 0
     head = n_ev
     if trace:
         n_ev += 1
@@ -562,6 +596,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
     for c in range(N_CELLS):
         if trigger_cells[c] != 0 or c == dice_cell:
             val[c] = bp[B_PRIZE_VAL][_pick(stream, bp[B_PRIZE_CUM])]
+            tmp[TALLY + T_TRIGGER_PRIZE_SUM] += val[c]
             n_trigger += 1
             if trace:
                 n_ev = _cell(ev, n_ev, c, val[c], 0, CELL_TRIGGER, 0)
@@ -583,6 +618,9 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         while dice > 0 and not full:
             dice -= 1
             r = 1 + _below(stream, sides)
+            tmp[TALLY + T_ROLLS] += 1
+            tmp[TALLY + T_ROLL_SUM] += r
+            tmp[TALLY + T_VISIT + pos] += 1
             to = pos + r
             passed = to >= n_sq
             if passed:
@@ -590,6 +628,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 hearts += 1
                 flags |= FLAG_HEART_GAINED
             sq = board[to]
+            tmp[TALLY + T_LAND + sq] += 1
             if trace:
                 n_ev = put_event(ev, n_ev, EV_WIDTH, EV_DICE_ROLLED, r, pos, to, 1 if passed else 0,
                                  dice, hearts)
@@ -626,6 +665,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 continue
             if sq == SQ_WHEEL:
                 i = _pick(stream, bp[B_WHEEL_CUM])
+                tmp[TALLY + T_WHEEL + i] += 1
                 seg = bp[B_WHEEL_SEG][i]
                 flags |= 1 << (FLAG_WHEEL_SEGMENT + seg)
                 code = -1
@@ -634,7 +674,9 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 elif seg == WH_DICE2:
                     dice += 2
                 elif seg == WH_RANDOM:
-                    code = bp[B_RANDOM_CODE][_pick(stream, bp[B_RANDOM_CUM])]
+                    j = _pick(stream, bp[B_RANDOM_CUM])
+                    tmp[TALLY + T_RANDOM + j] += 1
+                    code = bp[B_RANDOM_CODE][j]
                     flags |= 1 << code
                 if trace:
                     n_ev = put_event(ev, n_ev, EV_WIDTH, EV_WHEEL, i, seg, code, dice)
@@ -681,6 +723,8 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
         if trace:
             n_ev += 1
         _fill_below(stream, bp[B_CELL_BOUNDS][:n_free], tmp[:n_free])
+        tmp[TALLY + T_CELL_DRAWS] += n_free
+        drawn = n_free
         n_free, n_landed = land_on_free_list(tmp, tmp[FREE:], n_free, bp[B_CELL_CUM],
                                              bp[B_CELL_VAL], tmp[LANDED:], tmp[LANDED_AS:])
         new_prizes = 0
@@ -690,6 +734,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             if o > 0:
                 val[c] = o
                 new_prizes += 1
+                tmp[TALLY + T_SPIN_PRIZE_SUM] += o
                 if trace:
                     n_ev = _cell(ev, n_ev, c, o, 0, CELL_SPIN, 0)
             else:
@@ -697,6 +742,14 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
                 if trace:
                     n_ev = _cell(ev, n_ev, c, 0, 0, CELL_DICE, 0)
         dice += new_dice
+        tmp[TALLY + T_SPIN_PRIZES] += new_prizes
+        tmp[TALLY + T_SPIN_DICE] += new_dice
+        left = min(spins, 3)  # the state this spin was made in (T_SPINS_AT)
+        if left == 1 and hearts > 0:
+            left = 0
+        at = 4 * drawn + left
+        tmp[TALLY + T_SPINS_AT + at] += 1
+        tmp[TALLY + T_PRIZES_AT + at] += new_prizes
         spins = next_counter(spins, new_prizes, max_spins)  # only a prize resets the spins
         if trace:
             put_event(ev, head, EV_WIDTH, EV_SPUN, n_spin, spins, dice, new_prizes, new_dice)
@@ -717,6 +770,7 @@ def _play(stream: np.ndarray, bp: tuple[np.ndarray, ...], trigger_cells: np.ndar
             n *= 2
             flags |= FLAG_FINAL_REPLAY
         n += fdice[0]  # the die of the bottom-left square, where the token starts
+        tmp[TALLY + T_FINAL_DICE] = n
         if trace:
             n_ev = put_event(ev, n_ev, EV_WIDTH, EV_FINAL_STARTED, dice, max_spins, hearts,
                              1 if replay else 0, n, reels)

@@ -176,6 +176,14 @@ class Superstars(FamilyGame[Model]):
 
     composed = exact  # the Bonus Game's part of the RTP is simulated
 
+    def precise_rtp(self, precision: float = 1e-4, seed: int = 0,
+                    workers: int = 2) -> dict[str, Any]:
+        """The composed RTP simulated until its 99 % half-width is at most ``precision``, with
+        variance reduction (see :mod:`.precise`); ``slotlab rtp superstars --precision``."""
+        from .precise import precise_rtp
+
+        return precise_rtp(self, precision=precision, seed=seed, workers=workers)
+
     def tuner(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]:
         """For ``slotlab tune``: the composed RTP of a model dict of this game."""
         from .tune import superstars_evaluator

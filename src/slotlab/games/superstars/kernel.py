@@ -36,6 +36,7 @@ from slotlab.mechanics.lines import (
     W_SYMBOL,
     W_UNITS,
     masked_line_pays,
+    masked_line_units,
     sort_wins,
 )
 from slotlab.mechanics.unmanaged import unmanaged
@@ -107,8 +108,13 @@ def play_from_stops(m: Packed, bp: Packed, stream: np.ndarray, trace: bool, ev: 
             window[r, row] = s
             if s in (scatter, dice):
                 count += 1
-    line_units, n_wins = masked_line_pays(window, lines, paytab, substitutes, sc[S_WILD], 1,
-                                          False, masks, min_count, wins)
+    if trace:
+        line_units, n_wins = masked_line_pays(window, lines, paytab, substitutes, sc[S_WILD], 1,
+                                              False, masks, min_count, wins)
+    else:  # the simulation needs the sum only: no row per paying line (the same total)
+        line_units = masked_line_units(window, lines, paytab, substitutes, sc[S_WILD], 1, False,
+                                       masks, min_count)
+        n_wins = 0
     n_ev = 0
     if trace:
         if n_ev < ev.shape[0]:
