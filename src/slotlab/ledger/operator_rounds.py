@@ -46,10 +46,10 @@ from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, pool_moves
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
-    LOCK_POOLS,
     NO_SEQUENTIAL_SCANS,
     OP_COLUMNS,
     asyncpg_dsn,
+    lock_pools,
     loss_limit_passed,
     row_sql,
 )
@@ -318,8 +318,7 @@ class PostgresOperatorRounds:
         ``write_won`` for the internal wallet)."""
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_SQL, [player_id])
-            locked = await conn.fetch(LOCK_POOLS, list(pools))
-            w = build({r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in locked})
+            w = build(await lock_pools(conn, pools))
             rows = await conn.fetch(_SETTLE_SQL, _array([_settling_json(0, w)]))
         return w, bool(rows)
 

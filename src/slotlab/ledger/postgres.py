@@ -15,7 +15,10 @@ stored answer, and adds the jackpot contributions to the pools. A choice's write
 read with (locked), and updates that row. In operator-wallet mode a round that carries its
 credit's row (a free round, or a choice that completes its round) is not credited to the wallet:
 the row is inserted ``pending`` for the operator pipeline to send. A round whose checks fail is
-simply left out of every insert, and the caller takes the general path for it.
+simply left out of every insert, and the caller takes the general path for it. A round that won
+jackpots is written alone (:meth:`PostgresRoundWriter.write_won`): its wallet and its game's
+pools locked first, the amounts paid from the pools' values as locked, then the same statement
+with the awards among its pool entries.
 
 Locks are taken in one global order, so batches of several processes and the general path
 never wait on each other in a cycle: the batch's wallets in player order, then the rows that
@@ -305,9 +308,16 @@ async def _no_reset(_: asyncpg.Connection) -> None:
 
 
 _LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
-# A game's pools locked in tier order, with what an award needs (jackpots.won).
-LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
-              "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
+_LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
+               "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
+
+
+async def lock_pools(conn: asyncpg.pool.PoolConnectionProxy[Any], pools: Sequence[int]
+                     ) -> dict[int, tuple[int, int]]:
+    """A game's pools locked in tier order (the order every writer locks them in, after the
+    wallet), by id: (value, reset value), what an award needs (services/jackpots.won)."""
+    rows = await conn.fetch(_LOCK_POOLS, list(pools))
+    return {r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in rows}
 
 
 def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | None]:
@@ -352,8 +362,7 @@ class PostgresRoundWriter:
         that write made by the batch statement, which takes the locks it already holds."""
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_WALLET, player_id)
-            locked = await conn.fetch(LOCK_POOLS, list(pools))
-            w = build({r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in locked})
+            w = build(await lock_pools(conn, pools))
             rows = await conn.fetch(BATCH_SQL, *parameters([w]))
         return w, _written(rows, 1)[0]
 

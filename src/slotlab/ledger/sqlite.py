@@ -6,7 +6,9 @@ held, what the general path checks (funds, the wallet's currency, no live round,
 unused, the player's loss limits, the pace of a paced profile, a free round's package and an
 autoplay run as they were read; for a choice, its round still waiting as it was read); a
 round that passes is debited and credited and its ledger entries, round (a choice's: updated)
-and key are written; the batch's jackpot contributions are added to the pools at the end.
+and key are written; the batch's jackpot contributions are added to the pools at the end. A
+round that won jackpots is written alone (:meth:`SqliteRoundWriter.write_won`), its amounts paid
+from the pools as read with the write lock held.
 One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the

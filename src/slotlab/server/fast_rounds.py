@@ -4,7 +4,8 @@ ASGI level, its rows written by one batched statement (group commit) on the data
 The common round: a player's session with the internal wallet, a new Idempotency-Key, a bet on
 the game's ladder (or a free round of a package the player may play now; an autoplay round
 of a run still going included), and a round that completes in this
-request without a jackpot won or waits for the player's choice (the choice comes here too:
+request (jackpots won included: such a round is written alone, its game's pools locked,
+:meth:`FastRoundPath.write_won`) or waits for the player's choice (the choice comes here too:
 :mod:`.fast_choices`), under any profile: paced rounds (gb's 2.5 s), reality checks, the
 session's figures in every answer and provably fair seeds (the pair's counter advanced in its
 own transaction, :func:`~slotlab.server.services.fairness.next_seed`) included.
@@ -25,7 +26,7 @@ pipeline.
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
-but cannot settle here (a jackpot won, or the database saying short funds,
+but cannot settle here (a demo player's jackpot, or the database saying short funds,
 a live round, a key already used, a bet past a loss limit, a round too soon for the pace, a wallet
 changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
