@@ -49,6 +49,44 @@ RESULTS = HERE / "results" / "simulate_vs_c.json"
 C_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-pthread"]
 
 
+# Where the whole command's time goes: its steps timed in one process (wall and CPU seconds),
+# in the order `slotlab simulate` takes them. What the whole command takes beyond their sum is
+# the interpreter's start and exit.
+PHASES = """
+import json, sys, time
+marks = [("start", time.perf_counter(), time.process_time())]
+def mark(name):
+    marks.append((name, time.perf_counter(), time.process_time()))
+model, spins, workers, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+import slotlab.cli, slotlab.simulate.runner, slotlab.simulate.progress
+mark("imports (numba, numpy, pydantic, typer, rich, slotlab)")
+from slotlab.games import find_game
+game = find_game(model)
+bet = game.bets()[0]
+mark("model: read, validate, pack")
+if workers == 1:  # a pool loads it in the parent before forking, within the run
+    from slotlab.rng import chunk_stream
+    game.simulate_chunk(bet, 1, chunk_stream(seed, 0))
+    mark("kernel: numba's cache load")
+result = slotlab.simulate.runner.simulate(game, model, bet, spins, seed=seed, workers=workers)
+mark("run: chunks (workers' start, streams, kernel, merges)")
+import gc
+gc.freeze()
+data = result.to_json()
+mark("report: figures, tail level")
+data["exact_rtp"] = game.exact(bet)["rtp"]
+mark("exact RTP")
+from slotlab.rng import chunk_stream
+from slotlab.simulate.runner import chunk_plan
+from slotlab.simulate.stats import merge
+total = game.simulate_chunk(bet, 0, chunk_stream(seed, 0))
+for i, _ in chunk_plan(spins):  # each chunk's work but its rounds: stream, sums, call, merge
+    merge(total, game.simulate_chunk(bet, 0, chunk_stream(seed, i)))
+mark("apart: the run's per-chunk work without its rounds")
+print(json.dumps([[b[0], b[1] - a[1], b[2] - a[2]] for a, b in zip(marks, marks[1:])]))
+"""
+
+
 def _c_array(name: str, ctype: str, a: np.ndarray) -> str:
     """``a`` (1 or 2 dimensions) as a C constant array."""
     def row(x: np.ndarray) -> str:
@@ -110,6 +148,21 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, out
+
+
+def breakdown(model: str, spins: int, workers: int, seed: int, env: dict[str, str]
+              ) -> dict[str, Any]:
+    """The steps of one ``slotlab simulate`` in one process, and the rest of its whole time."""
+    wall, cpu, out = timed([sys.executable, "-c", PHASES, model, str(spins), str(workers),
+                            str(seed)], env)
+    marks = json.loads(out)
+    steps = {name: {"wall_s": w, "cpu_s": c} for name, w, c in marks}
+    apart = {k: steps.pop(k) for k in list(steps) if k.startswith("apart: ")}
+    steps["interpreter start and exit"] = {
+        "wall_s": wall - sum(x["wall_s"] for x in [*steps.values(), *apart.values()]),
+        "cpu_s": cpu - sum(x["cpu_s"] for x in [*steps.values(), *apart.values()])}
+    return {"spins": spins, "workers": workers, "wall_s": wall, "cpu_s": cpu, "steps": steps,
+            "timed_apart": apart}
 
 
 def figures_slotlab(out: str) -> dict[str, Any]:
@@ -197,6 +250,14 @@ def main() -> None:
                       f"{cc['rounds_per_cpu_s'] / 1e6:.2f} M per CPU-s; slotlab/C "
                       f"{entry['ratio_wall']:.3f}x wall, {entry['ratio_cpu']:.3f}x CPU; "
                       f"figures identical: {identical}", flush=True)
+        for workers in args.workers:  # where the time goes, at the first spin count
+            spins = int(float(args.spins[0]))
+            b = breakdown(args.model, spins, workers, args.seed, env)
+            report.setdefault("breakdown", []).append(b)
+            print(f"{spins:.0e} rounds, {workers} worker(s), in one process: {b['wall_s']:.2f} s "
+                  f"wall, {b['cpu_s']:.2f} s CPU")
+            for name, x in [*b["steps"].items(), *b["timed_apart"].items()]:
+                print(f"  {name:55s} {x['wall_s']:7.3f} s wall {x['cpu_s']:7.3f} s CPU")
     report["machine"]["loadavg_at_end"] = list(os.getloadavg())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
