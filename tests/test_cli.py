@@ -94,3 +94,16 @@ def test_a_bad_model_file_is_reported(tmp_path):
     bad.write_text('{"format": "slotlab.lines/1"}')
     result = runner.invoke(app, ["rtp", str(bad)])
     assert result.exit_code == 2 and "invalid model" in result.output
+
+
+def test_simulate_freezes_the_heap_before_its_report() -> None:
+    # the collections at exit then skip numba's objects; the figures are those of a run before
+    import gc
+
+    gc.unfreeze()
+    try:
+        data = json.loads(run("simulate", "classic-3x3", "--spins", "20000", "--seed", "5",
+                              "--json"))
+        assert gc.get_freeze_count() > 0 and data["spins"] == 20000
+    finally:
+        gc.unfreeze()

@@ -3,6 +3,7 @@ certify, verify, compile, serve, audit, chain-heads export."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Callable
@@ -356,6 +357,9 @@ def simulate(
                 "nothing was kept (--checkpoint FILE keeps finished chunks)")
         Console(stderr=True, soft_wrap=True).print(f"interrupted: {kept}")  # a path copied whole
         raise typer.Exit(130) from None
+    # What is left is the report: freezing the heap spares the collections at exit a walk over
+    # numba's objects (about 0.2 s of CPU).
+    gc.freeze()
     data = result.to_json()
     if game.exact is not None:
         data["exact_rtp"] = game.exact(total_bet)["rtp"]

@@ -232,6 +232,7 @@ BENCH_ARGS = {
     "bench_exact.py": "",
     "bench_lines.py": "--rounds 100000 --repeats 1 --runner-rounds 1048576",
     "bench_line_evaluator.py": "--spins 20000 --repeats 1 --rounds 20000 --fruit-repeats 1",
+    "bench_simulate_vs_c.py": "--spins 200000 --runs 1 --workers 2",
     "bench_super_12_stars.py": "--rounds 100000 --repeats 1",
     "bench_superstars_bonus.py": "--bonuses 2000 --rounds 50",
     "bench_superstars_precise.py": "--precision 0.01",

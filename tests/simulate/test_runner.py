@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -141,3 +144,47 @@ def test_worker_processes_run_a_game_no_reference_names():
     one = simulate(edited, "", 30, 100_000, seed=8, chunk_spins=25_000)
     two = simulate(edited, "", 30, 100_000, seed=8, workers=2, chunk_spins=25_000)
     assert _figures(one) == _figures(two) and two.backend == "processes"
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 2_000, 1 << 20, 10**8, 2_000_000_000])
+def test_the_binomial_cdf_is_scipys_figure_to_the_bit(n: int) -> None:
+    from scipy.stats import binom
+
+    from slotlab.simulate.stats import binomial_cdf
+
+    for one_in in (max(1, n // 2), n, 2 * n, 10 * n):
+        for k in range(N_TOP + 1):
+            assert binomial_cdf(k, n, 1 / one_in) == float(binom.cdf(k, n, 1 / one_in))
+
+
+def test_a_runs_report_does_not_import_scipy_stats() -> None:
+    # scipy.stats costs 0.45 s of every `slotlab simulate`; the tail level needs one function
+    code = ("import sys; from slotlab.simulate.stats import tail_level; "
+            "assert tail_level([9, 8, 7, 6, 5], 10**6, 10**6) is not None; "
+            "assert 'scipy.stats' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _CountingGame:
+    """A game that counts the chunks simulated in this process."""
+
+    def __init__(self, game: object) -> None:
+        self._game = game
+        self.chunks: list[int] = []
+
+    def simulate_chunk(self, bet: int, spins: int, stream: np.ndarray) -> object:
+        self.chunks.append(spins)
+        return self._game.simulate_chunk(bet, spins, stream)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._game, name)
+
+
+def test_a_pool_loads_the_kernel_once_before_forking_and_gives_the_same_figures() -> None:
+    game = _CountingGame(find_game("classic-3x3"))
+    two = simulate(game, "classic-3x3", 5, 40_000, seed=4, workers=2,  # type: ignore[arg-type]
+                   chunk_spins=10_000)
+    assert game.chunks == [1]  # one round in the parent: the workers run every chunk
+    one = simulate(find_game("classic-3x3"), "classic-3x3", 5, 40_000, seed=4, workers=1,
+                   chunk_spins=10_000)
+    assert _figures(one) == _figures(two)

@@ -42,6 +42,21 @@ __all__ = [
 ]
 
 
+def binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p): the very figure of ``scipy.stats.binom.cdf``, without
+    importing ``scipy.stats`` (0.45 s of CPU in every ``slotlab simulate``): the same special
+    function it calls, from ``scipy.special`` (0.2 s)."""
+    if k >= n:  # binom.cdf's answer above the support, before it calls the function
+        return 1.0
+    try:
+        from scipy.special._ufuncs import _binom_cdf  # type: ignore[import-untyped]
+    except ImportError:  # a scipy that moved it: the public, slower way
+        from scipy.stats import binom  # type: ignore[import-untyped]
+
+        return float(binom.cdf(k, n, p))
+    return float(_binom_cdf(k, n, p))
+
+
 @dataclass(frozen=True)
 class TailLevel:
     """A lower confidence bound on the win level one round in ``one_in`` exceeds: the ``order``-th
@@ -63,10 +78,8 @@ def tail_level(top: list[int], spins: int, one_in: float,
     smallest k reaching ``confidence`` is taken (for a 1-in-spins level, k = 5: 99.6 %). The
     sample cannot bound q from above: with probability (1 - p)^spins (37 % at one_in = spins)
     no round exceeds it. None when the run kept fewer wins than k."""
-    from scipy.stats import binom  # type: ignore[import-untyped]  # only this needs it
-
     for k in range(1, len(top) + 1):
-        reached = float(binom.cdf(k - 1, spins, 1 / one_in))
+        reached = binomial_cdf(k - 1, spins, 1 / one_in)
         if reached >= confidence:
             return TailLevel(one_in, k, top[k - 1], reached) if top[k - 1] > 0 else None
     return None

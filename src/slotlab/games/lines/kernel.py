@@ -169,6 +169,11 @@ def play_round(m: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray, stops
     return win, base_lines, base_scatter, free_units, uncapped, triggered, n_ev
 
 
+# ``record`` compiled into the simulation loop from its own source (the same sums): a call per
+# round, its arrays passed field by field, cost about 5 % of the loop's time.
+_record = njit(cache=True, inline="always")(record.py_func)
+
+
 def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for :func:`play_round`: stops, window, wins."""
     sc = m[9]
@@ -194,7 +199,7 @@ def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: 
     for _ in range(spins):
         win, bl, bs, fu, uncapped, triggered, _n = play_round(m, stream, False, ev, stops,
                                                               window, wins)
-        record(acc, sq, win * level, bet, triggered)
+        _record(acc, sq, win * level, bet, triggered)
         acc[ACC_COMPONENTS] += bl * level
         acc[ACC_COMPONENTS + 1] += bs * level
         acc[ACC_COMPONENTS + 2] += fu * level
