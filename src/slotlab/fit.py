@@ -8,7 +8,7 @@ Final board's 1000x square per Bonus Game). A parameter is an integer of the mod
 its path, as ``slotlab tune`` reads it (a pay ``pays.CHERRY.3``, a weight, or the stops of a
 symbol on a strip ``strips.base.0.CHERRY``), or a ``"p/q"`` probability searched over its
 numerator at the denominator it is written with (``bonus.land.prize=10000..11000`` on
-``"10642/100000"``: k/100000), with the range it may take.
+``"10645/100000"``: k/100000), with the range it may take.
 
 Each figure is exact where the game's exact report has it (the line family's RTP and hit rate,
 all of Crystal Star Deluxe's figures, a tail at a band edge where the report has exact bands),

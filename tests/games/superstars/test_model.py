@@ -11,6 +11,7 @@ import pytest
 
 from slotlab.games.superstars.model import load_model, model_path
 from slotlab.model import ModelError
+from slotlab.model_archive import archived
 
 VARIANTS = {"superstars": "94.06%", "superstars-96": "96.08%", "superstars-92": "92.01%"}
 
@@ -34,9 +35,10 @@ NOTES = {"id", "rtp_target", "game", "source"}
 
 
 def test_the_variants_differ_in_their_fitted_parameters():
-    """96.08 % and 92.01 % are the research model with ``bonus.land.prize`` tuned; 94.06 % (v2)
-    is fitted to the RTP and the top prize's 1.11 % at once, by the landing probability and
-    the prize weights (RULES.md, *The "1.11 %"*); everything else is the same model."""
+    """96.08 % and 92.01 % are the research model with ``bonus.land.prize`` tuned; 94.06 % (v2,
+    and v3 with the landing probability moved for the RTP) is fitted to the RTP and the top
+    prize's 1.11 % at once, by the landing probability and the prize weights (RULES.md, *The
+    "1.11 %"*); everything else is the same model."""
     flat = {i: flatten(json.loads(model_path(i).read_text())) for i in VARIANTS}
     assert len({frozenset(f) for f in flat.values()}) == 1  # the same keys
     b96, b92, b94 = flat["superstars-96"], flat["superstars-92"], flat["superstars"]
@@ -44,6 +46,21 @@ def test_the_variants_differ_in_their_fitted_parameters():
     weights = {f"bonus.prizes_x_bet.{i}.1" for i in range(9)}
     assert {k for k in b96 if b96[k] != b94[k]} == NOTES | {"version", "bonus.land.prize"} | (
         weights)
+
+
+V2_HASH = "c8e39591b723cb923e475c0c125ba4ff36d6a30730ae4ee9a4d4fd140acd38c5"  # 94.06 % v2
+
+
+def test_v3_is_the_archived_v2_with_the_landing_probability_moved():
+    """v3 moves ``bonus.land.prize`` from 10642 to 10645/100000 so that 94.06 % lies inside the
+    precise estimator's interval (RULES.md, *At 0.01 pp*); v2 stays archived for its rounds."""
+    old = archived(V2_HASH)
+    assert old is not None and old.model.spec.version == 2
+    v2 = flatten(old.model_source()[1])
+    v3 = flatten(json.loads(model_path("superstars").read_text()))
+    assert v3["version"] == 3
+    assert {k for k in v3 if v3[k] != v2[k]} == {"version", "source", "bonus.land.prize"}
+    assert (v2["bonus.land.prize"], v3["bonus.land.prize"]) == ("10642/100000", "10645/100000")
 
 
 def test_45_fixed_lines_on_a_5x5_grid(game):
