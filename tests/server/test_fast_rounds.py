@@ -287,8 +287,9 @@ def test_a_jackpot_won_is_written_here_as_the_general_path_writes_it(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same seeds, same requests, with and without the fast path: max bets that win the top
     pool (after feeding both pools), a bet that feeds none, a free round and a run's round
-    that win it too, and a choice that wins it. The same rounds, answers (the amounts paid), ledger entries (a jackpot
-    entry after the win), pool entries (contribution, award, reset) and balances."""
+    that win it too, and a choice that wins it. The same rounds, answers (the amounts paid),
+    ledger entries (a jackpot entry after the win), pool entries (contribution, award, reset)
+    and balances."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     found, answers = [], []
     with_pick = {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
