@@ -244,7 +244,7 @@ def rtp(
 def _rtp_to_precision(game: AnyGame, bet: int | None, precision: float, seed: int, workers: int,
                       bonuses: int | None, json_out: bool) -> None:
     """``rtp --precision``: the composed RTP simulated until its 99 % half-width is reached."""
-    precise = getattr(game, "precise_rtp", None)
+    precise = game.precise_rtp
     if precise is None:
         _error(f"{game.id} takes no --precision: its RTP is exact")
         raise typer.Exit(2)

@@ -79,6 +79,14 @@ class Tuner(Protocol):
     def __call__(self, bonuses: int, seed: int) -> Callable[[dict[str, Any]], float]: ...
 
 
+class PreciseRtp(Protocol):
+    """A partly simulated RTP estimated until its 99 % half-width is at most ``precision``,
+    with variance reduction (``slotlab rtp --precision``): a report dict."""
+
+    def __call__(self, precision: float = ..., seed: int = 0, workers: int = ...
+                 ) -> dict[str, Any]: ...
+
+
 M = TypeVar("M", bound=FamilyModel)
 
 
@@ -98,6 +106,7 @@ class FamilyGame(ABC, Generic[M]):
     progressives: Progressives | None = None  # the jackpot pools a round feeds
     tuner: Tuner | None = None  # the game's own tuner of a simulated RTP
     top_prize: TopPrizeRate | None = None  # P(the top prize is won) per feature game
+    precise_rtp: PreciseRtp | None = None  # the composed RTP to a chosen precision
 
     def __init__(self, model: M) -> None:
         self.model = model
@@ -241,5 +250,5 @@ class GameFamily:
         return self.game_class().from_file(path)
 
 
-__all__ = ["AnyGame", "FamilyGame", "FamilyModel", "GameFamily", "ModelError", "Tuner",
-           "UnknownGameError"]
+__all__ = ["AnyGame", "FamilyGame", "FamilyModel", "GameFamily", "ModelError", "PreciseRtp",
+           "Tuner", "UnknownGameError"]

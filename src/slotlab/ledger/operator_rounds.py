@@ -57,6 +57,7 @@ from slotlab.ledger.sqlite import (
     INSERT_OP,
     OP_PROCESSORS,
     add_pool_moves,
+    immediate,
     pool_values,
     run_unchanged,
     too_soon,
@@ -399,15 +400,8 @@ class SqliteOperatorRounds:
     async def _run(self, one: Callable[[sqlite3.Connection, Any], bool],
                    batch: Sequence[Any]) -> list[bool | None]:
         def write() -> list[bool | None]:
-            con = self._con
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                out: list[bool | None] = [one(con, w) for w in batch]
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            return out
+            with immediate(self._con):
+                return [one(self._con, w) for w in batch]
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, write)
 
@@ -425,16 +419,9 @@ class SqliteOperatorRounds:
         del player_id  # one writer at a time: nothing else to lock
 
         def write() -> tuple[Settling, bool]:
-            con = self._con
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                w = build(pool_values(con, pools))
-                done = self._settle(con, w)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            return w, done
+            with immediate(self._con):
+                w = build(pool_values(self._con, pools))
+                return w, self._settle(self._con, w)
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, write)
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -186,6 +187,19 @@ def _choice_row(w: RoundWrite) -> list[Any]:
               for key, proc in _CHOICE_PROCESSORS), w.round_id]
 
 
+@contextmanager
+def immediate(con: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction on a writer's connection: ``BEGIN IMMEDIATE`` (the write lock held
+    from the start), committed at the end, rolled back on any error (the commit's included)."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def writer_connection(url: str, busy_timeout_ms: int, synchronous: str) -> sqlite3.Connection:
     """A batch writer's own connection to the SQLite file: autocommit (each batch begins its
     own transaction), usable from its writer thread, with the hash-chain function the
@@ -215,15 +229,10 @@ class SqliteRoundWriter:
 
     def _write(self, batch: list[RoundWrite]) -> list[Written | None]:
         con = self._con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(con):
             out = [self._one(con, w) for w in batch]
             add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))
                                  for w, b in zip(batch, out, strict=True) if b is not None])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return out
 
     async def write_won(self, player_id: int, pools: Sequence[int],
@@ -240,16 +249,11 @@ class SqliteRoundWriter:
                    build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
                    ) -> tuple[RoundWrite, Written | None]:
         con = self._con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(con):
             w = build(pool_values(con, pools))
             out = self._one(con, w)
             if out is not None:
                 add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return w, out
 
     def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | None:
