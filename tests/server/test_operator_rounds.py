@@ -80,8 +80,8 @@ def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     assert after.get("fast", 0) - before.get("fast", 0) == 5
     assert after.get("general", 0) == before.get("general", 0)
     assert srv.app.state.fast_rounds.stats["served"] == 5
-    # A round with a choice: opened and debited here, left waiting by the general path's
-    # code; the choice read here as stored, written in a batch and its win credited here.
+    # A round with a choice: opened, debited and settled waiting here, remembered; the choice
+    # written in a batch and its win credited here.
     started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     assert started["status"] == "awaiting_choice" and started["balance"] == expected - 10
     assert srv.app.state.fast_rounds.stats["served"] == 6
@@ -90,7 +90,15 @@ def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     assert done["status"] == "completed"
     assert done["balance"] == wallet_server.balance(username) == expected - 10 + done["win"]
     stats = srv.app.state.fast_rounds.stats
-    assert stats["choice:read"] == 1 and stats["choice:served"] == 1, stats
+    assert stats["choice:read"] == 0 and stats["choice:served"] == 1, stats
+    # One this process does not remember (another wrote it, or it restarted since): read.
+    balance = done["balance"]
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    assert srv.app.state.fast_rounds.waiting.take(started["round_id"]) is not None
+    done = c.post(f"/api/rounds/{started['round_id']}/choices",
+                  json={"choice": "right", "step": started["step"]}, headers=key()).json()
+    assert done["balance"] == wallet_server.balance(username) == balance - 10 + done["win"]
+    assert stats["choice:read"] == 1 and stats["choice:served"] == 2, stats
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
@@ -203,8 +211,7 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     """Same seed, same requests: one server on the batched path, one on the general path
     (``fast_rounds=false``): the same rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # The rounds the batched path leaves to the general path's code (here only the start that
-    # waits for a choice).
+    # The rounds the batched path leaves to the general path's code (here none).
     general_settled: list[str] = []
     settle_general = OperatorRounds._settle_general
 
@@ -252,24 +259,48 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                 assert again.json() == r.json()  # the key's stored answer
                 got.append({k: v for k, v in r.json().items()
                             if k not in ("round_id", "created_at", "completed_at", "balance")})
-            # A round that waits for a choice, and the choice (the operator credits its win).
-            start = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key())
-            assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
-            headers = key()
-            choice = {"choice": "right", "step": start.json()["step"]}
-            r = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
-                       headers=headers)
-            assert r.status_code == 200 and r.json()["status"] == "completed", r.text
-            again = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
+            # Rounds that wait for a choice, and the choices (the operator credits the win);
+            # the second a max bet whose choice wins a jackpot (the credit carries it).
+            for game in ("pick-test", "pick-jackpot-test"):
+                start_key = key()
+                start = c.post(f"/api/games/{game}/rounds", json={"bet": 10}, headers=start_key)
+                assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
+                again = c.post(f"/api/games/{game}/rounds", json={"bet": 10}, headers=start_key)
+                assert again.json() == start.json()  # the key's stored answer, its balance too
+                headers = key()
+                choice = {"choice": "right", "step": start.json()["step"]}
+                r = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
                            headers=headers)
-            assert again.json() == r.json()  # the key's stored answer
-            got += [{k: v for k, v in a.json().items()
-                     if k not in ("round_id", "created_at", "completed_at", "balance")}
-                    for a in (start, r)]
+                assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+                again = c.post(f"/api/rounds/{start.json()['round_id']}/choices", json=choice,
+                               headers=headers)
+                assert again.json() == r.json()  # the key's stored answer
+                got += [{k: v for k, v in a.json().items()
+                         if k not in ("round_id", "created_at", "completed_at", "balance")}
+                        for a in (start, r)]
+            # Free rounds: one that waits for a choice (the choice completes it, its credit
+            # then sent), one at the max bet that wins a jackpot (the credit carries it).
+            for game, bet, choose in (("pick-test", 5, True), ("jackpot-test", 10, False)):
+                package = srv.admin().post("/api/admin/free-rounds", json={
+                    "username": name, "game": game, "bet": bet, "rounds": 1,
+                    "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+                start = c.post(f"/api/games/{game}/rounds",
+                               json={"bet": bet, "free_round_id": package}, headers=key())
+                assert start.status_code == 201, start.text
+                answered = [start]
+                if choose:
+                    assert start.json()["status"] == "awaiting_choice"
+                    answered.append(c.post(
+                        f"/api/rounds/{start.json()['round_id']}/choices",
+                        json={"choice": "left", "step": start.json()["step"]}, headers=key()))
+                assert answered[-1].json()["status"] == "completed", answered[-1].text
+                got += [{k: v for k, v in a.json().items()
+                         if k not in ("round_id", "created_at", "completed_at", "balance")}
+                        for a in answered]
             if batched:
-                assert srv.app.state.fast_rounds.stats["choice:served"] == 1
-                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 3
-                assert general_settled == [start.json()["round_id"]]
+                assert srv.app.state.fast_rounds.stats["choice:served"] == 3
+                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 6
+                assert general_settled == []
             else:
                 assert srv.app.state.fast_rounds is None
             assert srv.admin().get("/api/admin/audit").json()["ok"]
@@ -281,14 +312,17 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     assert found[0] == found[1]
     assert any(a["win"] for a in answers[0]) and any(not a["win"] for a in answers[0])
     kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
-    assert kinds.count("contribution") == 6 and kinds.count("award") == 1, found[0]["pools"]
+    assert kinds.count("contribution") == 8 and kinds.count("award") == 3, found[0]["pools"]
     assert answers[0][4]["jackpot_win"] > 0
-    free = answers[0][-4:-2]
+    free = answers[0][-9:-7]
     assert [a["free_round"]["rounds_left"] for a in free] == [1, 0]
     assert free[1]["free_round"]["total_won"] == sum(a["win"] for a in free) > 0
-    assert answers[0][-1]["win"] > 0  # the choice's
+    assert answers[0][-6]["win"] > 0  # the first choice's
+    assert answers[0][-4]["jackpot_win"] > 0  # the second's
+    assert answers[0][-3]["status"] == "awaiting_choice" and answers[0][-2]["free_round"]
+    assert answers[0][-1]["jackpot_win"] > 0 and answers[0][-1]["free_round"]
     credits = [op for op in found[0]["ops"] if "'credit'" in op]
-    assert len(credits) == len(plays) + 3  # every round's win credited, the free ones too
+    assert len(credits) == len(plays) + 6  # every round's win credited, the free ones too
 
 
 def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_server):
@@ -370,7 +404,8 @@ def _games() -> dict[str, Any]:
     from .server_games import PickGame, PoolGame, make_test_games
 
     return {**make_test_games(), "lose-test": PickGame("lose-test", pick=False, prize_x=0),
-            "pool-test": PoolGame()}
+            "pool-test": PoolGame(),
+            "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True, jackpot="top")}
 
 
 def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(

@@ -15,10 +15,12 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    ``autoplay_runs.take_round`` stops it).
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
-   to its autoplay run's figures), the credit's row (``pending``), the key's answer and a max
-   bet's jackpot contributions (the pools locked last, in tier order, as every writer locks
-   them). Only while the round is still ``open`` and its debit still ``pending`` (the sweep
-   may have rolled back a debit it judged cut off).
+   to its autoplay run's figures) and the credit's row (``pending``), or the round
+   ``awaiting_choice`` with no credit yet (its choice's write carries it:
+   server/fast_choices.py), the key's answer and a max bet's jackpot contributions (the pools
+   locked last, in tier order, as every writer locks them). Only while the round is still
+   ``open`` and its debit still ``pending`` (the sweep may have rolled back a debit it judged
+   cut off).
 3. :class:`Completion`, once the operator confirmed the credit: the credit ``done``, the round
    ``completed``, the key's answer as the round now is, and the round's other stored answers
    (its start's, where a choice completed it) with its status, balance and completion time.
@@ -100,7 +102,7 @@ class Settling:
     owner: str
     key: str
     answer: dict[str, Any]  # the key's stored answer
-    credit: dict[str, Any]  # the credit's row, every column but ``id``
+    credit: dict[str, Any] | None  # the credit's row, every column but ``id`` (None: waiting)
     # A max bet's jackpot contributions, (pool id, micro-units) in tier order: added once the
     # operator confirmed the bet, as the general path adds them once it is debited.
     contributions: tuple[tuple[int, int], ...] = ()
@@ -126,8 +128,8 @@ class Completion:
 _OPS = OperatorWalletOp.__table__
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
-_SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
-            "outcome", "updated_at")
+SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
+            "outcome", "awaiting", "updated_at")
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
@@ -195,7 +197,7 @@ WITH r AS MATERIALIZED (
     ON d.transaction_id = r.txid
   WHERE o.status = '{OPEN}' AND d.status = '{PENDING}' FOR UPDATE OF o, d
 ), ru AS (
-  UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in _SETTLED)}, events = ok.events
+  UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in SETTLED)}, events = ok.events
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.st) AS x
   WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win + x.jackpot_win AS win
 ), au AS (
@@ -211,7 +213,7 @@ WITH r AS MATERIALIZED (
   INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
   SELECT {row_sql(OP_COLUMNS, "x")}
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
-  ORDER BY ok.n RETURNING 1
+  WHERE json_typeof(ok.op) = 'object' ORDER BY ok.n RETURNING 1
 ), ku AS (
   UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
   WHERE k.owner = ok.owner AND k.key = ok.key RETURNING 1
@@ -377,8 +379,8 @@ _S_RUN_OPENED = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
                  "WHERE id = ?")
 _S_RUN_WON = ("UPDATE autoplay_runs SET total_win = total_win + ?, best_win = max(best_win, ?) "
               "WHERE id = (SELECT autoplay_run_id FROM rounds WHERE id = ?)")
-_S_SETTLE_PROCESSORS = _processors(_ROUNDS, _SETTLED)
-_S_SETTLE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in _SETTLED)}, events = ? "
+_S_SETTLE_PROCESSORS = _processors(_ROUNDS, SETTLED)
+_S_SETTLE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in SETTLED)}, events = ? "
              f"WHERE id = ? AND status = '{OPEN}'")
 _S_OP_DONE = (f"UPDATE operator_wallet_ops SET status = '{DONE}', attempts = ?, balance = ?, "
               "response = ?, completed_at = ?, next_attempt_at = NULL, last_error = NULL, "
@@ -470,7 +472,8 @@ class SqliteOperatorRounds:
         con.execute(_S_RUN_WON, (paid, paid, w.round_id))
         con.execute(_S_OP_DONE, (1, w.debit_balance, _JSON(w.debit_response), at, at,
                                  w.debit_txid))
-        con.execute(INSERT_OP, _row(OP_PROCESSORS, w.credit))
+        if w.credit is not None:
+            con.execute(INSERT_OP, _row(OP_PROCESSORS, w.credit))
         con.execute("UPDATE idempotency_keys SET status_code = 201, response = ? "
                     "WHERE owner = ? AND key = ?", (_JSON(w.answer), w.owner, w.key))
         add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])

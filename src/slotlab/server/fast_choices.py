@@ -21,8 +21,7 @@ In operator-wallet mode a choice that completes the round is written with its cr
 (the round ``crediting``) and paid by the operator pipeline (server/operator_rounds.py).
 The general path takes the choice where that read finds anything else and, with the seed
 drawn here (:class:`~slotlab.server.services.rounds.PlayedChoice`), where the write is refused
-or the outcome wins a jackpot the batched path does not pay (a demo player's, an
-operator-wallet round's).
+or the outcome wins a jackpot the batched path does not pay (a demo player's: the reset value).
 """
 
 from __future__ import annotations
@@ -189,8 +188,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     statement. ``operator_player``: operator-wallet mode, a choice that completes the round,
     the player's id at the operator: the win is the operator's credit (its row written with
     the round, which waits in ``crediting``), not the wallet's. ``won``, ``awards``: the
-    jackpots the choice's outcome won (internal wallet), as the start's
-    (:func:`.fast_rounds.build`)."""
+    jackpots the choice's outcome won, as the start's (:func:`.fast_rounds.build`); in
+    operator-wallet mode the credit carries them with the win."""
     before = w.values
     now = utcnow()
     rid = before["id"]
@@ -218,7 +217,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     lines: list[LedgerLine] = []
     credit = None
     if operator_player is not None and awaiting is None:  # the operator pays: no ledger line
-        credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
+        credit = operator_rounds.credit_row(rid, operator_player, win + jackpot_win,
+                                            entry.currency, now)
     else:  # as services/rounds.py credits them
         lines = paid_lines(rid, win, [(j["tier"], int(j["amount"])) for j in won],
                            None if package is None else package.id)

@@ -173,7 +173,8 @@ class FastRoundPath:
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
     # Operator-wallet mode: the round starts this path serves go to the operator pipeline.
     operator: OperatorRounds | None = None
-    # Rounds this path wrote waiting for a choice (internal wallet), for the choice's write.
+    # Rounds this path (or its operator pipeline) wrote waiting for a choice, for the choice's
+    # write.
     waiting: fast_choices.WaitingRounds = field(default_factory=fast_choices.WaitingRounds)
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
@@ -277,13 +278,13 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     instrumented attributes cost more than the game.
     ``package``: a free round's package as read (nothing debited, the win its own kind);
     ``run``: the autoplay run the round is played in, as read;
-    ``operator_player``: operator-wallet mode (a free round that completes at once), the
-    player's id at the operator: the win is not credited here but sent as the operator's
+    ``operator_player``: operator-wallet mode (a free round), the player's id at the
+    operator: the win and the jackpots are not credited here but sent as the operator's
     credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed
-    (as ``rounds.settle`` leaves it in that mode);
-    ``won``, ``awards``: the jackpots the round won (internal wallet), as
-    :func:`jackpots.won` pays them from the pools as locked (:meth:`FastRoundPath.write_won`):
-    credited after the win, each its own ledger entry."""
+    (as ``rounds.settle`` leaves it in that mode), or for its choice with no credit yet;
+    ``won``, ``awards``: the jackpots the round won, as :func:`jackpots.won` pays them from
+    the pools as locked (:meth:`FastRoundPath.write_won`): on the internal wallet credited
+    after the win, each its own ledger entry."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -315,7 +316,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     credit = None
     if operator_player is not None:  # the operator's money: the internal ledger is not touched
         lines = []
-        credit = operator_rounds.credit_row(rid, operator_player, win, entry.currency, now)
+        credit = None if waits else operator_rounds.credit_row(
+            rid, operator_player, win + jackpot_win, entry.currency, now)
     else:  # the bet, then the win and each jackpot as services/rounds.py credits them
         lines = ([] if package is not None  # a free round: nothing debited
                  else [LedgerLine(ledger.BET, -bet, win + jackpot_win, f"round:{rid}:bet")])
@@ -530,10 +532,8 @@ class FastRounds:
         except Exception:
             path.stats["choice:passed:failed"] += 1
             return played
-        # Jackpots the general path pays: a demo player's (the reset value), an operator-wallet
-        # round's, a tier with no pool.
-        if result.jackpots and (who.demo or op is not None
-                                or not set(result.jackpots) <= ids.keys()):
+        # Jackpots the general path pays: a demo player's (the reset value), a tier with no pool.
+        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
             path.stats["choice:passed:outcome"] += 1
             return played
         run = waiting.values["autoplay_run_id"]
@@ -583,9 +583,12 @@ class FastRounds:
         written by the batch writers with its credit's row (the round ``crediting``, the
         package used and its win added); then the credit is sent and the round completed as
         the pipeline completes a paid round (:meth:`OperatorRounds.pay`), an autoplay run's
-        round stamped with its run and counted in its figures as the internal wallet's is. A
-        choice to wait for, a jackpot won or a write refused goes to the general path with the
-        seed drawn here (the general path plays a free round in one transaction)."""
+        round stamped with its run and counted in its figures as the internal wallet's is. One
+        that wins jackpots is written alone (:meth:`FastRoundPath.write_won`), its credit
+        carrying them; one that waits for a choice is written with no credit and remembered for
+        its choice (:mod:`.fast_choices` writes the credit's row with the choice that completes
+        it). A demo player's jackpot or a write refused goes to the general path with the seed
+        drawn here (the general path plays a free round in one transaction)."""
         ctx = path.ctx
         if req.free_round_id is None:
             path.stats["passed:free_round"] += 1
@@ -604,14 +607,24 @@ class FastRounds:
             path.stats["passed:free_round"] += 1
             return None
         played = general.Played(entry.id, req.bet, seed, result)
-        if result.jackpots or result.awaiting is not None:
+        try:
+            ids = await path.pool_ids(entry) if entry.progressives else {}
+        except Exception:
+            path.stats["passed:failed"] += 1
+            return played
+        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
             path.stats["passed:outcome"] += 1
             return played
         try:
             username = await op.username(who.player_id)
-            write = build(ctx, who, entry, credits, req.bet, req.key, req.request_hash, seed,
-                          result, {}, package, run, operator_player=username)
-            written = await path.writer.submit(write)
+            make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
+                                     req.request_hash, seed, result, ids, package, run,
+                                     operator_player=username)
+            if result.jackpots:  # a free round feeds no pool: nothing contributed first
+                write, written = await path.write_won(who, ids, result.jackpots, (), make)
+            else:
+                write = make()
+                written = await path.writer.submit(write)
         except Exception:
             log.warning("free round write failed; the general path takes the round",
                         exc_info=True)
@@ -624,6 +637,11 @@ class FastRounds:
             return played
         path.stats["served"] += 1
         path.remember_run(who, run, write)
+        if result.awaiting is not None:  # its choice comes next, to this path if here
+            path.waiting.remember(fast_choices.after_start(write, entry, package))
+            await _send(send, 201, answer_text(ctx, who, write, written))
+            metrics.round_latency("fast", started)
+            return False
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
                               round_id=write.round_id, player_id=who.player_id, free=True,
                               demo=who.demo)
@@ -653,8 +671,10 @@ class FastRounds:
             ids = await path.pool_ids(entry) if entry.progressives else {}
             contributions = jackpots.round_contributions(entry, credits, req.bet, ids, who.demo,
                                                          free=False)
-            served = await op.serve(who, entry, credits, req.bet, req.key, req.request_hash,
-                                    send, started, run, contributions, ids)
+            served = await op.serve(
+                who, entry, credits, req.bet, req.key, req.request_hash, send, started, run,
+                contributions, ids, lambda values, events: path.waiting.remember(
+                    fast_choices.Waiting(who.player_id, entry, values, events, None)))
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1

@@ -18,10 +18,13 @@ internal path's writers with its credit's row and joins at step 4: fast_rounds.p
    next batch (:class:`~slotlab.ledger.operator_rounds.Settling`: the debit ``done``, the
    round ``crediting``, the credit's row, the key's answer, a max bet's jackpot
    contributions), one that won jackpots alone, its game's pools locked and each tier paid
-   from its value as locked (the credit carries the win and the jackpots); a choice to wait
-   for (or a demo player's jackpot) is settled by the general path's own code
-   (``rounds.advance_open``) on the same round, in a worker thread, once the debit is marked
-   ``done`` and a max bet's contributions added in one transaction;
+   from its value as locked (the credit carries the win and the jackpots); one that waits for
+   a choice is settled in the same batch with no credit (the round ``awaiting_choice``, its
+   choice then served by :mod:`.fast_choices`, which writes the credit's row when the choice
+   completes the round); a demo player's jackpot, or a round that cannot be played here, is
+   settled by the general path's own code (``rounds.advance_open``) on the same round, in a
+   worker thread, once the debit is marked ``done`` and a max bet's contributions added in one
+   transaction;
 4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
    with its credit ``pending`` and the sweep carries on (R10).
@@ -39,7 +42,7 @@ import dataclasses
 import json
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import SimpleNamespace
@@ -53,6 +56,7 @@ from slotlab import CODE_VERSION
 from slotlab.json_text import json_text
 from slotlab.ledger.batch import GroupWriter, RoundWrite
 from slotlab.ledger.operator_rounds import (
+    SETTLED,
     Completion,
     Opening,
     PostgresOperatorRounds,
@@ -76,7 +80,7 @@ from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import COMPLETED, CREDITING, OPEN, Round, utcnow
+from slotlab.store.models import AWAITING_CHOICE, COMPLETED, CREDITING, OPEN, Round, utcnow
 from slotlab.store.operator_wallet import (
     CREDIT,
     DEBIT,
@@ -157,11 +161,14 @@ class OperatorRounds:
                     request_hash: str, send: Send, started: float,
                     run: autoplay_runs.RunUse | None = None,
                     contributions: tuple[tuple[int, int], ...] = (),
-                    pools: Mapping[str, int] | None = None) -> bool:
+                    pools: Mapping[str, int] | None = None,
+                    waits: Callable[[dict[str, Any], str], None] | None = None) -> bool:
         """Answer the round start (True), or leave it to the general path (False: nothing
         was sent to the operator, or the round's key tells the general path the answer).
         ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units);
-        ``pools``: the game's pool ids by tier (a round that wins one is settled here)."""
+        ``pools``: the game's pool ids by tier (a round that wins one is settled here);
+        ``waits``: told a round written waiting for a choice (its values, every column but
+        ``seq`` and ``events``, and its events as JSON text), for the choice's write."""
         ctx = self.ctx
         username = await self.username(who.player_id)
         # the general path's source (503 there if it fails), or the player's seed pair
@@ -201,13 +208,17 @@ class OperatorRounds:
             result = None
         body: dict[str, Any] | None
         ids = pools or {}
-        if (result is None or result.awaiting is not None
+        if (result is None
                 or (result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()))):
             body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
                                            out.balance, contributions)
         else:
-            body = await self._settle(who, entry, rid, username, owner, key, values, result,
-                                      out.body, out.balance, contributions, ids)
+            if result.awaiting is not None:
+                body = await self._settle_waiting(who, rid, owner, key, values, result, out.body,
+                                                  out.balance, contributions, waits)
+            else:
+                body = await self._settle(who, entry, rid, username, owner, key, values, result,
+                                          out.body, out.balance, contributions, ids)
             if body is None:
                 self.forget_run(who, run)
                 return False
@@ -275,8 +286,8 @@ class OperatorRounds:
     def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
                         response: dict[str, Any] | None, balance: int | None,
                         contributions: tuple[tuple[int, int], ...]) -> dict[str, Any]:
-        """A choice to wait for, a demo player's jackpot, or a round that cannot be played
-        here: the general path settles the round."""
+        """A demo player's jackpot, or a round that cannot be played here: the general path
+        settles the round."""
         with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
             now = utcnow()
             row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
@@ -288,10 +299,38 @@ class OperatorRounds:
                               updated_at=now))
             if contributions and row is not None and row.status == OPEN:  # before it may win
                 jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), row.bet, rid, now)
-        body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key))
-        if balance is not None:
-            body = {**body, "balance": balance}
+        body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key),
+                                    balance=balance)
         return round_operator.pay_if_crediting(self.ctx, body)
+
+    async def _settle_waiting(self, who: Auth, rid: str, owner: str, key: str,
+                              values: dict[str, Any], result: RoundResult,
+                              debit_response: dict[str, Any] | None, debit_balance: int | None,
+                              contributions: tuple[tuple[int, int], ...],
+                              waits: Callable[[dict[str, Any], str], None] | None
+                              ) -> dict[str, Any] | None:
+        """Settle a round that waits for a choice, as the general path's ``settle`` leaves it
+        (``awaiting_choice``, its step and outcome so far; nothing to credit yet); its answer
+        (None: the round was taken over meanwhile, its key answers)."""
+        assert result.awaiting is not None
+        now = utcnow()
+        events = round_view.to_jsonable(list(result.events))
+        settled = {**{k: values[k] for k in SETTLED}, "status": AWAITING_CHOICE,
+                   "win_credits": int(result.win), "step": 1,
+                   "awaiting": round_view.to_jsonable(result.awaiting.to_json()),
+                   "updated_at": now}
+        r = {**values, **settled}
+        body = round_view.round_public(self.ctx, cast(Round, SimpleNamespace(
+            **{**r, "events": events})), debit_balance)
+        w = Settling(who.player_id, rid, debit_txid(rid), now, debit_balance,
+                     debit_response or {}, settled, json_text(events), owner, key, body, None,
+                     contributions)
+        if not await self.settles.submit(w):
+            return None
+        if waits is not None:
+            del r["events"]
+            waits(r, w.events_json)
+        return body
 
     async def _settle(self, who: Auth, entry: GameEntry, rid: str, username: str, owner: str,
                       key: str, values: dict[str, Any], result: RoundResult,
@@ -317,7 +356,7 @@ class OperatorRounds:
             settled = {"status": CREDITING, "win_credits": win_credits, "win": win,
                        "uncapped_win": uncapped, "jackpot_win": jackpot_win,
                        "jackpots": [dict(j) for j in won], "step": 1, "outcome": "played",
-                       "updated_at": now}
+                       "awaiting": None, "updated_at": now}
             r = {**values, **settled, "events": events}
             body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)),
                                            debit_balance)
@@ -336,6 +375,7 @@ class OperatorRounds:
             done = bool(await self.settles.submit(w))
         if not done:
             return None
+        assert w.credit is not None
         paid = w.credit["amount"]
         metrics.round_settled(entry.id, entry.currency, values["bet"], paid, round_id=rid,
                               player_id=who.player_id, free=False, demo=who.demo)

@@ -459,17 +459,18 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
     if result is not None:
         return 201, pay_if_crediting(ctx, body) if operator else body
     # Split commits: the debit is durable; now play and settle.
-    body = advance_open(ctx, rid, entry, key_row_key=(owner, key))
-    if operator:
-        if debit is not None and debit.balance is not None:
-            body = {**body, "balance": debit.balance}
-        body = pay_if_crediting(ctx, body)
-    return 201, body
+    body = advance_open(ctx, rid, entry, key_row_key=(owner, key),
+                        balance=None if debit is None else debit.balance)
+    return 201, pay_if_crediting(ctx, body) if operator else body
 
 
 def advance_open(ctx: Services, rid: str, entry: GameEntry,
-                  key_row_key: tuple[str, str] | None = None, outcome: str | None = None
-                  ) -> dict[str, Any]:
+                  key_row_key: tuple[str, str] | None = None, outcome: str | None = None,
+                  balance: int | None = None) -> dict[str, Any]:
+    """Play and settle an ``open`` round (split commits, recovery, the operator pipeline's
+    rare rounds); the round as it then is, stored as its key's answer (``key_row_key``).
+    ``balance``: operator-wallet mode, the operator's answer to the debit (the internal wallet
+    holds none of the player's money), so that a retried request answers what the first did."""
     with ctx.db.read() as s:
         r0 = s.scalar(select(Round).where(Round.id == rid))
     assert r0 is not None
@@ -486,7 +487,7 @@ def advance_open(ctx: Services, rid: str, entry: GameEntry,
         assert r is not None
         if r.status == OPEN:
             settle(ctx, s, entry, r, wallet, result, now, outcome)
-        body = round_public(ctx, r, wallet.balance)
+        body = round_public(ctx, r, wallet.balance if balance is None else balance)
         if r.free_round_id is not None:
             body["free_round"] = free_rounds.state(s, r.free_round_id)
         if key_row_key is not None:
