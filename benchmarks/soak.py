@@ -18,7 +18,8 @@ After every restart:
   jackpot win minus its bet (no bet for a free round), a cancelled round's to zero, a round
   waiting for a choice to minus its bet.
 
-Loopback only, bounded by ``--seconds``/``--minutes``; it stops by itself. Figures are printed
+Loopback only, bounded by ``--seconds``/``--minutes`` (past them only for the cycles
+``--min-kills`` still asks); it stops by itself. Figures are printed
 and written to ``benchmarks/results/soak.json``.
 """
 
@@ -223,16 +224,17 @@ def _reconcile(db_url: str, book: Ledger) -> dict[str, int]:
     return {"rounds": len(statuses), "money": int(money)}
 
 
-def soak(db_url: str, seconds: float, clients: int, seed: int) -> dict[str, Any]:
+def soak(db_url: str, seconds: float, clients: int, seed: int, min_kills: int = 0
+         ) -> dict[str, Any]:
     server = Server(db_url)
     try:
-        return _soak(server, db_url, seconds, clients, seed)
+        return _soak(server, db_url, seconds, clients, seed, min_kills)
     finally:  # whatever happens, no server process is left behind
         server.kill()
 
 
-def _soak(server: Server, db_url: str, seconds: float, clients: int, seed: int
-          ) -> dict[str, Any]:
+def _soak(server: Server, db_url: str, seconds: float, clients: int, seed: int,
+          min_kills: int) -> dict[str, Any]:
     rng = random.Random(seed)
     book = Ledger()
     server.start()
@@ -241,7 +243,9 @@ def _soak(server: Server, db_url: str, seconds: float, clients: int, seed: int
     started = time.monotonic()
     kills = 0
     audits_ok = 0
-    while time.monotonic() - started < seconds:
+    # At least ``min_kills`` cycles whatever the time: on a busy machine a restart alone can
+    # take most of a short run.
+    while time.monotonic() - started < seconds or kills < min_kills:
         threads = []
         for p in players:  # a fresh thread per cycle, keeping each player's cut request
             t = Player(p.name, p.token, book, p.rng)
@@ -305,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
     ap.add_argument("--pg", default=os.environ.get("SLOTLAB_BENCH_PG"))
     ap.add_argument("--seed", type=int, default=0, help="the kill timings' random seed")
+    ap.add_argument("--min-kills", type=int, default=0,
+                    help="kill at least this often, past the time if need be")
     ap.add_argument("--out", type=Path, default=RESULTS / "soak.json")
     args = ap.parse_args(argv)
     seconds = args.seconds if args.seconds is not None else args.minutes * 60
@@ -312,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name, url, cleanup in _databases(args.db, args.pg, Path(tmp)):
             try:
-                results[name] = soak(url, seconds, args.clients, args.seed)
+                results[name] = soak(url, seconds, args.clients, args.seed, args.min_kills)
             finally:
                 if cleanup is not None:
                     admin, schema = cleanup

@@ -36,7 +36,8 @@ def test_kill_9_every_few_seconds_loses_no_cent(db: str, tmp_path: Path):
     if db == "postgres" and not PG_URL:
         pytest.skip("no PostgreSQL URL")
     out = tmp_path / "soak.json"
-    args = [sys.executable, str(SOAK), "--seconds", str(SECONDS), "--db", db, "--out", str(out)]
+    args = [sys.executable, str(SOAK), "--seconds", str(SECONDS), "--min-kills", "2", "--db", db,
+            "--out", str(out)]
     if db == "postgres":
         args += ["--pg", PG_URL]
     run = subprocess.run(args, capture_output=True, text=True, timeout=600)

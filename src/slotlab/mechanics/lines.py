@@ -246,7 +246,7 @@ def _masked_core(window: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray
 
 
 @njit(cache=True, inline="always")
-def _walked_units(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
+def walked_units(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
                   substitutes: np.ndarray, wild: int, wild_mult: int, wild_each: bool,
                   walk: int) -> int:
     """Units of the lines in bitmask ``walk`` by the reference rule, writing nothing."""
@@ -308,11 +308,11 @@ def masked_line_units(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray,
     reels = masks.shape[0]
     if reels > MAX_MASKED_REELS:
         every = (1 << lines.shape[0]) - 1  # masks exist only for up to 62 lines
-        return _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
+        return walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
                              every)
     total, _paid, _k0, _k1, _k2, _k3, _wm, walk = _masked_core(
         window, paytab, substitutes, wild, wild_mult, wild_each, masks, min_count)
-    return total + _walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
+    return total + walked_units(window, lines, paytab, substitutes, wild, wild_mult, wild_each,
                                  walk)
 
 

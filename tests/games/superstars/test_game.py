@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from slotlab.games import find_game, game_ids
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_FEATURES, ACC_SPINS, ACC_WIN
+from slotlab.mechanics.accumulators import (
+    ACC_COMPONENTS,
+    ACC_FEATURES,
+    ACC_HITS,
+    ACC_SPINS,
+    ACC_WIN,
+)
 from slotlab.rng import chunk_stream
 from slotlab.rounds import Game, IllegalBetError, IllegalChoiceError, replay
 from slotlab.simulate.runner import Simulatable
@@ -115,6 +121,28 @@ def test_simulate_chunk_components_add_up_to_the_win(game):
     assert acc[ACC_WIN] == sum(int(acc[ACC_COMPONENTS + i]) for i in range(len(names)))
     again, _ = game.simulate_chunk(20, 200_000, chunk_stream(3, 0))
     assert np.array_equal(acc, again)
+
+
+def test_the_simulation_loop_plays_the_rounds_live_play_plays(game):
+    """The simulation reads a round from its stops (per-stop Scatter counts and line masks)
+    and hands a trigger to the live round: the same draws, wins and components as the live
+    kernel's ``play_round`` round by round (Bonus Games and wild-led windows among them)."""
+    from slotlab.games.superstars import kernel as k
+
+    rounds = 60_000
+    acc, _ = game.simulate_chunk(20, rounds, chunk_stream(8, 1))
+    stream, level = chunk_stream(8, 1), game.pay_unit(20)
+    ev = np.zeros((0, k.EV_WIDTH), np.int64)
+    parts, triggers, hits = np.zeros(4, np.int64), 0, 0
+    for _ in range(rounds):
+        win, lines, bonus, final, uncapped, triggered, _f, _n = k.play_round(
+            game._m, game._bp, stream, False, ev, *k.scratch())
+        parts += np.array([lines, bonus - final, final, win - uncapped]) * level
+        triggers += triggered
+        hits += win > 0
+    assert triggers > 100 and acc[ACC_FEATURES] == triggers
+    assert [int(x) for x in acc[ACC_COMPONENTS:ACC_COMPONENTS + 4]] == parts.tolist()
+    assert acc[ACC_WIN] == parts.sum() and acc[ACC_HITS] == hits
 
 
 def test_simulation_scales_with_the_bet(game):

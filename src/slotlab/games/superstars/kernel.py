@@ -17,10 +17,13 @@ kinds never need to differ. Like the Bonus Game's, a row is written only while i
 buffer; the returned row count may exceed it, and the caller then retries with a larger one.
 
 The model travels as ``m = (strips, lengths, lines, paytab, substitutes, scalars, masks,
-min_count)`` (:func:`pack`) and the Bonus Game's parameters as ``bp``
+min_count, stop_table, scatters)`` (:func:`pack`) and the Bonus Game's parameters as ``bp``
 (:func:`.bonus.pack_bonus`). Speed: as in :mod:`slotlab.games.lines.kernel`, the simulation
-loop takes views of its arrays without reference counts and inlines the spin and the line pays,
-so a round without a Bonus Game allocates nothing and makes no atomic operation.
+loop takes views of its arrays without reference counts, so a round without a Bonus Game
+allocates nothing and makes no atomic operation; and it reads a round from its stops alone
+(the Scatters in view per reel stop, the line pays from per-stop line masks:
+:mod:`slotlab.mechanics.stop_masks`), handing a round that triggers the Bonus Game to
+:func:`play_from_stops`, the round live play plays.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from slotlab.mechanics.lines import (
     masked_line_units,
     sort_wins,
 )
+from slotlab.mechanics.stop_masks import stop_line_units, stop_masks
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.rng import randbelow
 
@@ -77,8 +81,13 @@ Packed = tuple[np.ndarray, ...]
 
 
 def pack(model: Model) -> Packed:
+    shown = np.stack([model.strips[:, row:row + model.lengths.max()]
+                      for row in range(N_ROWS)])  # [row, reel, stop]
+    scatters = ((shown == model.scatter) | (shown == model.dice)).sum(axis=0)  # [reel, stop]
     return (model.strips, model.lengths, model.lines, model.paytab, model.substitutes,
-            model.scalars, model.masks, model.min_count)
+            model.scalars, model.masks, model.min_count,
+            stop_masks(model.strips, model.lengths, model.masks, model.paytab.shape[0]),
+            scatters.astype(np.int64))
 
 
 def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -186,16 +195,28 @@ def simulate_rounds(m: Packed, bp: Packed, stream: np.ndarray, spins: int, level
     """Play ``spins`` rounds into the accumulators, in credits at ``level`` credits per pay
     unit and total bet ``bet`` credits, components ``C_*``."""
     u = unmanaged  # the caller keeps every one of these arrays alive during the call
-    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]))
+    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
+         u(m[9]))
     stream, acc, sq = u(stream), u(acc), u(sq)
     stops, window, wins, cells = u(stops), u(window), u(wins), u(cells)
-    lengths = m[1]
+    strips, lengths, lines, paytab, substitutes, sc, min_count, table, scatters = (
+        m[0], m[1], m[2], m[3], m[4], m[5], m[7], m[8], m[9])
+    trigger, wild, cap = sc[S_TRIGGER], sc[S_WILD], sc[S_CAP_X] * sc[S_DIVISOR]
     ev = np.zeros((0, EV_WIDTH), np.int64)  # never written: no tracing
     for _ in range(spins):
+        count = 0
         for r in range(N_REELS):
-            stops[r] = randbelow(stream, lengths[r])
-        win, lu, bu, fu, uncapped, triggered, _flags, _n = play_from_stops(
-            m, bp, stream, False, ev, stops, window, wins, cells)
+            stop = randbelow(stream, lengths[r])
+            stops[r] = stop
+            count += scatters[r, stop]
+        if count >= trigger:  # the Bonus Game: the round as live play plays it
+            win, lu, bu, fu, uncapped, triggered, _flags, _n = play_from_stops(
+                m, bp, stream, False, ev, stops, window, wins, cells)
+        else:  # the line pays alone, from the stops (the same units as play_from_stops')
+            lu = stop_line_units(table, stops, strips, window, lines, paytab, substitutes,
+                                 wild, 1, False, min_count)
+            bu, fu, uncapped, triggered = 0, 0, lu, False
+            win = lu if lu < cap else cap
         record(acc, sq, win * level, bet, triggered)
         acc[ACC_COMPONENTS + C_LINES] += lu * level
         acc[ACC_COMPONENTS + C_BONUS_REELS] += (bu - fu) * level
