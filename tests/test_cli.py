@@ -78,6 +78,11 @@ def test_simulate_labels_a_composed_rtp_estimated_and_an_exact_one_exact():
     composed = run("simulate", "superstars", "--spins", "20000", "--seed", "5")
     assert "composed rtp (estimated)" in composed and "exact rtp" not in composed
     assert "exact rtp" in run("simulate", "classic-3x3", "--spins", "20000", "--seed", "5")
+    # and so in JSON: composed_rtp, never exact_rtp
+    data = json.loads(run("simulate", "superstars", "--spins", "20000", "--seed", "5", "--json"))
+    assert "composed_rtp" in data and "exact_rtp" not in data
+    data = json.loads(run("simulate", "classic-3x3", "--spins", "20000", "--seed", "5", "--json"))
+    assert "exact_rtp" in data and "composed_rtp" not in data
 
 
 def test_rng_dump_writes_exactly_the_bytes_asked(tmp_path):

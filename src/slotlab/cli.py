@@ -361,8 +361,10 @@ def simulate(
     # numba's objects (about 0.2 s of CPU).
     gc.freeze()
     data = result.to_json()
+    # beside the simulation: the exact RTP, or a composed game's (part simulated: estimated)
+    reference = "composed_rtp" if game.composed is not None else "exact_rtp"
     if game.exact is not None:
-        data["exact_rtp"] = game.exact(total_bet)["rtp"]
+        data[reference] = game.exact(total_bet)["rtp"]
     if record:
         from slotlab.simulate import record as records
 
@@ -377,11 +379,10 @@ def simulate(
                   show_header=False)
     low, high = data["ci99"]
     table.add_row("rtp", f"{data['rtp']:.6%}  (99% CI {low:.4%} .. {high:.4%})")
-    if "exact_rtp" in data:
-        inside = low <= data["exact_rtp"] <= high
-        # a game whose RTP is composed (part simulated) has ``composed`` beside ``exact``
+    if reference in data:
+        inside = low <= data[reference] <= high
         label = "composed rtp (estimated)" if game.composed is not None else "exact rtp"
-        table.add_row(label, f"{data['exact_rtp']:.6%}  ({'inside' if inside else 'OUTSIDE'}"
+        table.add_row(label, f"{data[reference]:.6%}  ({'inside' if inside else 'OUTSIDE'}"
                              " the interval)")
     for key in ("hit_rate", "sd", "volatility_index_90", "max_win", "max_win_x", "max_win_count",
                 "feature_rate", "feature_one_in", "spins", "seed", "chunks", "chunk_spins",

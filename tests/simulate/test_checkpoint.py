@@ -27,7 +27,8 @@ CHUNK = 1 << 18
 SPINS = 40 * CHUNK  # 40 chunks: a few seconds on two busy cores, long enough to stop midway
 # What may differ between an interrupted-then-resumed run and an uninterrupted one.
 TIMINGS = {"seconds", "spins_per_second", "resumed_chunks", "backend", "workers"}
-COMMAND_ONLY = {"exact_rtp"}  # the command adds the exact RTP beside the simulation
+# the command adds the exact RTP (a composed game's, estimated) beside the simulation
+COMMAND_ONLY = {"exact_rtp", "composed_rtp"}
 # Digests of the source tree: they change when anyone edits the checkout between two runs.
 SOURCE = {"code_version", "simulation_code"}
 

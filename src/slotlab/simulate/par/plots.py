@@ -37,7 +37,9 @@ def plots(figures: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
     ax.fill_between(conv[:, 0], conv[:, 2], conv[:, 3], alpha=0.25, label="99% interval")
     ax.plot(conv[:, 0], conv[:, 1], marker="o", ms=3, label="simulated RTP")
     if figures["plots"]["exact_rtp"] is not None:
-        ax.axhline(figures["plots"]["exact_rtp"], color="black", lw=1, label="exact RTP")
+        estimated = figures["plots"].get("rtp_estimated", False)
+        ax.axhline(figures["plots"]["exact_rtp"], color="black", lw=1,
+                   label="composed RTP (estimated)" if estimated else "exact RTP")
     ax.set_xscale("log")
     ax.set_xlabel("rounds")
     ax.set_ylabel("RTP")
