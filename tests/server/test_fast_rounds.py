@@ -337,12 +337,54 @@ def test_a_jackpot_won_is_written_here_as_the_general_path_writes_it(
     assert [k for k, *_ in found[0]["ledger"]].count("jackpot") == 5
 
 
+def test_a_demo_players_jackpot_is_written_here_as_the_general_path_writes_it(
+        database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same seeds, same requests, with and without the fast path: a demo player's max bet and
+    choice that win the top tier are paid its reset value in play money (services/demo.py), no
+    pool moved. The same rounds, answers, ledger entries and balances; no pool entry."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    found, answers = [], []
+    with_pick = {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
+                                                          jackpot="top")}
+    for db, fast in ((database, True), (second_database, False)):
+        with LiveServer(server_settings(db, fast_rounds=fast), with_pick) as srv:
+            with srv.client() as anon:
+                session = anon.post("/api/demo").json()
+            c = srv.client(session["token"])
+            won = c.post("/api/games/jackpot-test/rounds", json={"bet": 10}, headers=key())
+            start = c.post("/api/games/pick-jackpot-test/rounds", json={"bet": 10},
+                           headers=key())
+            got = [won, start,
+                   c.post(f"/api/rounds/{start.json()['round_id']}/choices",
+                          json={"choice": "left", "step": start.json()["step"]},
+                          headers=key())]
+            assert [r.status_code for r in got] == [201, 201, 200], [r.text for r in got]
+            answers.append([{k: v for k, v in r.json().items()
+                             if k not in ("round_id", "created_at", "completed_at")}
+                            for r in got])
+            if fast:
+                assert served(srv)["served"] == 2 and served(srv)["choice:served"] == 1
+            assert srv.admin().get("/api/admin/audit").json()["ok"]
+        engine = create_engine(normalize_url(db.url))
+        with engine.connect() as conn:
+            name = conn.execute(text("SELECT username FROM players WHERE id = :p"),
+                                {"p": session["player_id"]}).scalar_one()
+        engine.dispose()
+        found.append(rows(db.url, name))
+    assert answers[0] == answers[1]
+    assert found[0] == found[1]
+    paid = [a["jackpots"] for a in answers[0]]
+    assert paid[0] == paid[2] == [{"tier": "top", "amount": 1000, "demo": True}], paid
+    assert found[0]["pools"] == []  # play money never moves a pool
+    assert [k for k, *_ in found[0]["ledger"]].count("jackpot") == 2
+
+
 def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: Any,
                                                                 monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
-    """A round the fast path played but cannot settle (here a demo player's jackpot, which
-    pays the pool's reset value: services/demo.py) is settled by the general path on the seed
-    drawn, never a second one."""
+    """A round the fast path played but cannot settle (here a jackpot of a tier the game has
+    no pool for: the general path logs it and pays nothing) is settled by the general path on
+    the seed drawn, never a second one."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -350,13 +392,11 @@ def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: An
         return draws[-1]
 
     monkeypatch.setattr(rounds, "fresh_seed", seed)
-    srv = make_server()
-    with srv.client() as anon:
-        demo = anon.post("/api/demo")
-    assert demo.status_code == 201, demo.text
-    c = srv.client(demo.json()["token"])
-    r = c.post("/api/games/jackpot-test/rounds", json={"bet": 10}, headers=key())
-    assert r.status_code == 201 and r.json()["jackpots"][0]["tier"] == "top"
+    srv = make_server(games={**games(), "no-pool-test": PickGame("no-pool-test", pick=False,
+                                                                  jackpot="middle")})
+    c, _ = srv.player()
+    r = c.post("/api/games/no-pool-test/rounds", json={"bet": 10}, headers=key())
+    assert r.status_code == 201 and r.json()["jackpots"] == [], r.text
     assert served(srv)["passed:outcome"] == 1
     assert len(draws) == 1  # one seed drawn, and the round stored on it
     record = c.get(f"/api/rounds/{r.json()['round_id']}").json()
@@ -649,8 +689,8 @@ def test_a_choice_for_a_round_another_process_wrote_is_read_and_served_here(
 
 def test_a_jackpot_won_by_a_choice_is_settled_on_the_seed_the_fast_path_drew(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A choice the fast path played but cannot settle (a demo player's jackpot) is settled
-    by the general path on the seed drawn."""
+    """A choice the fast path played but cannot settle (a jackpot of a tier the game has no
+    pool for) is settled by the general path on the seed drawn."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -658,15 +698,14 @@ def test_a_jackpot_won_by_a_choice_is_settled_on_the_seed_the_fast_path_drew(
         return draws[-1]
 
     monkeypatch.setattr(rounds, "fresh_seed", seed)
-    srv = make_server(games={**games(), "pick-jackpot-test": PickGame(
-        "pick-jackpot-test", pick=True, jackpot="top")})
-    with srv.client() as anon:
-        token = anon.post("/api/demo").json()["token"]
-    c = srv.client(token)
-    start = c.post("/api/games/pick-jackpot-test/rounds", json={"bet": 10}, headers=key())
+    srv = make_server(games={**games(), "pick-middle-test": PickGame(
+        "pick-middle-test", pick=True, jackpot="middle")})
+    c, _ = srv.player()
+    token = c.headers["Authorization"].removeprefix("Bearer ")
+    start = c.post("/api/games/pick-middle-test/rounds", json={"bet": 10}, headers=key())
     assert start.status_code == 201 and start.json()["status"] == "awaiting_choice"
     won = choose(srv, token, start.json())
-    assert won.status_code == 200 and won.json()["jackpots"][0]["tier"] == "top", won.text
+    assert won.status_code == 200 and won.json()["jackpots"] == [], won.text
     assert served(srv)["choice:passed:outcome"] == 1
     assert len(draws) == 2  # the start's seed and the choice's, and the round stored on them
     assert c.get(f"/api/rounds/{start.json()['round_id']}").json()["seeds"] == [

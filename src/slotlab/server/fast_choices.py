@@ -21,7 +21,7 @@ In operator-wallet mode a choice that completes the round is written with its cr
 (the round ``crediting``) and paid by the operator pipeline (server/operator_rounds.py).
 The general path takes the choice where that read finds anything else and, with the seed
 drawn here (:class:`~slotlab.server.services.rounds.PlayedChoice`), where the write is refused
-or the outcome wins a jackpot the batched path does not pay (a demo player's: the reset value).
+or the outcome wins a tier the game has no pool for (the general path logs it).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ pipeline.
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
-but cannot settle here (a demo player's jackpot, or the database saying short funds,
-a live round, a key already used, a bet past a loss limit, a round too soon for the pace, a wallet
-changed meanwhile, or a failure) is passed on with its seed and outcome
+but cannot settle here (a tier won that the game has no pool for, or the database saying short
+funds, a live round, a key already used, a bet past a loss limit, a round too soon for the
+pace, a wallet changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
 or answers the refusal as it would have.
 
@@ -69,6 +69,7 @@ from slotlab.server.services import auth as auth_service
 from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import (
     autoplay_runs,
+    demo,
     fairness,
     free_rounds,
     jackpots,
@@ -283,8 +284,9 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed
     (as ``rounds.settle`` leaves it in that mode), or for its choice with no credit yet;
     ``won``, ``awards``: the jackpots the round won, as :func:`jackpots.won` pays them from
-    the pools as locked (:meth:`FastRoundPath.write_won`): on the internal wallet credited
-    after the win, each its own ledger entry."""
+    the pools as locked (:meth:`FastRoundPath.write_won`), or a demo player's reset values
+    (:func:`demo.reset_value_wins`, no award): on the internal wallet credited after the win,
+    each its own ledger entry."""
     now = utcnow()
     rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
@@ -446,20 +448,23 @@ class FastRounds:
         except Exception:
             path.stats["passed:failed"] += 1
             return played
-        # A demo player's jackpot pays the reset value (demo.py); a tier with no pool, nothing
-        # (the general path logs it).
-        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
+        # A demo player's jackpot pays the reset value, no pool moved (demo.py); a tier with
+        # no pool, nothing (the general path logs it).
+        demo_won = (demo.reset_value_wins(entry, result.jackpots)
+                    if who.demo and result.jackpots else None)
+        if result.jackpots and (demo_won is None if who.demo
+                                else not set(result.jackpots) <= ids.keys()):
             path.stats["passed:outcome"] += 1
             return played
         try:
             make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
                                      req.request_hash, seed, result, ids, package, run)
-            if result.jackpots:
+            if result.jackpots and not who.demo:
                 write, written = await path.write_won(
                     who, ids, result.jackpots, jackpots.round_contributions(
                         entry, credits, req.bet, ids, who.demo, package is not None), make)
             else:
-                write = make()
+                write = make(won=demo_won or ())
                 written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
@@ -532,8 +537,12 @@ class FastRounds:
         except Exception:
             path.stats["choice:passed:failed"] += 1
             return played
-        # Jackpots the general path pays: a demo player's (the reset value), a tier with no pool.
-        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
+        # A demo player's jackpot pays the reset value, no pool moved (demo.py); a tier with
+        # no pool is the general path's (it logs it).
+        demo_won = (demo.reset_value_wins(entry, result.jackpots)
+                    if who.demo and result.jackpots else None)
+        if result.jackpots and (demo_won is None if who.demo
+                                else not set(result.jackpots) <= ids.keys()):
             path.stats["choice:passed:outcome"] += 1
             return played
         run = waiting.values["autoplay_run_id"]
@@ -545,10 +554,10 @@ class FastRounds:
                         if op is not None and result.awaiting is None else None)
             make = functools.partial(fast_choices.build, ctx, who, waiting, req, seed, result,
                                      username)
-            if result.jackpots:  # its bet fed the pools at its start
+            if result.jackpots and not who.demo:  # its bet fed the pools at its start
                 write, written = await path.write_won(who, ids, result.jackpots, (), make)
             else:
-                write = make()
+                write = make(won=demo_won or ())
                 written = await path.writer.submit(write)
         except Exception:
             log.warning("fast choice write failed; the general path takes the choice",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -133,11 +134,25 @@ def is_demo_player(s: OrmSession, player_id: int) -> bool:
     return bool(s.scalar(select(Player.demo).where(Player.id == player_id)))
 
 
+def _reset_values(entry: GameEntry) -> dict[str, int]:
+    return {p.tier: p.reset_credits * entry.denomination for p in entry.progressives}
+
+
+def reset_value_wins(entry: GameEntry, tiers: Sequence[str]) -> list[dict[str, Any]] | None:
+    """What :func:`award_reset_values` pays for a demo round's tiers won, for the batched
+    path's write (the same entries, in the same order); None where a tier is not the game's
+    (the general path logs it)."""
+    resets = _reset_values(entry)
+    if not set(tiers) <= resets.keys():
+        return None
+    return [{"tier": tier, "amount": resets[tier], "demo": True} for tier in tiers]
+
+
 def award_reset_values(s: OrmSession, entry: GameEntry, r: Round, wallet: Wallet,
                        tiers: list[str], now: datetime) -> list[dict[str, Any]]:
     """A demo round's progressive tiers won: each pays the tier's reset value in play money;
     no pool is locked, paid or reset (real pools never move for play money)."""
-    resets = {p.tier: p.reset_credits * entry.denomination for p in entry.progressives}
+    resets = _reset_values(entry)
     won = []
     for i, tier in enumerate(tiers):
         amount = resets.get(tier)
