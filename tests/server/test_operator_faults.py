@@ -5,7 +5,8 @@ killed with SIGKILL and restarted, and while the game server itself is killed an
 Both are real processes: ``python -m slotlab.operator.reference_wallet`` and
 ``serve_subprocess.py``. Afterwards, once the sweep has finished what was left: every debit the
 operator kept has exactly one round at slotlab and every round its one debit; every settled
-round was credited exactly once with its win (a refunded one with its bet); no debit was rolled
+round was credited exactly once with its win and jackpots (a refunded one with its bet; max
+bets of a game whose every max bet wins a pool are in the mix); no debit was rolled
 back after its round was credited; and each player's balance at the operator is what slotlab's
 rounds make it, to the cent.
 """
@@ -147,8 +148,8 @@ def _register(game: GameServer, operator: Operator, n: int
 def _play(url: str, token: str, package: int | None, stop: threading.Event,
           outcomes: Counter[str]) -> None:
     """Rounds until told to stop: instant ones (every other one a free round where the player
-    has a package) and pick ones with their choice; each request retried with its own key
-    while the server is unreachable (a retry moves money once)."""
+    has a package), pick ones with their choice, and max bets that win a jackpot; each request
+    retried with its own key while the server is unreachable (a retry moves money once)."""
     def send(c: httpx.Client, path: str, body: dict[str, Any]) -> httpx.Response | None:
         headers = {"Idempotency-Key": uuid.uuid4().hex}
         for _ in range(40):
@@ -164,10 +165,12 @@ def _play(url: str, token: str, package: int | None, stop: threading.Event,
         i = 0
         while not stop.is_set():
             i += 1
-            game = "pick-test" if i % 3 == 0 else "instant-test"
+            game = ("pick-test" if i % 3 == 0 else "jackpot-test" if i % 7 == 1
+                    else "instant-test")
             free = package is not None and game == "instant-test" and i % 2 == 0
+            bet = 10 if game == "jackpot-test" else 1 + i % 5  # a max bet: it feeds and wins
             r = send(c, f"/api/games/{game}/rounds",
-                     {"bet": 1, "free_round_id": package} if free else {"bet": 1 + i % 5})
+                     {"bet": 1, "free_round_id": package} if free else {"bet": bet})
             if r is None:
                 continue
             outcomes[str(r.status_code)] += 1
@@ -219,8 +222,9 @@ def _free_rounds(db_url: str, name: str) -> set[str]:
 
 
 def _check_player(game: GameServer, operator: Operator, name: str, token: str
-                  ) -> tuple[int, int]:
-    """Rounds played and free rounds among them, once every check passed."""
+                  ) -> tuple[int, int, int]:
+    """Rounds played, free rounds and rounds that won a jackpot among them, once every check
+    passed."""
     rounds = {r["round_id"]: r for r in _rounds(game, token)}
     free = _free_rounds(game.db_url, name)
     moves = operator.post("/admin/transactions", {"player_id": name})["transactions"]
@@ -253,7 +257,8 @@ def _check_player(game: GameServer, operator: Operator, name: str, token: str
             assert t["round_id"] not in credits, t
     expected = START + sum(credits.get(rid, 0) - kept_debits.get(rid, 0) for rid in rounds)
     assert operator.post("/admin/player", {"player_id": name})["balance"] == expected
-    return len(rounds), len(rounds) - len(paid)
+    return (len(rounds), len(rounds) - len(paid),
+            sum(1 for r in rounds.values() if r["jackpot_win"] > 0))
 
 
 @pytest.mark.parametrize("seconds", [pytest.param(14, id="short"),
@@ -301,8 +306,8 @@ def test_exactly_once_through_operator_faults_and_kills(database: Database, tmp_
             assert not t.is_alive()
         _settled(game)
         counts = [_check_player(game, operator, name, token) for name, token, _ in players]
-        played, free = (sum(n) for n in zip(*counts, strict=True))
-        assert played >= 3 * len(players) and free, (counts, outcomes)
+        played, free, jackpots = (sum(n) for n in zip(*counts, strict=True))
+        assert played >= 3 * len(players) and free and jackpots, (counts, outcomes)
         assert outcomes["201"] and outcomes["503"], outcomes  # play went on, and faults bit
         assert game.admin("GET", "/api/admin/audit")["ok"]
     finally:
