@@ -128,8 +128,9 @@ class Completion:
 _OPS = OperatorWalletOp.__table__
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+# The columns a settling sets (Settling.settled).
 SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
-            "outcome", "awaiting", "updated_at")
+           "outcome", "awaiting", "updated_at")
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
