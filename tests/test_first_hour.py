@@ -102,10 +102,14 @@ def test_a_database_host_that_does_not_exist_is_one_line() -> None:
 
 
 def test_a_database_server_that_is_down_is_one_line() -> None:
-    port = _free_port()  # nothing listens there
-    assert _serve(f"postgresql+psycopg://user:secret@127.0.0.1:{port}/db") == (
-        f"error: cannot use the database postgresql+psycopg://user:***@127.0.0.1:{port}/db: "
-        "connection refused: no database server listens there (is it running?)")
+    # A port held bound but not listening: every connection is refused, and no other test's
+    # server can take it meanwhile (a port merely free when chosen once answered HTTP here).
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        port = int(held.getsockname()[1])
+        assert _serve(f"postgresql+psycopg://user:secret@127.0.0.1:{port}/db") == (
+            f"error: cannot use the database postgresql+psycopg://user:***@127.0.0.1:{port}/db: "
+            "connection refused: no database server listens there (is it running?)")
 
 
 @pytest.mark.skipif(not PG_URL, reason="needs PostgreSQL (SLOTLAB_TEST_DATABASE_URL)")
