@@ -283,6 +283,12 @@ def test_short_funds_and_a_live_round_are_answered_by_the_general_path(make_serv
     assert audit["ok"], json.dumps(audit)
 
 
+def with_pick_jackpot() -> dict[str, Any]:
+    """The test games and one whose max-bet choice wins the top tier."""
+    return {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
+                                                     jackpot="top")}
+
+
 def test_a_jackpot_won_is_written_here_as_the_general_path_writes_it(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same seeds, same requests, with and without the fast path: max bets that win the top
@@ -292,8 +298,7 @@ def test_a_jackpot_won_is_written_here_as_the_general_path_writes_it(
     and balances."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     found, answers = [], []
-    with_pick = {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
-                                                          jackpot="top")}
+    with_pick = with_pick_jackpot()
     for db, fast in ((database, True), (second_database, False)):
         with LiveServer(server_settings(db, fast_rounds=fast), with_pick) as srv:
             c, name = srv.player("jackpotrows")
@@ -344,8 +349,7 @@ def test_a_demo_players_jackpot_is_written_here_as_the_general_path_writes_it(
     pool moved. The same rounds, answers, ledger entries and balances; no pool entry."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     found, answers = [], []
-    with_pick = {**games(), "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True,
-                                                          jackpot="top")}
+    with_pick = with_pick_jackpot()
     for db, fast in ((database, True), (second_database, False)):
         with LiveServer(server_settings(db, fast_rounds=fast), with_pick) as srv:
             with srv.client() as anon:

@@ -352,6 +352,20 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         credit=credit, awards=awards)
 
 
+def jackpots_paid_here(who: Auth, entry: GameEntry, tiers: Sequence[str],
+                       pools: Mapping[str, int]) -> tuple[bool, list[dict[str, Any]]]:
+    """Whether this path pays the jackpot ``tiers`` a round (or a choice) won, and a demo
+    player's wins: each tier's reset value in play money, no pool moved (demo.py). A tier the
+    game has no pool for is the general path's (it logs it); a real one is paid from its pool
+    (:meth:`FastRoundPath.write_won`)."""
+    if not tiers:
+        return True, []
+    if who.demo:
+        won = demo.reset_value_wins(entry, tiers)
+        return won is not None, won or []
+    return set(tiers) <= pools.keys(), []
+
+
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
     """The 201 body: the stored answer with its balance, and what the player's profile adds
     to each answer (``round_view.with_profile``: the session's figures from the write's net
@@ -448,12 +462,8 @@ class FastRounds:
         except Exception:
             path.stats["passed:failed"] += 1
             return played
-        # A demo player's jackpot pays the reset value, no pool moved (demo.py); a tier with
-        # no pool, nothing (the general path logs it).
-        demo_won = (demo.reset_value_wins(entry, result.jackpots)
-                    if who.demo and result.jackpots else None)
-        if result.jackpots and (demo_won is None if who.demo
-                                else not set(result.jackpots) <= ids.keys()):
+        paid_here, demo_won = jackpots_paid_here(who, entry, result.jackpots, ids)
+        if not paid_here:
             path.stats["passed:outcome"] += 1
             return played
         try:
@@ -464,7 +474,7 @@ class FastRounds:
                     who, ids, result.jackpots, jackpots.round_contributions(
                         entry, credits, req.bet, ids, who.demo, package is not None), make)
             else:
-                write = make(won=demo_won or ())
+                write = make(won=demo_won)
                 written = await path.writer.submit(write)
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
@@ -537,12 +547,8 @@ class FastRounds:
         except Exception:
             path.stats["choice:passed:failed"] += 1
             return played
-        # A demo player's jackpot pays the reset value, no pool moved (demo.py); a tier with
-        # no pool is the general path's (it logs it).
-        demo_won = (demo.reset_value_wins(entry, result.jackpots)
-                    if who.demo and result.jackpots else None)
-        if result.jackpots and (demo_won is None if who.demo
-                                else not set(result.jackpots) <= ids.keys()):
+        paid_here, demo_won = jackpots_paid_here(who, entry, result.jackpots, ids)
+        if not paid_here:
             path.stats["choice:passed:outcome"] += 1
             return played
         run = waiting.values["autoplay_run_id"]
@@ -557,7 +563,7 @@ class FastRounds:
             if result.jackpots and not who.demo:  # its bet fed the pools at its start
                 write, written = await path.write_won(who, ids, result.jackpots, (), make)
             else:
-                write = make(won=demo_won or ())
+                write = make(won=demo_won)
                 written = await path.writer.submit(write)
         except Exception:
             log.warning("fast choice write failed; the general path takes the choice",
