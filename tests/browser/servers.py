@@ -65,12 +65,14 @@ class ForcedGame:
 
 
 class Server:
-    def __init__(self, tmp: Path, **settings: Any) -> None:
+    def __init__(self, tmp: Path, extra_games: Sequence[Any] = (), **settings: Any) -> None:
+        """``extra_games``: games served besides the shipped ones (a model of the test's)."""
         from slotlab.games import find_game, offered_ids
         from slotlab.server.app import create_app
         from slotlab.server.settings import Settings
 
         self.games = {gid: ForcedGame(find_game(gid)) for gid in offered_ids()}
+        self.games.update({g.id: ForcedGame(g) for g in extra_games})
         cfg = Settings(
             database_url=f"sqlite:///{tmp / 'slotlab.db'}",
             admin_token=ADMIN_TOKEN,

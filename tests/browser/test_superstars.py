@@ -10,7 +10,7 @@ the event's own ``reels`` (the 25 prizes after it). Screenshots go to test-artif
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -52,10 +52,10 @@ def warm_games() -> None:
 
 
 @contextmanager
-def serve(tmp: Path, **settings: Any) -> Iterator[Server]:
+def serve(tmp: Path, extra_games: Sequence[Any] = (), **settings: Any) -> Iterator[Server]:
     """servers.running, warmed up first and with a patient wait for the start."""
     warm_games()
-    srv = Server(tmp, **settings)
+    srv = Server(tmp, extra_games, **settings)
     srv.thread.start()
     deadline = time.time() + 600
     while time.time() < deadline:

@@ -334,3 +334,55 @@ def line_pays(window: np.ndarray, lines: np.ndarray, paytab: np.ndarray, substit
     # masked_line_pays writes the rows in line order already: no sort_wins needed.
     return masked_line_pays(window, lines, paytab, substitutes, wild, wild_mult, wild_each, masks,
                             min_count, wins)
+
+
+@njit(cache=True)
+def line_outcome_weights(counts: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray,
+                         wild: int, wild_mult: int, wild_each: bool, out: np.ndarray) -> None:
+    """Weighted count of one line's outcomes, ``out[symbol, run, multiplier exponent]``, when
+    reel ``r`` shows symbol ``s`` on the line with weight ``counts[r, s]`` (independently of the
+    other reels): every symbol tuple is walked once. Exact calculators weigh lines with it."""
+    reels, n_sym = counts.shape
+    window = np.zeros((reels, 1), dtype=np.int64)
+    line = np.zeros((1, reels), dtype=np.int64)
+    wins = np.empty((1, 5), dtype=np.int64)
+    no_masks = np.zeros((0, 1), dtype=np.int64)  # evaluate every line: no prefilter
+    no_counts = np.zeros(0, dtype=np.int64)
+    idx = np.zeros(reels, dtype=np.int64)
+    while True:
+        weight = 1
+        for r in range(reels):
+            weight *= counts[r, idx[r]]
+        if weight > 0:
+            for r in range(reels):
+                window[r, 0] = idx[r]
+            _total, paying = line_pays(window, line, paytab, substitutes, wild, wild_mult,
+                                       wild_each, no_masks, no_counts, wins)
+            if paying:
+                sym, count, mult = wins[0, W_SYMBOL], wins[0, W_COUNT], wins[0, W_MULT]
+                e = 0
+                while mult > 1:
+                    mult //= wild_mult
+                    e += 1
+                out[sym, count, e] += weight
+        r = reels - 1
+        while r >= 0:
+            idx[r] += 1
+            if idx[r] < n_sym:
+                break
+            idx[r] = 0
+            r -= 1
+        if r < 0:
+            return
+
+
+def line_weighted_units(counts: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray,
+                        wild: int, wild_mult: int, wild_each: bool) -> int:
+    """The sum over one line's outcomes of weight times pay units (see
+    :func:`line_outcome_weights`): divided by the product of the reels' total weights, the
+    line's expected pay."""
+    reels, n_sym = counts.shape
+    out = np.zeros((n_sym, reels + 1, reels + 1), dtype=np.int64)
+    line_outcome_weights(counts, paytab, substitutes, wild, wild_mult, wild_each, out)
+    return sum(int(out[s, run, e]) * int(paytab[s, run]) * wild_mult ** int(e)
+               for s, run, e in zip(*np.nonzero(out), strict=True))

@@ -8,13 +8,17 @@ import numpy as np
 
 
 def window_pair_count_weights(strip: np.ndarray, length: int, rows: int, a: int,
-                              b: int) -> list[list[int]]:
+                              b: int, blank: int = -1) -> list[list[int]]:
     """For one reel: ``w[i][j]`` stops show ``i`` of symbol ``a`` and ``j`` of symbol ``b``
     (``strip`` wrapped as :func:`slotlab.mechanics.scatter.window_count_weights` takes it; a
-    symbol < 0 counts nothing)."""
+    symbol < 0 counts nothing). A stop showing ``blank`` shows neither: its reel turns into
+    something else (an expanding reel, :mod:`slotlab.mechanics.expanding`)."""
     weights = [[0] * (rows + 1) for _ in range(rows + 1)]
     for p in range(length):
         cells = strip[p : p + rows]
+        if blank >= 0 and np.any(cells == blank):
+            weights[0][0] += 1
+            continue
         i = int(np.count_nonzero(cells == a)) if a >= 0 else 0
         j = int(np.count_nonzero(cells == b)) if b >= 0 else 0
         weights[i][j] += 1

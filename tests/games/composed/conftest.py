@@ -34,6 +34,33 @@ def variant(**changes: Any) -> ComposedGame:
     return ComposedGame(ComposedModel.from_dict(raw))
 
 
+def seven_raw(respins: int = 2) -> dict[str, Any]:
+    """Lucky Coin Link with an expanding Lucky 7 on reels 2, 3 and 4 (one on each of their base
+    and free strips, in place of a low symbol next to a Coin) that awards ``respins`` respins."""
+    raw = shipped_raw()
+    raw.update(id="lucky-seven-link", name="Lucky Seven Link",
+               expanding={"symbol": "SEVEN", "respins": respins})
+    raw["symbols"].append({"id": "SEVEN", "name": "Lucky 7"})
+    for strips in raw["strips"].values():
+        for reel in (1, 2, 3):
+            strip = strips[reel]
+            at = next(i for i, s in enumerate(strip) if s in ("TEN", "J", "Q")
+                      and "COIN" in (strip[i - 1], strip[(i + 1) % len(strip)]))
+            strip[at] = "SEVEN"
+    return raw
+
+
+@cache
+def seven_game(respins: int = 2) -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(seven_raw(respins)))
+
+
+@cache
+def seven_corpus() -> tuple[RoundResult, ...]:
+    game = seven_game()
+    return tuple(game.play(BET, [parse_seed(i)]) for i in range(3000))
+
+
 @cache
 def _corpus() -> tuple[RoundResult, ...]:
     game = find_game(GAME_ID)

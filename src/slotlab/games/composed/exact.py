@@ -11,6 +11,9 @@
   of both, so the feature's value is the mean coin value times ``E[coins x (1 + collectors)]``
   (:mod:`slotlab.mechanics.collectors`).
 * Wheel: the weighted mean of what its segments bring (:func:`slotlab.mechanics.wheel.wheel_value`).
+* Expanding reels: a reel that shows the symbol is the wild and shows no scatter or coin; the
+  lines, scatters and the respins' chain over the reels held are
+  :class:`slotlab.mechanics.expanding.ExpandingMath`.
 * Free spins: Wald's identity, E[number of free spins] (retriggers up to the cap, the line
   family's closed form) times the value of one free spin (its pays and the hold and win its
   coins start), times the multiplier.
@@ -29,6 +32,7 @@ import numpy as np
 from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines.exact import ReelSetMath, expected_free_spins, report_head
 from slotlab.mechanics.collectors import expected_collected, expected_landings
+from slotlab.mechanics.expanding import ExpandingMath, LinePays, reel_states
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
 
@@ -36,13 +40,30 @@ from slotlab.mechanics.wheel import feature_probability, wheel_value
 def _pairs(model: ComposedModel, strips: np.ndarray, lengths: np.ndarray) -> list[list[Fraction]]:
     """``P(the window shows i scatters and j coins)`` over the reel cycle."""
     a = model.lines.arrays
-    polys = [window_pair_count_weights(strips[r], int(lengths[r]), a.rows, a.scatter,
-                                       model.features.coin) for r in range(a.reels)]
+    f = model.features
+    polys = [window_pair_count_weights(strips[r], int(lengths[r]), a.rows, a.scatter, f.coin,
+                                       f.expanding) for r in range(a.reels)]
     counts = convolve2(polys)
     cycle = 1
     for n in lengths:
         cycle *= int(n)
     return [[Fraction(x, cycle) for x in row] for row in counts]
+
+
+def _spin_math(model: ComposedModel, strips: np.ndarray,
+               lengths: np.ndarray) -> tuple[ReelSetMath | ExpandingMath, Fraction]:
+    """A reel set's per-spin line and scatter math, and the value of the respins a spin
+    awards (multiplier 1)."""
+    f = model.features
+    if f.expanding < 0:
+        return ReelSetMath(model.lines, strips, lengths), Fraction(0)
+    a = model.lines.arrays
+    states = [reel_states(strips[r], int(lengths[r]), a.rows, f.expanding, a.scatter,
+                          len(model.symbol_ids)) for r in range(a.reels)]
+    pays = LinePays(a.lines, a.paytab, a.substitutes.astype(np.int64), a.wild, a.wild_mult,
+                    a.wild_each)
+    math = ExpandingMath(states, pays, a.scatter_pays, f.expanding_respins)
+    return math, math.respin_value
 
 
 def _coin_counts(pairs: list[list[Fraction]]) -> list[Fraction]:
@@ -92,24 +113,25 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     divisor = model.divisor
     f = model.features
     grid = _Grid(model)
-    base = ReelSetMath(model.lines, a.base, a.base_len)
+    base, base_respins = _spin_math(model, a.base, a.base_len)
     base_pairs = _pairs(model, a.base, a.base_len)
     base_coins = _coin_counts(base_pairs)
     components: dict[str, Fraction] = {
         "base_lines": base.lines, "base_scatter": base.scatter,
         "hold_and_win": grid.triggered(base_coins),
         "wheel_pays": Fraction(0), "wheel_hold_and_win": Fraction(0),
-        "free_spins": Fraction(0)}
+        "free_spins": Fraction(0), "respins": base_respins}
     p_hw = sum((p for j, p in enumerate(base_coins) if grid.on and j >= grid.trigger),
                Fraction(0))
     fs = model.spec.free_spins
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
     if fs is not None:
-        free = ReelSetMath(model.lines, a.free, a.free_len)
+        free, free_respins = _spin_math(model, a.free, a.free_len)
         free_pairs = _pairs(model, a.free, a.free_len)
         free_coins = _coin_counts(free_pairs)
-        per_spin = free.lines + free.scatter + grid.triggered(free_coins)  # at multiplier 1
+        # at multiplier 1
+        per_spin = free.lines + free.scatter + free_respins + grid.triggered(free_coins)
         wheel = f.wheel
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0
@@ -167,7 +189,8 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
         "notes": [
             "Exact RTP of the uncapped game, composed from its mechanics: lines and scatters "
             "by enumeration of the strips, the hold and win by its Markov chain, the wheel by "
-            "its weights, free spins by their closed form.",
+            "its weights, free spins by their closed form, expanding reels' respins by their "
+            "chain over the reels held.",
             "Simulated: the max-win cap's effect, the hit rate and the standard deviation.",
         ],
         "seconds": time.perf_counter() - started,

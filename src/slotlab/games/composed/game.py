@@ -83,6 +83,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
                                                        sorted(spec.scatter.pays.items())}})
         wild = spec.wild.symbol if spec.wild else None
         scatter = spec.scatter.symbol if spec.scatter else None
+        expanding = spec.expanding.symbol if spec.expanding else None
         return {
             "id": self.id,
             "name": self.name,
@@ -91,7 +92,8 @@ class ComposedGame(FamilyGame[ComposedModel]):
             "reels": spec.reels,
             "rows": spec.rows,
             "symbols": [{"id": s.id, "name": s.name or s.id, "wild": s.id == wild,
-                         "scatter": s.id == scatter, "coin": hw is not None and s.id == hw.symbol}
+                         "scatter": s.id == scatter, "coin": hw is not None and s.id == hw.symbol,
+                         "expanding": s.id == expanding}
                         for s in spec.symbols],
             "lines": spec.lines,
             "bets": self.bets(),
@@ -108,6 +110,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
                               "respins": hw.respins,
                               "jackpots": {j: hw.jackpots[j] for j in JACKPOTS}}
                              if hw else None),
+            "expanding": spec.expanding.model_dump() if spec.expanding else None,
             "gamble": None,
             "rules": self.rules(),
             "max_win_x": spec.max_win_x,

@@ -15,12 +15,16 @@ from numba import njit
 from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines import kernel as lines
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.expanding import expand_reels
 from slotlab.mechanics.hold_and_win import next_counter
 from slotlab.mechanics.unmanaged import unmanaged
-from slotlab.rng import weighted_pick
+from slotlab.rng import randbelow, weighted_pick
 
 # scalars of pack_features
-F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL = range(9)
+(F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
+ F_EXPANDING, F_EXPANDING_RESPINS) = range(11)
+# parts of the win, in round.COMPONENTS order
+P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS = range(7)
 FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN = 0, 1, 2
 EMPTY, COIN, COLLECTOR = 0, 1, 2  # a cell's state; also the landing table's outcomes
 
@@ -35,7 +39,8 @@ def pack_features(model: ComposedModel) -> Features:
     wheel = f.wheel
     scalars = np.array([f.coin, f.trigger, f.respins, model.cells(), model.spec.rows,
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
-                        int(bool(fs and fs.retrigger)), int(wheel is not None)], dtype=np.int64)
+                        int(bool(fs and fs.retrigger)), int(wheel is not None), f.expanding,
+                        f.expanding_respins], dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
              "hold_and_win": FEATURE_HOLD_AND_WIN}
     segments = wheel.values if wheel is not None else ()
@@ -44,6 +49,47 @@ def pack_features(model: ComposedModel) -> Features:
             np.array([kinds[s.feature] for s in segments] or [0], dtype=np.int64),
             np.array([s.multiplier for s in segments] or [1], dtype=np.int64),
             wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
+         stream: np.ndarray, mult: int, held: np.ndarray, stops: np.ndarray, window: np.ndarray,
+         wins: np.ndarray) -> tuple[int, int, int, int, int]:
+    """The line family's spin with expanding reels: reels with ``held[r] != 0`` are not drawn
+    (they stay wild); a reel that shows the expanding symbol turns wild and is held before the
+    window is counted or paid. ``(line units, scatter units, scatters, paying lines, reels
+    expanded)``, pays times ``mult``."""
+    sc = m[9]
+    wild, scatter = sc[lines.S_WILD], sc[lines.S_SCATTER]
+    for r in range(stops.shape[0]):
+        if held[r] == 0:
+            stops[r] = randbelow(stream, lengths[r])
+    for r in range(window.shape[0]):
+        for row in range(window.shape[1]):
+            window[r, row] = wild if held[r] != 0 else strips[r, stops[r] + row]
+    symbol = fz[0][F_EXPANDING]
+    expanded = expand_reels(window, symbol, wild, held) if symbol >= 0 else 0
+    count = 0
+    for r in range(window.shape[0]):
+        for row in range(window.shape[1]):
+            if window[r, row] == scatter:
+                count += 1
+    line_units, n = lines.pay_lines(m, window, wins)
+    return line_units * mult, m[7][count] * mult, count, n, expanded
+
+
+@njit(cache=True)
+def _respins(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
+             stream: np.ndarray, mult: int, held: np.ndarray, stops: np.ndarray,
+             window: np.ndarray, wins: np.ndarray) -> int:
+    """The respins an expansion awards, the reels in ``held`` held; their pays (they start
+    nothing)."""
+    win = 0
+    for _ in range(fz[0][F_EXPANDING_RESPINS]):
+        lu, su, _count, _n, _ex = spin(m, fz, strips, lengths, stream, mult, held, stops, window,
+                                       wins)
+        win += lu + su
+    return win
 
 
 @njit(cache=True, inline="always")
@@ -109,7 +155,7 @@ def _hold_and_win(stream: np.ndarray, fz: Features, start_state: np.ndarray,
 @njit(cache=True)
 def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int, mult: int,
                 scratch: tuple[np.ndarray, ...]) -> int:
-    stops, window, wins, state0, values0, state, values, landed = scratch
+    stops, window, wins, state0, values0, state, values, landed, held = scratch
     sc = fz[0]
     fs_awards = m[8]
     fs_max = sc[F_FS_MAX]
@@ -118,9 +164,14 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
     played = 0
     while played < total and played < lines.MAX_FREE_SPINS:
         played += 1
-        lu, su, count, _n = lines.spin(m, m[3], m[4], stream, mult, stops, window, wins)
+        held[:] = 0
+        lu, su, count, _n, expanded = spin(m, fz, m[3], m[4], stream, mult, held, stops, window,
+                                           wins)
         win += lu + su
-        if _show_coins(window, stream, fz, state0, values0) >= sc[F_TRIGGER] and sc[F_COIN] >= 0:
+        coins = _show_coins(window, stream, fz, state0, values0)
+        if expanded > 0:
+            win += _respins(m, fz, m[3], m[4], stream, mult, held, stops, window, wins)
+        if coins >= sc[F_TRIGGER] and sc[F_COIN] >= 0:
             win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
         if fs_max > 0 and total + more > fs_max:
@@ -135,32 +186,37 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
                scratch: tuple[np.ndarray, ...]) -> bool:
     """One round into ``parts`` (pay units, in ``round.COMPONENTS`` order); True when a
     feature started."""
-    stops, window, wins, state0, values0, state, values, landed = scratch
+    stops, window, wins, state0, values0, state, values, landed, held = scratch
     sc = fz[0]
     for k in range(parts.shape[0]):
         parts[k] = 0
     feature = False
-    lu, su, count, _n = lines.spin(m, m[1], m[2], stream, 1, stops, window, wins)
-    parts[0] = lu
-    parts[1] = su
+    held[:] = 0
+    lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
+    parts[P_LINES] = lu
+    parts[P_SCATTER] = su
     coins = _show_coins(window, stream, fz, state0, values0)
+    if expanded > 0:
+        feature = True
+        parts[P_RESPINS] = _respins(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
     if sc[F_COIN] >= 0 and coins >= sc[F_TRIGGER]:
         feature = True
-        parts[2] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
+        parts[P_HOLD] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
     awarded = m[8][count]
     if awarded > 0:
         feature = True
         if sc[F_WHEEL] == 0:
-            parts[5] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], scratch)
+            parts[P_FREE] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], scratch)
         else:
             seg = weighted_pick(stream, fz[7])
-            parts[3] = fz[4][seg]
+            parts[P_WHEEL_PAYS] = fz[4][seg]
             kind, seg_mult = fz[5][seg], fz[6][seg]
             if kind == FEATURE_FREE_SPINS:
-                parts[5] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT] * seg_mult, scratch)
+                parts[P_FREE] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT] * seg_mult,
+                                            scratch)
             elif kind == FEATURE_HOLD_AND_WIN:
-                parts[4] = _hold_and_win(stream, fz, state0, values0, seg_mult, state, values,
-                                         landed)
+                parts[P_WHEEL_HOLD] = _hold_and_win(stream, fz, state0, values0, seg_mult, state,
+                                                    values, landed)
     uncapped = 0
     for k in range(parts.shape[0] - 1):
         uncapped += parts[k]
@@ -172,7 +228,8 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
 
 def scratch(m: lines.Packed, fz: Features) -> tuple[np.ndarray, ...]:
     cells = int(fz[0][F_CELLS])
-    return (*lines.scratch(m), *(np.zeros(cells, dtype=np.int64) for _ in range(5)))
+    return (*lines.scratch(m), *(np.zeros(cells, dtype=np.int64) for _ in range(5)),
+            np.zeros(int(m[9][lines.S_REELS]), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -190,7 +247,7 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
          u(m[9]), u(m[10]), u(m[11]))
     fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
-               u(scratch[5]), u(scratch[6]), u(scratch[7]))
+               u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)
     n = parts.shape[0]
     for _ in range(spins):

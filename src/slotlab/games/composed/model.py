@@ -1,5 +1,6 @@
 """The composed game model: a line game's reels and pays plus features taken from
-:mod:`slotlab.mechanics` (free spins, a wheel, a hold-and-win grid), all from one file.
+:mod:`slotlab.mechanics` (free spins, a wheel, a hold-and-win grid, expanding reels with
+respins), all from one file.
 
 The format is documented in docs/model-format.md (``slotlab.composed/1``). Every amount is in
 pay units (total bet / ``bet.divisor``), as in a line model. The reels, lines, pays, wild,
@@ -91,6 +92,14 @@ class HoldAndWinSpec(Strict):
         return self
 
 
+class ExpandingSpec(Strict):
+    """A symbol that, in view, turns its reel into the wild and awards respins with that reel
+    held (see :mod:`slotlab.mechanics.expanding`)."""
+
+    symbol: str
+    respins: int = Field(default=1, ge=0, le=10)
+
+
 class ComposedSpec(ReelsSpec):
     """A reel game's keys (checked as a line model's) plus the composed features."""
 
@@ -99,6 +108,7 @@ class ComposedSpec(ReelsSpec):
     version: int = 1
     wheel: WheelSpec | None = None
     hold_and_win: HoldAndWinSpec | None = None
+    expanding: ExpandingSpec | None = None
 
     def line_part(self) -> dict[str, Any]:
         """The reels' keys, as a line model's data."""
@@ -123,6 +133,22 @@ class ComposedSpec(ReelsSpec):
             if self.wild is not None and (self.wild.substitutes != "all"
                                           and hw.symbol in self.wild.substitutes):
                 raise ValueError("wild.substitutes: a wild never substitutes for the coin")
+        ex = self.expanding
+        if ex is not None:
+            if ex.symbol not in ids:
+                raise ValueError(f"expanding.symbol: unknown symbol {ex.symbol!r}")
+            if self.wild is None:
+                raise ValueError("expanding: the symbol turns its reel into the wild, but there "
+                                 "is no wild")
+            taken = {"the wild": self.wild.symbol,
+                     "the scatter": self.scatter.symbol if self.scatter else None,
+                     "the coin": hw.symbol if hw else None}
+            for what, sym in taken.items():
+                if ex.symbol == sym:
+                    raise ValueError(f"expanding.symbol: cannot be {what}")
+            if ex.symbol in self.pays:
+                raise ValueError("expanding.symbol: it turns into the wild, it never pays on "
+                                 "lines itself")
         if self.wheel is not None:
             if self.free_spins is None:
                 raise ValueError("wheel: spun when scatters award free spins, but there are "
@@ -145,6 +171,8 @@ class FeatureArrays:
     coins: WeightedTable[int]  # value in pay units (a jackpot's fixed value)
     coin_labels: tuple[str | None, ...]  # the jackpot an entry is, else None
     wheel: WeightedTable[Segment] | None
+    expanding: int = -1  # symbol index, -1 without expanding reels
+    expanding_respins: int = 0
 
 
 class ComposedModel:
@@ -184,9 +212,11 @@ class ComposedModel:
         wheel_table = WeightedTable.of(
             [(Segment(s.pay, s.feature, s.multiplier), s.weight) for s in wheel.segments]
         ) if wheel else None
+        ex = self.spec.expanding
+        expanding = (self.index[ex.symbol], ex.respins) if ex else (-1, 0)
         if hw is None:
             return FeatureArrays(-1, 0, 0, WeightedTable.of([("nothing", 1)]),
-                                 WeightedTable.of([(0, 1)]), (None,), wheel_table)
+                                 WeightedTable.of([(0, 1)]), (None,), wheel_table, *expanding)
         landing = [("nothing", hw.landing.nothing), ("coin", hw.landing.coin)]
         if hw.landing.collector:
             landing.append(("collector", hw.landing.collector))
@@ -195,7 +225,7 @@ class ComposedModel:
             for c in hw.coins])
         return FeatureArrays(self.index[hw.symbol], hw.trigger, hw.respins,
                              WeightedTable.of(landing), coins,
-                             tuple(c.jackpot for c in hw.coins), wheel_table)
+                             tuple(c.jackpot for c in hw.coins), wheel_table, *expanding)
 
     def cells(self) -> int:
         return self.spec.reels * self.spec.rows

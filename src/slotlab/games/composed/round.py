@@ -3,8 +3,9 @@ window starts, each step written as an event.
 
 The same :func:`play_round` serves live play and replay (``events`` is a list) and the
 simulator (``events`` is None). Draws, in order: the base spin's reel stops, one coin-table
-draw per coin in the window (cell order: reel by reel, top row first), the base hold and win,
-the wheel, then each free spin the same way. In hold and win, each respin draws one landing per
+draw per coin in the window (cell order: reel by reel, top row first), the reel stops of each
+respin an expanding reel awards (held reels draw nothing), the base hold and win, the wheel,
+then each free spin the same way. In hold and win, each respin draws one landing per
 free cell in cell order, then one coin-table draw per coin landed, in cell order.
 
 Amounts are in pay units internally; events carry credits (units times ``level``).
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.games.composed import kernel as composed_kernel
 from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines import kernel
 from slotlab.mechanics.hold_and_win import next_counter
@@ -27,7 +29,7 @@ from slotlab.rounds import Event
 
 NOTHING, COIN, COLLECTOR = 0, 1, 2  # landing outcomes, in the landing table's order
 COMPONENTS = ("base_lines", "base_scatter", "hold_and_win", "wheel_pays",
-              "wheel_hold_and_win", "free_spins", "cap")
+              "wheel_hold_and_win", "free_spins", "respins", "cap")
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Tables:
     def __init__(self, model: ComposedModel) -> None:
         self.model = model
         self.packed = kernel.pack(model.lines.arrays)
+        self.features = composed_kernel.pack_features(model)
         self.arrays = model.lines.arrays
         f = model.features
         self.f = f
@@ -74,23 +77,37 @@ def _coin(t: Tables, i: int, level: int, cell: int, mult: int = 1) -> dict[str, 
 
 
 def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
-          events: list[Event] | None) -> tuple[int, int, int, dict[int, int]]:
-    """Stop the reels, pay the window and draw the coins' values: ``(line units, scatter
-    units, scatters, {cell: coin-table index})``."""
+          events: list[Event] | None, held: np.ndarray,
+          respin: tuple[int, int] | None = None) -> tuple[int, int, int, dict[int, int], int]:
+    """Stop the reels (those in ``held`` stay wild), expand, pay the window and, unless it is
+    respin ``respin = (number, of)``, draw the coins' values: ``(line units, scatter units,
+    scatters, {cell: coin-table index}, reels expanded)``."""
     a = t.arrays
     strips, lengths = (a.base, a.base_len) if stage == "base" else (a.free, a.free_len)
     stops, window, wins = kernel.scratch(t.packed)
-    lu, su, count, n_wins = kernel.spin(t.packed, strips, lengths, stream, mult, stops, window,
-                                        wins)
+    was_held = [r for r in range(a.reels) if held[r]]
+    lu, su, count, n_wins, expanded = composed_kernel.spin(
+        t.packed, t.features, strips, lengths, stream, mult, held, stops, window, wins)
     coins: dict[int, int] = {}
-    if t.f.coin >= 0:
+    if t.f.coin >= 0 and respin is None:
         for cell in range(t.cells):
             if window[cell // t.rows, cell % t.rows] == t.f.coin:
                 coins[cell] = draw(stream, t.coins)
     if events is not None:
         ids = t.model.symbol_ids
-        events.append({"type": "reels_stopped", "stage": stage, "stops": stops.tolist(),
-                       "window": [[ids[s] for s in col] for col in window.tolist()]})
+        wild = ids[a.wild] if a.wild >= 0 else ""
+        shown = [[wild] * t.rows if r in was_held else
+                 [ids[s] for s in strips[r, stops[r]: stops[r] + t.rows]] for r in range(a.reels)]
+        stopped: Event = {"type": "reels_stopped", "stage": stage, "stops": stops.tolist(),
+                          "window": shown}
+        if respin is not None:
+            stopped.update({"respin": respin[0], "respins": respin[1], "held": was_held})
+        events.append(stopped)
+        if expanded:
+            events.append({"type": "reels_expanded", "stage": stage,
+                           "reels": [r for r in range(a.reels) if held[r] and r not in was_held],
+                           "window": [[ids[s] for s in col] for col in window.tolist()],
+                           "respins": 0 if respin else t.f.expanding_respins})
         sort_wins(wins, n_wins)
         for w in wins[:n_wins].tolist():
             line = t.model.spec.lines[w[W_LINE]]
@@ -107,7 +124,20 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
         if coins:
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
-    return lu, su, count, coins
+    return lu, su, count, coins, expanded
+
+
+def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
+            events: list[Event] | None, held: np.ndarray) -> int:
+    """The respins an expansion awards, with the reels in ``held`` held: their pays in pay
+    units (a respin starts nothing)."""
+    win = 0
+    n = t.f.expanding_respins
+    for number in range(1, n + 1):
+        lu, su, _count, _coins, _expanded = _spin(t, stream, stage, mult, level, events, held,
+                                                  (number, n))
+        win += lu + su
+    return win
 
 
 def hold_and_win(t: Tables, stream: np.ndarray, start: dict[int, int], mult: int, level: int,
@@ -169,8 +199,11 @@ def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: in
         if events is not None:
             events.append({"type": "free_spin_started", "index": played,
                            "remaining": total - played, "multiplier": mult})
-        lu, su, count, coins = _spin(t, stream, "free", mult, level, events)
+        held = np.zeros(t.arrays.reels, dtype=np.int64)
+        lu, su, count, coins, expanded = _spin(t, stream, "free", mult, level, events, held)
         win += lu + su
+        if expanded:
+            win += respins(t, stream, "free", mult, level, events, held)
         if t.f.coin >= 0 and len(coins) >= t.f.trigger:
             win += hold_and_win(t, stream, coins, mult, level, events)
         more = int(t.arrays.fs_awards[count]) if t.retrigger else 0
@@ -191,8 +224,12 @@ def play_round(t: Tables, stream: np.ndarray, level: int,
     """A whole round; the tally's parts add up to the capped win (``cap`` is <= 0)."""
     tally = Tally()
     parts = tally.parts
-    lu, su, count, coins = _spin(t, stream, "base", 1, level, events)
+    held = np.zeros(t.arrays.reels, dtype=np.int64)
+    lu, su, count, coins, expanded = _spin(t, stream, "base", 1, level, events, held)
     parts["base_lines"], parts["base_scatter"] = lu, su
+    if expanded:
+        tally.feature = True
+        parts["respins"] = respins(t, stream, "base", 1, level, events, held)
     if t.f.coin >= 0 and len(coins) >= t.f.trigger:
         tally.feature = True
         parts["hold_and_win"] = hold_and_win(t, stream, coins, 1, level, events)

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit
 
 from slotlab.games.contract import FamilyModel
 from slotlab.games.lines.model import LineArrays, LineModel
-from slotlab.mechanics.lines import W_COUNT, W_MULT, W_SYMBOL, line_pays
+from slotlab.mechanics.lines import line_outcome_weights, line_pays
 from slotlab.mechanics.scatter import convolve, window_count_weights
 
 HIT_ENUMERATION_LIMIT = 50_000_000
@@ -40,44 +40,6 @@ def _symbol_counts(strips: np.ndarray, lengths: np.ndarray, n_sym: int) -> np.nd
     for r in range(strips.shape[0]):
         counts[r] = np.bincount(strips[r, : lengths[r]], minlength=n_sym)
     return counts
-
-
-@njit(cache=True)
-def _line_outcomes(counts: np.ndarray, paytab: np.ndarray, substitutes: np.ndarray, wild: int,
-                   wild_mult: int, wild_each: bool, out: np.ndarray) -> None:
-    """Weighted count of one line's outcomes: ``out[symbol, run, multiplier exponent]``."""
-    reels, n_sym = counts.shape
-    window = np.zeros((reels, 1), dtype=np.int64)
-    line = np.zeros((1, reels), dtype=np.int64)
-    wins = np.empty((1, 5), dtype=np.int64)
-    no_masks = np.zeros((0, 1), dtype=np.int64)  # evaluate every line: no prefilter
-    no_counts = np.zeros(0, dtype=np.int64)
-    idx = np.zeros(reels, dtype=np.int64)
-    while True:
-        weight = 1
-        for r in range(reels):
-            weight *= counts[r, idx[r]]
-        if weight > 0:
-            for r in range(reels):
-                window[r, 0] = idx[r]
-            _total, paying = line_pays(window, line, paytab, substitutes, wild, wild_mult,
-                                       wild_each, no_masks, no_counts, wins)
-            if paying:
-                sym, count, mult = wins[0, W_SYMBOL], wins[0, W_COUNT], wins[0, W_MULT]
-                e = 0
-                while mult > 1:
-                    mult //= wild_mult
-                    e += 1
-                out[sym, count, e] += weight
-        r = reels - 1
-        while r >= 0:
-            idx[r] += 1
-            if idx[r] < n_sym:
-                break
-            idx[r] = 0
-            r -= 1
-        if r < 0:
-            return
 
 
 def _scatter_counts(strips: np.ndarray, lengths: np.ndarray, rows: int, scatter: int) -> list[
@@ -103,7 +65,7 @@ class ReelSetMath:
         self.cycle = _cycle(lengths)
         counts = _symbol_counts(strips, lengths, n_sym)
         outcomes = np.zeros((n_sym, a.reels + 1, a.reels + 1), dtype=np.int64)
-        _line_outcomes(counts, a.paytab, a.substitutes.astype(np.int64), a.wild, a.wild_mult,
+        line_outcome_weights(counts, a.paytab, a.substitutes.astype(np.int64), a.wild, a.wild_mult,
                        a.wild_each, outcomes)
         self.line_rows = []  # (symbol, run, multiplier, weighted count, pay units)
         line_total = 0
@@ -125,7 +87,15 @@ class ReelSetMath:
             self.scatter_dist) else Fraction(0)
 
 
-def expected_free_spins(a: LineArrays, free: ReelSetMath, initial: int) -> Fraction:
+class ScatterLaw(Protocol):
+    """What the free-spin count needs of a reel set: its scatter count's distribution."""
+
+    cycle: int
+
+    def p_scatter(self, count: int) -> Fraction: ...
+
+
+def expected_free_spins(a: LineArrays, free: ScatterLaw, initial: int) -> Fraction:
     """E[number of free spins played] after an initial award (retriggers included)."""
     retrigger = [(free.p_scatter(c), int(a.fs_awards[c])) for c in range(len(a.fs_awards))
                  if a.fs_awards[c] > 0 and a.fs_retrigger]

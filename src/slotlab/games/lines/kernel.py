@@ -72,6 +72,17 @@ def pack(a: LineArrays) -> Packed:
 
 
 @njit(cache=True, inline="always")
+def pay_lines(m: Packed, window: np.ndarray, wins: np.ndarray) -> tuple[int, int]:
+    """The window's line pays: ``(pay units, paying lines)``, the lines written to ``wins``."""
+    sc, masks = m[9], m[10]
+    if masks.shape[0] > 0:
+        return masked_line_pays(window, m[0], m[5], m[6], sc[S_WILD], sc[S_WILD_MULT],
+                                sc[S_WILD_EACH] == 1, masks, m[11], wins)
+    return walk_lines(window, m[0], -1, m[5], m[6], sc[S_WILD], sc[S_WILD_MULT],
+                      sc[S_WILD_EACH] == 1, wins, 0)
+
+
+@njit(cache=True, inline="always")
 def spin(m: Packed, strips: np.ndarray, lengths: np.ndarray, stream: np.ndarray, mult: int,
          stops: np.ndarray, window: np.ndarray, wins: np.ndarray) -> tuple[int, int, int, int]:
     """Stop the reels and pay the window: ``(line units, scatter units, scatters, paying lines)``.
@@ -79,7 +90,7 @@ def spin(m: Packed, strips: np.ndarray, lengths: np.ndarray, stream: np.ndarray,
     Pays are multiplied by ``mult`` (the free-spin multiplier); ``wins`` holds the paying lines
     before that multiplier.
     """
-    lines, paytab, substitutes, scatter_pays, sc = m[0], m[5], m[6], m[7], m[9]
+    scatter_pays, sc = m[7], m[9]
     scatter = sc[S_SCATTER]
     for r in range(stops.shape[0]):
         stops[r] = randbelow(stream, lengths[r])
@@ -90,13 +101,7 @@ def spin(m: Packed, strips: np.ndarray, lengths: np.ndarray, stream: np.ndarray,
             window[r, row] = s
             if s == scatter:
                 count += 1
-    masks = m[10]
-    if masks.shape[0] > 0:
-        line_units, n = masked_line_pays(window, lines, paytab, substitutes, sc[S_WILD],
-                                     sc[S_WILD_MULT], sc[S_WILD_EACH] == 1, masks, m[11], wins)
-    else:
-        line_units, n = walk_lines(window, lines, -1, paytab, substitutes, sc[S_WILD],
-                                    sc[S_WILD_MULT], sc[S_WILD_EACH] == 1, wins, 0)
+    line_units, n = pay_lines(m, window, wins)
     return line_units * mult, scatter_pays[count] * mult, count, n
 
 

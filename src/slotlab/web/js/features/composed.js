@@ -1,7 +1,8 @@
 // A composed game (a model file's features, kind "composed"): drawn from its events alone, with
 // no code of the game's own. Coins show their values on the reels; a hold-and-win grid is laid
 // over the window (coins, collectors, the four jackpots, the respins left); a wheel is drawn from
-// the model's segments; free spins use the generic counter, with retriggers and their total.
+// the model's segments; free spins use the generic counter, with retriggers and their total; an
+// expanding symbol turns its reel Wild and the respins spin the other reels with it held.
 import { Feature } from "./base.js";
 import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
 import { Counters } from "./controls.js";
@@ -10,7 +11,7 @@ import { Wheel } from "./wheel.js";
 import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 
-const OWN = new Set(["coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
+const OWN = new Set(["reels_expanded", "coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
 
 export class Composed extends Feature {
   /** The game's text, with the hold and win called by the model's name for it when it has one. */
@@ -43,6 +44,7 @@ export class Composed extends Feature {
     this.counters.clear();
     this.inGrid = false;
     this.jackpots = [];
+    this.unmarkExpanded();
     this.host.reels.el.classList.remove("hold-on");
     hidePanel(this.host);
   }
@@ -52,7 +54,43 @@ export class Composed extends Feature {
   }
 
   isFeature(e) {
-    return e.type === "hold_and_win_started" || e.type === "wheel_spun";
+    return e.type === "hold_and_win_started" || e.type === "wheel_spun" || (e.type === "reels_expanded" && e.respins > 0);
+  }
+
+  unmarkExpanded() {
+    for (const el of this.host.reels.reelEls || []) el.classList.remove("expanding", "expanded");
+  }
+
+  /** Reels that turned Wild: marked, then the window with them Wild. */
+  async expand(e) {
+    const host = this.host;
+    const els = (e.reels || []).map((r) => host.reels.reelEls?.[r]).filter(Boolean);
+    const n = els.length;
+    host.message(e.respins ? this.text("msg.expanded_respins", { n, respins: e.respins }) : this.text("msg.expanded", { n }), "feature");
+    for (const el of els) el.classList.add("expanding");
+    if (!fast(host)) await wait(host, 500);
+    host.reels.setWindow(e.window);
+    for (const el of els) {
+      el.classList.remove("expanding");
+      el.classList.add("expanded");
+    }
+    if (e.respins && !fast(host)) await announce(host, this.text("msg.expanded_banner"), 1100, this.text("msg.expanded_sub", { respins: e.respins }));
+    return true;
+  }
+
+  /** A respin: the held (Wild) reels stay, the others spin again. */
+  async respin(e) {
+    const host = this.host;
+    const hold = e.held || [];
+    if (fast(host)) host.reels.setWindow(e.window);
+    else {
+      host.message(this.text("msg.respin", { n: e.respin, of: e.respins }), "feature");
+      host.reels.startSpin({ hold });
+      await wait(host, 350);
+      await host.reels.stop(e.window, { hold });
+    }
+    for (const r of hold) host.reels.reelEls?.[r]?.classList.add("expanded");
+    return true;
   }
 
   /** Wins the generic client does not count: the wheel's pay and the hold and win's total. */
@@ -92,6 +130,12 @@ export class Composed extends Feature {
   async handle(e) {
     const host = this.host;
     switch (e.type) {
+      case "reels_stopped":
+        if (e.respin) return this.respin(e);
+        this.unmarkExpanded(); // a new spin: no reel is held
+        return false;
+      case "reels_expanded":
+        return this.expand(e);
       case "coins_shown":
         this.markCoins(e.coins);
         return true;
@@ -182,13 +226,18 @@ export class Composed extends Feature {
       items.push(xs.join(" · "));
     }
     if (this.segments.length) items.push(this.text("help.wheel", { list: this.segments.map((s) => s.label).join(", ") }));
-    const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter).map((s) => s.id);
+    if (d.expanding) items.push(this.text("help.expanding", { respins: d.expanding.respins }));
+    const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter || s.expanding).map((s) => s.id);
     return items.length ? [{ title: this.text("help.title"), testid: "feature-help", symbols, items }] : [];
   }
 
   describe(e, fmt) {
     const money = (c) => fmt.money(c);
     switch (e.type) {
+      case "reels_stopped":
+        return e.respin ? this.text("log.respin_spin", { n: e.respin, of: e.respins }) : undefined;
+      case "reels_expanded":
+        return this.text("log.expanded", { n: (e.reels || []).length, respins: e.respins });
       case "coins_shown":
         return this.text("log.coins", { n: (e.coins || []).length });
       case "hold_and_win_started":

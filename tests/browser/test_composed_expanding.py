@@ -1,0 +1,84 @@
+"""Expanding reels in the browser, with no code of the game's own: a composed model with an
+expanding Lucky 7 (a test variant of Lucky Coin Link, served beside the shipped games) turns
+its reel Wild, and the respins spin the other reels while the Wild ones stay, all drawn from the
+round's events by the generic composed view. Desktop and phone size; screenshots go to
+test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.games.composed.conftest import seven_game
+
+from .conftest import shot
+from .servers import Server
+from .test_client import open_game, register, rounds_played
+from .test_composed_game import finish, has
+from .test_languages import close_dialog
+from .test_superstars import serve
+
+pytestmark = pytest.mark.browser
+GID = "lucky-seven-link"
+BET = 20
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    pytest.importorskip("slotlab.server.app")
+    with serve(tmp_path_factory.mktemp("srv-expanding"), extra_games=[seven_game()]) as s:
+        yield s
+
+
+@pytest.fixture
+def page(sized: Any) -> Any:
+    return sized
+
+
+def _base_expansion_then_respins(r: Any) -> bool:
+    """A base spin expands reels, and its second respin stops with a reel that did not move."""
+    return has("reels_expanded", lambda e: e["stage"] == "base" and e["respins"] == 2)(r) and \
+        not has("wheel_spun")(r) and not has("hold_and_win_started")(r)
+
+
+def test_a_reel_turns_wild_and_the_respins_hold_it(page: Any, srv: Server) -> None:
+    register(page, srv)
+    open_game(page, GID)
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    assert "turns its whole reel Wild" in page.inner_text("[data-testid=feature-help]")
+    close_dialog(page, "pays-dialog")
+    srv.games[GID].force(BET, _base_expansion_then_respins)
+    # which reels are marked expanded, and which spin, at each change of the reels
+    page.evaluate("""() => { window.__expanded = new Set(); window.__spunWhileHeld = [];
+        new MutationObserver(() => {
+            const reels = [...document.querySelectorAll('[data-testid=reels] .reel')];
+            reels.forEach((el, i) => {
+                if (el.classList.contains('expanded')) window.__expanded.add(i);
+                if (el.classList.contains('expanded') && el.classList.contains('spinning'))
+                    window.__spunWhileHeld.push(i); }); })
+          .observe(document.body, {attributes: true, subtree: true}); }""")
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=reels] .reel.expanded')", timeout=120_000)
+    shot(page, f"lucky-seven-link-expanded-{page.size_name}")
+    rec = finish(page, n)
+    events = rec["events"]
+    expanded = {r for e in events if e["type"] == "reels_expanded" for r in e["reels"]}
+    assert set(page.evaluate("[...window.__expanded]")) == expanded
+    assert page.evaluate("window.__spunWhileHeld") == []
+    respins = [e for e in events if e["type"] == "reels_stopped" and e.get("respin")]
+    assert [e["respin"] for e in respins] == [1, 2]
+    # the log names the respins
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    page.click("[data-testid=replay-end]")
+    log = page.inner_text("[data-testid=recall-dialog]")
+    assert "turned Wild" in log and "Respin 2 of 2" in log, log
+    shot(page, f"lucky-seven-link-recall-{page.size_name}")
