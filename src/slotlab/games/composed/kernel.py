@@ -59,6 +59,10 @@ def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
     (they stay wild); a reel that shows the expanding symbol turns wild and is held before the
     window is counted or paid. ``(line units, scatter units, scatters, paying lines, reels
     expanded)``, pays times ``mult``."""
+    symbol = fz[0][F_EXPANDING]
+    if symbol < 0:  # no reel ever held: the line family's spin, loops fused
+        lu, su, count, n = lines.spin(m, strips, lengths, stream, mult, stops, window, wins)
+        return lu, su, count, n, 0
     sc = m[9]
     wild, scatter = sc[lines.S_WILD], sc[lines.S_SCATTER]
     for r in range(stops.shape[0]):
@@ -67,8 +71,7 @@ def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
     for r in range(window.shape[0]):
         for row in range(window.shape[1]):
             window[r, row] = wild if held[r] != 0 else strips[r, stops[r] + row]
-    symbol = fz[0][F_EXPANDING]
-    expanded = expand_reels(window, symbol, wild, held) if symbol >= 0 else 0
+    expanded = expand_reels(window, symbol, wild, held)
     count = 0
     for r in range(window.shape[0]):
         for row in range(window.shape[1]):
