@@ -8,14 +8,17 @@ import numpy as np
 
 
 def window_pair_count_weights(strip: np.ndarray, length: int, rows: int, a: int,
-                              b: int, blank: int = -1) -> list[list[int]]:
+                              b: int, blank: int = -1, full: int = -1) -> list[list[int]]:
     """For one reel: ``w[i][j]`` stops show ``i`` of symbol ``a`` and ``j`` of symbol ``b``
     (``strip`` wrapped as :func:`slotlab.mechanics.scatter.window_count_weights` takes it; a
     symbol < 0 counts nothing). A stop showing ``blank`` shows neither: its reel turns into
-    something else (an expanding reel, :mod:`slotlab.mechanics.expanding`)."""
+    something else (an expanding reel, :mod:`slotlab.mechanics.expanding`). Stops that ``full``
+    fills are left out, for the caller to count (:mod:`slotlab.mechanics.whole_reel`)."""
     weights = [[0] * (rows + 1) for _ in range(rows + 1)]
     for p in range(length):
         cells = strip[p : p + rows]
+        if full >= 0 and np.all(cells == full):
+            continue
         if blank >= 0 and np.any(cells == blank):
             weights[0][0] += 1
             continue

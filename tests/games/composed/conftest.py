@@ -50,6 +50,30 @@ def seven_raw(respins: int = 2) -> dict[str, Any]:
     return raw
 
 
+def mega_raw() -> dict[str, Any]:
+    """Lucky Coin Link with a Mega Coin three rows tall on reel 3 (a run of three on its base
+    and free strips, put in after its first Coin) that fills the reel and starts Coin Link."""
+    raw = shipped_raw()
+    raw.update(id="lucky-mega-link", name="Lucky Mega Link", whole_reel={"symbol": "MEGA"})
+    raw["symbols"].append({"id": "MEGA", "name": "Mega Coin"})
+    for strips in raw["strips"].values():
+        strip = strips[2]
+        at = strip.index("COIN") + 1
+        strip[at:at] = ["MEGA"] * 3
+    return raw
+
+
+@cache
+def mega_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(mega_raw()))
+
+
+@cache
+def mega_corpus() -> tuple[RoundResult, ...]:
+    game = mega_game()
+    return tuple(game.play(BET, [parse_seed(i)]) for i in range(3000))
+
+
 @cache
 def seven_game(respins: int = 2) -> ComposedGame:
     return ComposedGame(ComposedModel.from_dict(seven_raw(respins)))

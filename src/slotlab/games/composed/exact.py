@@ -35,19 +35,43 @@ from slotlab.mechanics.collectors import expected_collected, expected_landings
 from slotlab.mechanics.expanding import ExpandingMath, LinePays, reel_states
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
+from slotlab.mechanics.whole_reel import full_stops
 
 
-def _pairs(model: ComposedModel, strips: np.ndarray, lengths: np.ndarray) -> list[list[Fraction]]:
-    """``P(the window shows i scatters and j coins)`` over the reel cycle."""
+def _pairs(model: ComposedModel, strips: np.ndarray,
+           lengths: np.ndarray) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """``P(the window shows i scatters and j coins)`` over the reel cycle, the cells of a reel
+    the whole-reel symbol fills counted as coins; and ``P(i, j, and no reel filled)``."""
     a = model.lines.arrays
     f = model.features
-    polys = [window_pair_count_weights(strips[r], int(lengths[r]), a.rows, a.scatter, f.coin,
-                                       f.expanding) for r in range(a.reels)]
-    counts = convolve2(polys)
+    shown, unfilled = [], []
+    for r in range(a.reels):
+        w = window_pair_count_weights(strips[r], int(lengths[r]), a.rows, a.scatter, f.coin,
+                                      f.expanding, f.whole_reel)
+        unfilled.append(w)
+        filled = full_stops(strips[r], int(lengths[r]), a.rows, f.whole_reel) \
+            if f.whole_reel >= 0 else 0
+        shown.append([[x + (filled if (i, j) == (0, a.rows) else 0) for j, x in enumerate(row)]
+                      for i, row in enumerate(w)])
     cycle = 1
     for n in lengths:
         cycle *= int(n)
-    return [[Fraction(x, cycle) for x in row] for row in counts]
+    return ([[Fraction(x, cycle) for x in row] for row in convolve2(shown)],
+            [[Fraction(x, cycle) for x in row] for row in convolve2(unfilled)])
+
+
+def _starts(pairs: tuple[list[list[Fraction]], list[list[Fraction]]],
+            trigger: int) -> list[Fraction]:
+    """``P(the hold and win starts with j coins)``: ``trigger`` coins or more, or a reel
+    filled with the whole-reel symbol (its cells are coins)."""
+    shown, unfilled = pairs
+    out = []
+    for j in range(len(shown[0])):
+        p = sum((row[j] for row in shown), Fraction(0))
+        if j < trigger:
+            p -= sum((row[j] for row in unfilled if j < len(row)), Fraction(0))
+        out.append(p)
+    return out
 
 
 def _spin_math(model: ComposedModel, strips: np.ndarray,
@@ -64,11 +88,6 @@ def _spin_math(model: ComposedModel, strips: np.ndarray,
                     a.wild_each)
     math = ExpandingMath(states, pays, a.scatter_pays, f.expanding_respins)
     return math, math.respin_value
-
-
-def _coin_counts(pairs: list[list[Fraction]]) -> list[Fraction]:
-    """The coins' marginal distribution of a joint (scatters, coins) one."""
-    return [sum((row[j] for row in pairs), Fraction(0)) for j in range(len(pairs[0]))]
 
 
 class _Grid:
@@ -100,10 +119,10 @@ class _Grid:
         return start + self.q_coin * expected_landings(self.cells, start, self.p_land,
                                                        self.respins)
 
-    def triggered(self, coins: list[Fraction]) -> Fraction:
-        """The value of a spin's hold and win, by the distribution of the coins shown."""
-        return sum((p * self.value(j) for j, p in enumerate(coins) if j >= self.trigger and p),
-                   Fraction(0))
+    def started(self, starts: list[Fraction]) -> Fraction:
+        """The value of a spin's hold and win, by the distribution of the coins it starts
+        with (:func:`_starts`)."""
+        return sum((p * self.value(j) for j, p in enumerate(starts) if p), Fraction(0))
 
 
 def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
@@ -114,24 +133,24 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     f = model.features
     grid = _Grid(model)
     base, base_respins = _spin_math(model, a.base, a.base_len)
-    base_pairs = _pairs(model, a.base, a.base_len)
-    base_coins = _coin_counts(base_pairs)
+    base_joint = _pairs(model, a.base, a.base_len)
+    base_pairs = base_joint[0]
+    base_starts = _starts(base_joint, grid.trigger) if grid.on else []
     components: dict[str, Fraction] = {
         "base_lines": base.lines, "base_scatter": base.scatter,
-        "hold_and_win": grid.triggered(base_coins),
+        "hold_and_win": grid.started(base_starts),
         "wheel_pays": Fraction(0), "wheel_hold_and_win": Fraction(0),
         "free_spins": Fraction(0), "respins": base_respins}
-    p_hw = sum((p for j, p in enumerate(base_coins) if grid.on and j >= grid.trigger),
-               Fraction(0))
+    p_hw = sum(base_starts, Fraction(0))
     fs = model.spec.free_spins
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
     if fs is not None:
         free, free_respins = _spin_math(model, a.free, a.free_len)
-        free_pairs = _pairs(model, a.free, a.free_len)
-        free_coins = _coin_counts(free_pairs)
+        free_starts = _starts(_pairs(model, a.free, a.free_len), grid.trigger) \
+            if grid.on else []
         # at multiplier 1
-        per_spin = free.lines + free.scatter + free_respins + grid.triggered(free_coins)
+        per_spin = free.lines + free.scatter + free_respins + grid.started(free_starts)
         wheel = f.wheel
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0
@@ -165,8 +184,8 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     if grid.on:
         # E[feature coins] per round: base trigger (and wheel) only; jackpots in free spins
         # follow the same table (a lower bound is given, see notes).
-        coins_per_round = sum((p * grid.coins_landed(j) for j, p in enumerate(base_coins)
-                               if j >= grid.trigger), Fraction(0))
+        coins_per_round = sum((p * grid.coins_landed(j) for j, p in enumerate(base_starts)),
+                              Fraction(0))
         for label, pj in zip(grid.labels, grid.coin_probs, strict=True):
             if label is not None:
                 rate = coins_per_round * pj

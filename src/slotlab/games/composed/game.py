@@ -84,6 +84,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
         wild = spec.wild.symbol if spec.wild else None
         scatter = spec.scatter.symbol if spec.scatter else None
         expanding = spec.expanding.symbol if spec.expanding else None
+        whole = spec.whole_reel.symbol if spec.whole_reel else None
         return {
             "id": self.id,
             "name": self.name,
@@ -93,7 +94,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
             "rows": spec.rows,
             "symbols": [{"id": s.id, "name": s.name or s.id, "wild": s.id == wild,
                          "scatter": s.id == scatter, "coin": hw is not None and s.id == hw.symbol,
-                         "expanding": s.id == expanding}
+                         "expanding": s.id == expanding, "giant": s.id == whole}
                         for s in spec.symbols],
             "lines": spec.lines,
             "bets": self.bets(),
@@ -111,6 +112,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
                               "jackpots": {j: hw.jackpots[j] for j in JACKPOTS}}
                              if hw else None),
             "expanding": spec.expanding.model_dump() if spec.expanding else None,
+            "whole_reel": spec.whole_reel.model_dump() if spec.whole_reel else None,
             "gamble": None,
             "rules": self.rules(),
             "max_win_x": spec.max_win_x,

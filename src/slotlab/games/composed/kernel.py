@@ -18,11 +18,12 @@ from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.expanding import expand_reels
 from slotlab.mechanics.hold_and_win import next_counter
 from slotlab.mechanics.unmanaged import unmanaged
+from slotlab.mechanics.whole_reel import is_full
 from slotlab.rng import randbelow, weighted_pick
 
 # scalars of pack_features
 (F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
- F_EXPANDING, F_EXPANDING_RESPINS) = range(11)
+ F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL) = range(12)
 # parts of the win, in round.COMPONENTS order
 P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS = range(7)
 FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN = 0, 1, 2
@@ -40,7 +41,7 @@ def pack_features(model: ComposedModel) -> Features:
     scalars = np.array([f.coin, f.trigger, f.respins, model.cells(), model.spec.rows,
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
                         int(bool(fs and fs.retrigger)), int(wheel is not None), f.expanding,
-                        f.expanding_respins], dtype=np.int64)
+                        f.expanding_respins, f.whole_reel], dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
              "hold_and_win": FEATURE_HOLD_AND_WIN}
     segments = wheel.values if wheel is not None else ()
@@ -97,21 +98,28 @@ def _respins(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndar
 
 @njit(cache=True, inline="always")
 def _show_coins(window: np.ndarray, stream: np.ndarray, fz: Features, state: np.ndarray,
-                values: np.ndarray) -> int:
-    """Draw the value of every coin in view (cell order); returns how many there are."""
+                values: np.ndarray) -> tuple[int, int]:
+    """Draw the value of every coin in view, the cells of a reel the whole-reel symbol fills
+    being coins too (cell order); returns ``(coins, reels filled)``."""
     sc, coin_cum, coin_values = fz[0], fz[2], fz[3]
-    coin, rows = sc[F_COIN], sc[F_ROWS]
+    coin, rows, whole = sc[F_COIN], sc[F_ROWS], sc[F_WHOLE_REEL]
     if coin < 0:
-        return 0  # no hold and win: no coin, and the grid's state is never read
+        return 0, 0  # no hold and win: no coin, and the grid's state is never read
     n = 0
+    filled = 0
+    full = False
     for cell in range(sc[F_CELLS]):
+        r, row = cell // rows, cell % rows
+        if row == 0 and whole >= 0:
+            full = is_full(window, r, whole)
+            filled += int(full)
         state[cell] = EMPTY
         values[cell] = 0
-        if coin >= 0 and window[cell // rows, cell % rows] == coin:
+        if full or window[r, row] == coin:
             state[cell] = COIN
             values[cell] = coin_values[weighted_pick(stream, coin_cum)]
             n += 1
-    return n
+    return n, filled
 
 
 @njit(cache=True)
@@ -171,10 +179,10 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
         lu, su, count, _n, expanded = spin(m, fz, m[3], m[4], stream, mult, held, stops, window,
                                            wins)
         win += lu + su
-        coins = _show_coins(window, stream, fz, state0, values0)
+        coins, filled = _show_coins(window, stream, fz, state0, values0)
         if expanded > 0:
             win += _respins(m, fz, m[3], m[4], stream, mult, held, stops, window, wins)
-        if coins >= sc[F_TRIGGER] and sc[F_COIN] >= 0:
+        if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
             win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
         if fs_max > 0 and total + more > fs_max:
@@ -198,11 +206,11 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
     lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
     parts[P_LINES] = lu
     parts[P_SCATTER] = su
-    coins = _show_coins(window, stream, fz, state0, values0)
+    coins, filled = _show_coins(window, stream, fz, state0, values0)
     if expanded > 0:
         feature = True
         parts[P_RESPINS] = _respins(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
-    if sc[F_COIN] >= 0 and coins >= sc[F_TRIGGER]:
+    if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
         feature = True
         parts[P_HOLD] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
     awarded = m[8][count]

@@ -100,6 +100,14 @@ class ExpandingSpec(Strict):
     respins: int = Field(default=1, ge=0, le=10)
 
 
+class WholeReelSpec(Strict):
+    """A symbol as tall as the reel (a run of ``rows`` on its strips): in full view it starts
+    ``starts`` (the hold and win, its cells as coins)."""
+
+    symbol: str
+    starts: Literal["hold_and_win"] = "hold_and_win"
+
+
 class ComposedSpec(ReelsSpec):
     """A reel game's keys (checked as a line model's) plus the composed features."""
 
@@ -109,6 +117,7 @@ class ComposedSpec(ReelsSpec):
     wheel: WheelSpec | None = None
     hold_and_win: HoldAndWinSpec | None = None
     expanding: ExpandingSpec | None = None
+    whole_reel: WholeReelSpec | None = None
 
     def line_part(self) -> dict[str, Any]:
         """The reels' keys, as a line model's data."""
@@ -149,6 +158,8 @@ class ComposedSpec(ReelsSpec):
             if ex.symbol in self.pays:
                 raise ValueError("expanding.symbol: it turns into the wild, it never pays on "
                                  "lines itself")
+        if self.whole_reel is not None:
+            self._check_whole_reel(self.whole_reel)
         if self.wheel is not None:
             if self.free_spins is None:
                 raise ValueError("wheel: spun when scatters award free spins, but there are "
@@ -158,6 +169,48 @@ class ComposedSpec(ReelsSpec):
                     raise ValueError(f"wheel.segments[{i}]: starts hold_and_win, but there is "
                                      "no hold_and_win")
         return self
+
+    def _check_whole_reel(self, whole: WholeReelSpec) -> None:
+        sym = whole.symbol
+        if sym not in {s.id for s in self.symbols}:
+            raise ValueError(f"whole_reel.symbol: unknown symbol {sym!r}")
+        if self.hold_and_win is None:
+            raise ValueError("whole_reel.starts: hold_and_win, but there is no hold_and_win")
+        others = {"the wild": self.wild.symbol if self.wild else None,
+                  "the scatter": self.scatter.symbol if self.scatter else None,
+                  "the coin": self.hold_and_win.symbol,
+                  "the expanding symbol": self.expanding.symbol if self.expanding else None}
+        for what, other in others.items():
+            if sym == other:
+                raise ValueError(f"whole_reel.symbol: cannot be {what}")
+        if sym in self.pays:
+            raise ValueError("whole_reel.symbol: it starts a feature, it never pays on lines")
+        if self.wild is not None and self.wild.substitutes != "all" \
+                and sym in self.wild.substitutes:
+            raise ValueError("wild.substitutes: a wild never substitutes for the whole-reel "
+                             "symbol")
+        for name, strips in self.strips.items():
+            for r, strip in enumerate(strips):
+                for start, length in _runs(strip, sym):
+                    if length != self.rows:
+                        raise ValueError(
+                            f"strips.{name}[{r}]: {sym} at stop {start} stands {length} high; "
+                            f"it is one symbol {self.rows} rows tall, a run of {self.rows}")
+
+
+def _runs(strip: list[str], symbol: str) -> list[tuple[int, int]]:
+    """The runs of ``symbol`` on a circular strip: ``(first stop, length)``."""
+    n = len(strip)
+    if all(s == symbol for s in strip):
+        return [(0, n)]
+    runs = []
+    for i in range(n):
+        if strip[i] == symbol and strip[i - 1] != symbol:
+            length = 1
+            while strip[(i + length) % n] == symbol:
+                length += 1
+            runs.append((i, length))
+    return runs
 
 
 @dataclass(frozen=True)
@@ -173,6 +226,7 @@ class FeatureArrays:
     wheel: WeightedTable[Segment] | None
     expanding: int = -1  # symbol index, -1 without expanding reels
     expanding_respins: int = 0
+    whole_reel: int = -1  # symbol index, -1 without one
 
 
 class ComposedModel:
@@ -213,7 +267,9 @@ class ComposedModel:
             [(Segment(s.pay, s.feature, s.multiplier), s.weight) for s in wheel.segments]
         ) if wheel else None
         ex = self.spec.expanding
-        expanding = (self.index[ex.symbol], ex.respins) if ex else (-1, 0)
+        whole = self.spec.whole_reel
+        expanding = (self.index[ex.symbol] if ex else -1, ex.respins if ex else 0,
+                     self.index[whole.symbol] if whole else -1)
         if hw is None:
             return FeatureArrays(-1, 0, 0, WeightedTable.of([("nothing", 1)]),
                                  WeightedTable.of([(0, 1)]), (None,), wheel_table, *expanding)

@@ -25,6 +25,7 @@ from slotlab.mechanics.hold_and_win import next_counter
 from slotlab.mechanics.lines import W_COUNT, W_LINE, W_MULT, W_SYMBOL, W_UNITS, sort_wins
 from slotlab.mechanics.weighted import draw
 from slotlab.mechanics.wheel import Segment
+from slotlab.mechanics.whole_reel import is_full
 from slotlab.rounds import Event
 
 NOTHING, COIN, COLLECTOR = 0, 1, 2  # landing outcomes, in the landing table's order
@@ -78,10 +79,12 @@ def _coin(t: Tables, i: int, level: int, cell: int, mult: int = 1) -> dict[str, 
 
 def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
           events: list[Event] | None, held: np.ndarray,
-          respin: tuple[int, int] | None = None) -> tuple[int, int, int, dict[int, int], int]:
+          respin: tuple[int, int] | None = None) -> tuple[int, int, int, dict[int, int], int,
+                                                          list[int]]:
     """Stop the reels (those in ``held`` stay wild), expand, pay the window and, unless it is
-    respin ``respin = (number, of)``, draw the coins' values: ``(line units, scatter units,
-    scatters, {cell: coin-table index}, reels expanded)``."""
+    respin ``respin = (number, of)``, draw the coins' values (a reel the whole-reel symbol
+    fills is coins): ``(line units, scatter units, scatters, {cell: coin-table index}, reels
+    expanded, reels filled)``."""
     a = t.arrays
     strips, lengths = (a.base, a.base_len) if stage == "base" else (a.free, a.free_len)
     stops, window, wins = kernel.scratch(t.packed)
@@ -89,9 +92,12 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
     lu, su, count, n_wins, expanded = composed_kernel.spin(
         t.packed, t.features, strips, lengths, stream, mult, held, stops, window, wins)
     coins: dict[int, int] = {}
+    filled: list[int] = []
     if t.f.coin >= 0 and respin is None:
+        if t.f.whole_reel >= 0:
+            filled = [r for r in range(a.reels) if is_full(window, r, t.f.whole_reel)]
         for cell in range(t.cells):
-            if window[cell // t.rows, cell % t.rows] == t.f.coin:
+            if cell // t.rows in filled or window[cell // t.rows, cell % t.rows] == t.f.coin:
                 coins[cell] = draw(stream, t.coins)
     if events is not None:
         ids = t.model.symbol_ids
@@ -121,10 +127,13 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
                            "positions": [[r, k] for r in range(a.reels) for k in range(t.rows)
                                          if window[r, k] == sym],
                            "win": su * level})
+        if filled:
+            events.append({"type": "whole_reel_shown", "stage": stage, "reels": filled,
+                           "symbol": ids[t.f.whole_reel]})
         if coins:
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
-    return lu, su, count, coins, expanded
+    return lu, su, count, coins, expanded, filled
 
 
 def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
@@ -134,8 +143,8 @@ def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
     win = 0
     n = t.f.expanding_respins
     for number in range(1, n + 1):
-        lu, su, _count, _coins, _expanded = _spin(t, stream, stage, mult, level, events, held,
-                                                  (number, n))
+        lu, su, _count, _coins, _expanded, _filled = _spin(t, stream, stage, mult, level,
+                                                           events, held, (number, n))
         win += lu + su
     return win
 
@@ -200,11 +209,12 @@ def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: in
             events.append({"type": "free_spin_started", "index": played,
                            "remaining": total - played, "multiplier": mult})
         held = np.zeros(t.arrays.reels, dtype=np.int64)
-        lu, su, count, coins, expanded = _spin(t, stream, "free", mult, level, events, held)
+        lu, su, count, coins, expanded, filled = _spin(t, stream, "free", mult, level, events,
+                                                       held)
         win += lu + su
         if expanded:
             win += respins(t, stream, "free", mult, level, events, held)
-        if t.f.coin >= 0 and len(coins) >= t.f.trigger:
+        if t.f.coin >= 0 and (len(coins) >= t.f.trigger or filled):
             win += hold_and_win(t, stream, coins, mult, level, events)
         more = int(t.arrays.fs_awards[count]) if t.retrigger else 0
         if t.fs_max and total + more > t.fs_max:
@@ -225,12 +235,12 @@ def play_round(t: Tables, stream: np.ndarray, level: int,
     tally = Tally()
     parts = tally.parts
     held = np.zeros(t.arrays.reels, dtype=np.int64)
-    lu, su, count, coins, expanded = _spin(t, stream, "base", 1, level, events, held)
+    lu, su, count, coins, expanded, filled = _spin(t, stream, "base", 1, level, events, held)
     parts["base_lines"], parts["base_scatter"] = lu, su
     if expanded:
         tally.feature = True
         parts["respins"] = respins(t, stream, "base", 1, level, events, held)
-    if t.f.coin >= 0 and len(coins) >= t.f.trigger:
+    if t.f.coin >= 0 and (len(coins) >= t.f.trigger or filled):
         tally.feature = True
         parts["hold_and_win"] = hold_and_win(t, stream, coins, 1, level, events)
     awarded = int(t.arrays.fs_awards[count])

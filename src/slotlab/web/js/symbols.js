@@ -8,7 +8,7 @@ import { ART_DEFS, seven } from "./art/common.js";
 import { royal, royalOf } from "./art/royals.js";
 import { tMaybe } from "./i18n.js";
 import { symbolText } from "./names.js";
-import { bonus, diamondGem, dice, fierySeven, giant, superFiveStar, superSeven, wheel, wild } from "./art/specials.js";
+import { bonus, diamondGem, dice, fierySeven, giant, superFiveStar, superSeven, tallFrame, wheel, wild } from "./art/specials.js";
 
 const DEFS = `
 <svg id="glyph-defs" width="0" height="0" aria-hidden="true">
@@ -154,7 +154,9 @@ export function glyph(sym, label = symbolName(sym)) {
   const key = `${id}|${name}|${label}|${sym?.wild}|${sym?.scatter}|${sym?.dice}|${sym?.giant}|${sym?.arrow}|${sym?.multiplier}`;
   if (cache.has(key)) return cache.get(key);
   const tall = Boolean(sym?.giant);
-  const out = svg(tall ? giant(giantNumber(id, name)) : draw(id, name, sym || {}), label, tall);
+  // Super 10 / Super 12 have their own tall drawing; any other tall symbol is its own, framed
+  const inner = !tall ? draw(id, name, sym || {}) : /super\s*\d+/.test(name) ? giant(giantNumber(id, name)) : tallFrame(draw(id, name, { ...sym, giant: false }), sym?.name ?? id);
+  const out = svg(inner, label, tall);
   cache.set(key, out);
   return out;
 }

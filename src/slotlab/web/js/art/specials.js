@@ -102,6 +102,22 @@ export function superFiveStar(silver) {
 
 /** The giant 1x3 Super 10 / Super 12: one drawing 100 wide and 300 tall, SUPER, the number on a
  * star between two arcs of as many small stars, and STARS. */
+/** Any other symbol three cells tall: its own drawing, large, framed, with its name above and
+ * below (a composed game's whole-reel symbol). */
+export function tallFrame(inner, name) {
+  const words = String(name).toUpperCase().split(/\s+/).filter(Boolean);
+  const top = words.length > 1 ? words.slice(0, -1).join(" ") : words[0] || "";
+  const bottom = words.length > 1 ? words.at(-1) : "";
+  let s = `<rect x="2" y="2" width="96" height="296" rx="14" fill="url(#g-gold)" stroke="#6b4400" stroke-width="3"/>
+    <rect x="9" y="9" width="82" height="282" rx="9" fill="url(#g-navy)" stroke="#6b4400" stroke-width="2"/>
+    <ellipse cx="50" cy="150" rx="44" ry="80" fill="url(#g-glow)" opacity=".55"/>`;
+  s += sparkle(22, 90, 4) + sparkle(78, 212, 4);
+  s += lettering(50, 52, top.length > 6 ? 16 : 22, top, { stroke: "#3b1200", width: 4 });
+  s += `<g transform="translate(-5 95) scale(1.1)">${inner}</g>`;
+  if (bottom) s += lettering(50, 270, bottom.length > 6 ? 16 : 22, bottom, { stroke: "#3b1200", width: 4 });
+  return s;
+}
+
 export function giant(number) {
   const bg = number >= 12 ? "url(#g-magenta)" : "url(#g-navy)";
   const small = (x, y) => `<polygon points="${starPoints(x, y, 7.5, 3.2)}" fill="url(#g-gold)" stroke="#6b4400" stroke-width="1.2" stroke-linejoin="round"/>`;

@@ -2,7 +2,8 @@
 // no code of the game's own. Coins show their values on the reels; a hold-and-win grid is laid
 // over the window (coins, collectors, the four jackpots, the respins left); a wheel is drawn from
 // the model's segments; free spins use the generic counter, with retriggers and their total; an
-// expanding symbol turns its reel Wild and the respins spin the other reels with it held.
+// expanding symbol turns its reel Wild and the respins spin the other reels with it held; a
+// whole-reel symbol is drawn as one tall symbol and, filling its reel, is coins.
 import { Feature } from "./base.js";
 import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
 import { Counters } from "./controls.js";
@@ -11,7 +12,7 @@ import { Wheel } from "./wheel.js";
 import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 
-const OWN = new Set(["reels_expanded", "coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
+const OWN = new Set(["reels_expanded", "whole_reel_shown", "coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
 
 export class Composed extends Feature {
   /** The game's text, with the hold and win called by the model's name for it when it has one. */
@@ -44,7 +45,7 @@ export class Composed extends Feature {
     this.counters.clear();
     this.inGrid = false;
     this.jackpots = [];
-    this.unmarkExpanded();
+    this.unmarkReels();
     this.host.reels.el.classList.remove("hold-on");
     hidePanel(this.host);
   }
@@ -57,8 +58,8 @@ export class Composed extends Feature {
     return e.type === "hold_and_win_started" || e.type === "wheel_spun" || (e.type === "reels_expanded" && e.respins > 0);
   }
 
-  unmarkExpanded() {
-    for (const el of this.host.reels.reelEls || []) el.classList.remove("expanding", "expanded");
+  unmarkReels() {
+    for (const el of this.host.reels.reelEls || []) el.classList.remove("expanding", "expanded", "giant");
   }
 
   /** Reels that turned Wild: marked, then the window with them Wild. */
@@ -132,10 +133,15 @@ export class Composed extends Feature {
     switch (e.type) {
       case "reels_stopped":
         if (e.respin) return this.respin(e);
-        this.unmarkExpanded(); // a new spin: no reel is held
+        this.unmarkReels(); // a new spin: no reel is held or filled
         return false;
       case "reels_expanded":
         return this.expand(e);
+      case "whole_reel_shown":
+        for (const r of e.reels || []) host.reels.reelEls?.[r]?.classList.add("giant");
+        host.message(this.text("msg.whole_reel", { n: (e.reels || []).length }), "feature");
+        if (!fast(host)) await wait(host, 700);
+        return true;
       case "coins_shown":
         this.markCoins(e.coins);
         return true;
@@ -227,7 +233,8 @@ export class Composed extends Feature {
     }
     if (this.segments.length) items.push(this.text("help.wheel", { list: this.segments.map((s) => s.label).join(", ") }));
     if (d.expanding) items.push(this.text("help.expanding", { respins: d.expanding.respins }));
-    const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter || s.expanding).map((s) => s.id);
+    if (d.whole_reel) items.push(this.text("help.whole_reel"));
+    const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter || s.expanding || s.giant).map((s) => s.id);
     return items.length ? [{ title: this.text("help.title"), testid: "feature-help", symbols, items }] : [];
   }
 
@@ -238,6 +245,8 @@ export class Composed extends Feature {
         return e.respin ? this.text("log.respin_spin", { n: e.respin, of: e.respins }) : undefined;
       case "reels_expanded":
         return this.text("log.expanded", { n: (e.reels || []).length, respins: e.respins });
+      case "whole_reel_shown":
+        return this.text("log.whole_reel", { n: (e.reels || []).length });
       case "coins_shown":
         return this.text("log.coins", { n: (e.coins || []).length });
       case "hold_and_win_started":

@@ -1,7 +1,8 @@
-"""Expanding reels in the browser, with no code of the game's own: a composed model with an
-expanding Lucky 7 (a test variant of Lucky Coin Link, served beside the shipped games) turns
-its reel Wild, and the respins spin the other reels while the Wild ones stay, all drawn from the
-round's events by the generic composed view. Desktop and phone size; screenshots go to
+"""Composed mechanics in the browser, with no code of the game's own, each in a test variant
+of Lucky Coin Link served beside the shipped games: an expanding Lucky 7 turns its reel Wild and
+the respins spin the other reels while the Wild ones stay; a Mega Coin three rows tall, filling
+its reel, is drawn as one tall symbol and starts Coin Link. All drawn from the round's events by
+the generic composed view. Desktop and phone size; screenshots go to
 test-artifacts/screenshots/.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.games.composed.conftest import seven_game
+from tests.games.composed.conftest import mega_game, seven_game
 
 from .conftest import shot
 from .servers import Server
@@ -29,7 +30,8 @@ BET = 20
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     pytest.importorskip("slotlab.server.app")
-    with serve(tmp_path_factory.mktemp("srv-expanding"), extra_games=[seven_game()]) as s:
+    games = [seven_game(), mega_game()]
+    with serve(tmp_path_factory.mktemp("srv-mechanics"), extra_games=games) as s:
         yield s
 
 
@@ -82,3 +84,28 @@ def test_a_reel_turns_wild_and_the_respins_hold_it(page: Any, srv: Server) -> No
     log = page.inner_text("[data-testid=recall-dialog]")
     assert "turned Wild" in log and "Respin 2 of 2" in log, log
     shot(page, f"lucky-seven-link-recall-{page.size_name}")
+
+
+def test_a_filled_reel_is_one_tall_coin_that_starts_coin_link(page: Any, srv: Server) -> None:
+    gid = "lucky-mega-link"
+    register(page, srv)
+    open_game(page, gid)
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    assert "fills a whole reel" in page.inner_text("[data-testid=feature-help]")
+    close_dialog(page, "pays-dialog")
+    srv.games[gid].force(BET, lambda r: has("whole_reel_shown")(r) and not has("wheel_spun")(r))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    # the filled reel, marked, drawn as one tall glyph
+    seen = page.wait_for_function(
+        """() => { const reel = document.querySelector('[data-testid=reels] .reel.giant');
+                   return reel && [...document.querySelectorAll('[data-testid=reels] .reel')]
+                       .indexOf(reel) + ':' + reel.querySelectorAll('.glyph-giant').length; }""",
+        timeout=120_000).json_value()
+    shot(page, f"lucky-mega-link-filled-{page.size_name}")
+    reel, tall = seen.split(":")
+    assert reel == "2" and int(tall) >= 1
+    rec = finish(page, n)
+    started = next(e for e in rec["events"] if e["type"] == "hold_and_win_started")
+    assert {(2, row) for row in range(3)} <= {tuple(c["cell"]) for c in started["coins"]}
