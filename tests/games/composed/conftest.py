@@ -34,6 +34,17 @@ def variant(**changes: Any) -> ComposedGame:
     return ComposedGame(ComposedModel.from_dict(raw))
 
 
+def assert_model_error(raw: dict[str, Any], words: list[str]) -> None:
+    """Loading ``raw`` fails with a message that says every one of ``words``."""
+    from slotlab.games import game_of_data
+    from slotlab.model import ModelError
+
+    with pytest.raises(ModelError) as exc:
+        game_of_data(raw, "mine.json")
+    for w in words:
+        assert w in str(exc.value), str(exc.value)
+
+
 def seven_raw(respins: int = 2) -> dict[str, Any]:
     """Lucky Coin Link with an expanding Lucky 7 on reels 2, 3 and 4 (one on each of their base
     and free strips, in place of a low symbol next to a Coin) that awards ``respins`` respins."""

@@ -19,7 +19,13 @@ from slotlab.games.composed.model import ComposedModel
 from slotlab.mechanics.lines import line_pays
 from slotlab.model import ModelError
 from slotlab.rounds import RoundResult
-from tests.games.composed.conftest import seven_corpus, seven_game, seven_raw, shipped_raw
+from tests.games.composed.conftest import (
+    assert_model_error,
+    seven_corpus,
+    seven_game,
+    seven_raw,
+    shipped_raw,
+)
 from tests.games.composed.test_exact import Z999, _kernel_rtp_within
 from tests.games.composed.test_kernel import _same_rounds
 
@@ -161,10 +167,7 @@ def test_kernel_and_traced_rounds_agree_with_expanding_reels() -> None:
 def test_a_bad_expanding_key_names_its_field(change: dict[str, Any], words: list[str]) -> None:
     raw = seven_raw()
     raw["expanding"] = change
-    with pytest.raises(ModelError) as exc:
-        game_of_data(raw, "mine.json")
-    for w in words:
-        assert w in str(exc.value), str(exc.value)
+    assert_model_error(raw, words)
 
 
 def test_expanding_needs_a_wild() -> None:
