@@ -1,8 +1,9 @@
 """Composed mechanics in the browser, with no code of the game's own, each in a test variant
 of Lucky Coin Link served beside the shipped games: an expanding Lucky 7 turns its reel Wild and
 the respins spin the other reels while the Wild ones stay; a Mega Coin three rows tall, filling
-its reel, is drawn as one tall symbol and starts Coin Link. All drawn from the round's events by
-the generic composed view. Desktop and phone size; screenshots go to
+its reel, is drawn as one tall symbol and starts Coin Link; a Frenzy Wheel waits for the
+player's colour (the server keeps the round open) and spins again on it. All drawn from the
+round's events by the generic composed view. Desktop and phone size; screenshots go to
 test-artifacts/screenshots/.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.games.composed.conftest import mega_game, seven_game
+from tests.games.composed.conftest import frenzy_game, mega_game, seven_game
 
 from .conftest import shot
 from .servers import Server
@@ -30,7 +31,7 @@ BET = 20
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     pytest.importorskip("slotlab.server.app")
-    games = [seven_game(), mega_game()]
+    games = [seven_game(), mega_game(), frenzy_game()]
     with serve(tmp_path_factory.mktemp("srv-mechanics"), extra_games=games) as s:
         yield s
 
@@ -109,3 +110,24 @@ def test_a_filled_reel_is_one_tall_coin_that_starts_coin_link(page: Any, srv: Se
     rec = finish(page, n)
     started = next(e for e in rec["events"] if e["type"] == "hold_and_win_started")
     assert {(2, row) for row in range(3)} <= {tuple(c["cell"]) for c in started["coins"]}
+
+
+def test_the_colour_wheel_waits_for_the_players_colour(page: Any, srv: Server) -> None:
+    gid = "lucky-frenzy-link"
+    register(page, srv)
+    open_game(page, gid)
+    srv.games[gid].force(BET, has("wheel_spun", lambda e: e["feature"] == "colour_wheel"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=choice-Red]", timeout=120_000)
+    assert page.is_visible("[data-testid=colour-wheel]")
+    assert page.is_disabled("[data-testid=spin]")  # the round waits: no new bet
+    shot(page, f"lucky-frenzy-link-choice-{page.size_name}")
+    page.click("[data-testid=choice-Red]")
+    rec = finish(page, n)
+    spins = [e for e in rec["events"] if e["type"] == "colour_wheel_spun"]
+    assert spins and all(e["again"] == (e["colour"] == "Red" and e["total"] <= 20)
+                         for e in spins)
+    assert rec["choices"] == ["Red"]  # the server kept the player's colour with the round
+    ended = next(e for e in rec["events"] if e["type"] == "colour_wheel_ended")
+    assert ended["win"] > 0 and rec["win"] >= ended["win"]

@@ -61,6 +61,26 @@ def seven_raw(respins: int = 2) -> dict[str, Any]:
     return raw
 
 
+def frenzy_raw() -> dict[str, Any]:
+    """Lucky Coin Link whose Bonus Wheel may start a Frenzy Wheel: the player picks red or
+    green, each spin adds 1 to 10 and spins again on the picked colour, up to a total of 20
+    (uneven colours: green adds more but comes up less)."""
+    raw = shipped_raw()
+    raw.update(id="lucky-frenzy-link", name="Lucky Frenzy Link", colour_wheel={
+        "name": "Frenzy Wheel", "colours": ["Red", "Green"], "limit": 20,
+        "segments": [{"weight": 5, "colour": "Red", "multiplier": 1},
+                     {"weight": 3, "colour": "Red", "multiplier": 2},
+                     {"weight": 2, "colour": "Green", "multiplier": 3},
+                     {"weight": 1, "colour": "Green", "multiplier": 10}]})
+    raw["wheel"]["segments"].append({"weight": 3, "feature": "colour_wheel", "multiplier": 2})
+    return raw
+
+
+@cache
+def frenzy_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(frenzy_raw()))
+
+
 def mega_raw() -> dict[str, Any]:
     """Lucky Coin Link with a Mega Coin three rows tall on reel 3 (a run of three on its base
     and free strips, put in after its first Coin) that fills the reel and starts Coin Link."""

@@ -11,6 +11,9 @@
   of both, so the feature's value is the mean coin value times ``E[coins x (1 + collectors)]``
   (:mod:`slotlab.mechanics.collectors`).
 * Wheel: the weighted mean of what its segments bring (:func:`slotlab.mechanics.wheel.wheel_value`).
+* Colour wheel: E[total] for each colour by recursion over the total
+  (:func:`slotlab.mechanics.colour_wheel.colour_value`); the RTP takes the colour at random, as
+  the simulator and the completion of an abandoned round do, and the report lists each colour.
 * Expanding reels: a reel that shows the symbol is the wild and shows no scatter or coin; the
   lines, scatters and the respins' chain over the reels held are
   :class:`slotlab.mechanics.expanding.ExpandingMath`.
@@ -29,9 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from slotlab.games.composed.model import ComposedModel
+from slotlab.games.composed.model import FEATURES, ComposedModel
 from slotlab.games.lines.exact import ReelSetMath, expected_free_spins, report_head
 from slotlab.mechanics.collectors import expected_collected, expected_landings
+from slotlab.mechanics.colour_wheel import colour_value
 from slotlab.mechanics.expanding import ExpandingMath, LinePays, reel_states
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
@@ -125,6 +129,18 @@ class _Grid:
         return sum((p * self.value(j) for j, p in enumerate(starts) if p), Fraction(0))
 
 
+def _colour_totals(model: ComposedModel) -> dict[str, Fraction]:
+    """E[the colour wheel's total] for each colour the player may pick."""
+    f = model.features
+    if not f.colours:
+        return {}
+    weights = list(f.colour_segments.weights)
+    colours = [c for c, _m in f.colour_segments.values]
+    mults = [m for _c, m in f.colour_segments.values]
+    return {name: colour_value(weights, colours, mults, i, f.colour_limit)
+            for i, name in enumerate(f.colours)}
+
+
 def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     """The exact figures of the uncapped game at total bet ``bet`` credits (JSON-able)."""
     started = time.perf_counter()
@@ -140,7 +156,10 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
         "base_lines": base.lines, "base_scatter": base.scatter,
         "hold_and_win": grid.started(base_starts),
         "wheel_pays": Fraction(0), "wheel_hold_and_win": Fraction(0),
-        "free_spins": Fraction(0), "respins": base_respins}
+        "free_spins": Fraction(0), "respins": base_respins, "colour_wheel": Fraction(0)}
+    colour_totals = _colour_totals(model)
+    colour_total = (sum(colour_totals.values(), Fraction(0)) / len(colour_totals)
+                    if colour_totals else Fraction(0))
     p_hw = sum(base_starts, Fraction(0))
     fs = model.spec.free_spins
     p_free = Fraction(0)
@@ -168,13 +187,16 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
                     if p:
                         hw_j = grid.value(j)
                         components["wheel_pays"] += p * wheel_value(
-                            wheel, {"free_spins": Fraction(0), "hold_and_win": Fraction(0)})
+                            wheel, dict.fromkeys(FEATURES, Fraction(0)))
                         for seg, ps in zip(wheel.values, wheel.probabilities(), strict=True):
                             if seg.feature == "free_spins":
                                 components["free_spins"] += p * ps * seg.multiplier * fs_value
                             elif seg.feature == "hold_and_win":
                                 components["wheel_hold_and_win"] += (p * ps * seg.multiplier
                                                                      * hw_j)
+                            elif seg.feature == "colour_wheel":
+                                components["colour_wheel"] += (p * ps * seg.multiplier * divisor
+                                                               * colour_total)
                 p_free += p_s * feature_probability(wheel, "free_spins")
             fs_rows.append({"scatters": s, "probability": float(p_s), "one_in": float(1 / p_s),
                             "awarded": award, "expected_spins": float(spins)})
@@ -204,7 +226,9 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
         "max_win": model.spec.max_win_x * bet,
         "max_win_x": model.spec.max_win_x,
         "simulated": ["cap", "hit_rate", "sd"],
-        "tables": {"free spins": fs_rows, "base-triggered jackpot coins": jackpots},
+        "tables": {"free spins": fs_rows, "base-triggered jackpot coins": jackpots,
+                   "colour wheel": [{"colour": c, "expected_total_x_bet": float(v)}
+                                    for c, v in colour_totals.items()]},
         "notes": [
             "Exact RTP of the uncapped game, composed from its mechanics: lines and scatters "
             "by enumeration of the strips, the hold and win by its Markov chain, the wheel by "

@@ -11,17 +11,34 @@ import numpy as np
 from slotlab.games.composed import kernel
 from slotlab.games.composed.exact import exact_report
 from slotlab.games.composed.model import JACKPOTS, ComposedModel
-from slotlab.games.composed.round import COMPONENTS, Tables, play_round
+from slotlab.games.composed.round import (
+    COMPONENTS,
+    WAIT,
+    Tables,
+    cap_win,
+    colour_wheel,
+    play_round,
+)
 from slotlab.games.contract import FamilyGame
 from slotlab.mechanics.accumulators import new_accumulators
-from slotlab.rng import Seed, chacha_stream
-from slotlab.rounds import Event, IllegalChoiceError, ReportCache, RoundResult, check_inputs
+from slotlab.rng import Seed, chacha_stream, randbelow
+from slotlab.rounds import (
+    Awaiting,
+    Event,
+    IllegalChoiceError,
+    ReportCache,
+    RoundResult,
+    check_inputs,
+)
+
+COLOUR_CHOICE = "colour_wheel"  # the kind of choice a composed round may wait for
 
 
 class ComposedGame(FamilyGame[ComposedModel]):
     """A game whose rules are a composition of shared mechanics, read from its model file.
 
-    A round takes no choice. Its SD is not exact: the server takes it from simulation.
+    A round takes one choice when it reaches a colour wheel (the player's colour), and none
+    otherwise. Its SD is not exact: the server takes it from simulation.
     """
 
     family = "composed"
@@ -40,17 +57,39 @@ class ComposedGame(FamilyGame[ComposedModel]):
 
     def play(self, bet: int, seeds: Sequence[Seed], choices: Sequence[str] = ()) -> RoundResult:
         check_inputs(self, bet, seeds, choices)
-        if choices:
-            raise IllegalChoiceError("the round is over: no choice is awaited")
         level = bet // self.model.divisor
         events: list[Event] = []
-        tally = play_round(self._tables, chacha_stream(seeds[0]), level, events)
+        t = self._tables
+        tally = play_round(t, chacha_stream(seeds[0]), level, events, WAIT)
+        awaiting = None
+        if tally.pending is not None:
+            colours = self.model.features.colours
+            info = {"win_so_far": tally.uncapped * level, "bet": bet}
+            events.append({"type": "colour_wheel_offered", "options": list(colours), **info})
+            awaiting = Awaiting(COLOUR_CHOICE, colours, info)
+            if choices:
+                if choices[0] not in colours:
+                    raise IllegalChoiceError(f"choice {choices[0]!r} is not one of "
+                                             f"{list(colours)}")
+                tally.parts["colour_wheel"] = colour_wheel(
+                    t, chacha_stream(seeds[1]), colours.index(choices[0]), tally.pending, level,
+                    events)
+                cap_win(t, tally, level, events)
+                awaiting, choices = None, choices[1:]
+        if choices:
+            raise IllegalChoiceError("the round is over: no choice is awaited")
         win = (tally.uncapped + tally.parts["cap"]) * level
-        events.append({"type": "round_ended", "win": win})
-        return RoundResult(self.id, self.model_hash, bet, tuple(events), win)
+        if awaiting is None:
+            events.append({"type": "round_ended", "win": win})
+        return RoundResult(self.id, self.model_hash, bet, tuple(events), win, awaiting)
 
     def auto_choice(self, result: RoundResult, seed: Seed) -> str:
-        raise IllegalChoiceError("a composed round never waits for a choice")
+        """The colour for a player who never came back: at random from ``seed`` (the rounds
+        are completed as the simulator plays them)."""
+        if result.awaiting is None or result.awaiting.kind != COLOUR_CHOICE:
+            raise IllegalChoiceError("the round is not waiting for a choice")
+        colours = self.model.features.colours
+        return colours[randbelow(chacha_stream(seed), len(colours))]
 
     def exact(self, bet: int | None = None) -> dict[str, Any]:
         bet = self.bets()[0] if bet is None else bet
@@ -113,6 +152,13 @@ class ComposedGame(FamilyGame[ComposedModel]):
                              if hw else None),
             "expanding": spec.expanding.model_dump() if spec.expanding else None,
             "whole_reel": spec.whole_reel.model_dump() if spec.whole_reel else None,
+            # the colour wheel's segments in order, without their weights
+            "colour_wheel": ({"name": spec.colour_wheel.name,
+                              "colours": spec.colour_wheel.colours,
+                              "limit": spec.colour_wheel.limit,
+                              "segments": [sg.model_dump(exclude={"weight"})
+                                           for sg in spec.colour_wheel.segments]}
+                             if spec.colour_wheel else None),
             "gamble": None,
             "rules": self.rules(),
             "max_win_x": spec.max_win_x,

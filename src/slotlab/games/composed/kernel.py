@@ -15,6 +15,7 @@ from numba import njit
 from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines import kernel as lines
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
+from slotlab.mechanics.colour_wheel import spin_until
 from slotlab.mechanics.expanding import expand_reels
 from slotlab.mechanics.hold_and_win import next_counter
 from slotlab.mechanics.unmanaged import unmanaged
@@ -23,10 +24,10 @@ from slotlab.rng import randbelow, weighted_pick
 
 # scalars of pack_features
 (F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
- F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL) = range(12)
+ F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL, F_COLOURS, F_COLOUR_LIMIT, F_DIVISOR) = range(15)
 # parts of the win, in round.COMPONENTS order
-P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS = range(7)
-FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN = 0, 1, 2
+P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS, P_COLOUR = range(8)
+FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN, FEATURE_COLOUR_WHEEL = 0, 1, 2, 3
 EMPTY, COIN, COLLECTOR = 0, 1, 2  # a cell's state; also the landing table's outcomes
 
 Features = tuple[np.ndarray, ...]
@@ -34,22 +35,27 @@ Features = tuple[np.ndarray, ...]
 
 def pack_features(model: ComposedModel) -> Features:
     """``(scalars, landing cumulative, coin cumulative, coin values, segment pay, segment
-    feature, segment multiplier, wheel cumulative)``."""
+    feature, segment multiplier, wheel cumulative, colour wheel cumulative, its segments'
+    colours, their multipliers)``."""
     f = model.features
     fs = model.spec.free_spins
     wheel = f.wheel
     scalars = np.array([f.coin, f.trigger, f.respins, model.cells(), model.spec.rows,
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
                         int(bool(fs and fs.retrigger)), int(wheel is not None), f.expanding,
-                        f.expanding_respins, f.whole_reel], dtype=np.int64)
+                        f.expanding_respins, f.whole_reel, len(f.colours), f.colour_limit,
+                        model.divisor], dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
-             "hold_and_win": FEATURE_HOLD_AND_WIN}
+             "hold_and_win": FEATURE_HOLD_AND_WIN, "colour_wheel": FEATURE_COLOUR_WHEEL}
     segments = wheel.values if wheel is not None else ()
     return (scalars, f.landing.cumulative(), f.coins.cumulative(), f.coins.int_values(),
             np.array([s.pay for s in segments] or [0], dtype=np.int64),
             np.array([kinds[s.feature] for s in segments] or [0], dtype=np.int64),
             np.array([s.multiplier for s in segments] or [1], dtype=np.int64),
-            wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64))
+            wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64),
+            f.colour_segments.cumulative(),
+            np.array([c for c, _m in f.colour_segments.values], dtype=np.int64),
+            np.array([m for _c, m in f.colour_segments.values], dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -228,6 +234,11 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
             elif kind == FEATURE_HOLD_AND_WIN:
                 parts[P_WHEEL_HOLD] = _hold_and_win(stream, fz, state0, values0, seg_mult, state,
                                                     values, landed)
+            elif kind == FEATURE_COLOUR_WHEEL:
+                # the simulator picks the colour for the player, at random
+                colour = randbelow(stream, sc[F_COLOURS])
+                total = spin_until(stream, fz[8], fz[9], fz[10], colour, sc[F_COLOUR_LIMIT])
+                parts[P_COLOUR] = total * sc[F_DIVISOR] * seg_mult
     uncapped = 0
     for k in range(parts.shape[0] - 1):
         uncapped += parts[k]
@@ -256,7 +267,8 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
     u = unmanaged
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]))
-    fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]))
+    fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]),
+          u(fz[8]), u(fz[9]), u(fz[10]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
                u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)

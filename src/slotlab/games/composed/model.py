@@ -25,7 +25,8 @@ from slotlab.model import Strict, content_hash, read_json, validate
 FORMAT = "slotlab.composed/1"
 Jackpot = Literal["Mini", "Minor", "Major", "Grand"]
 JACKPOTS: tuple[Jackpot, ...] = ("Mini", "Minor", "Major", "Grand")
-FEATURES = ("free_spins", "hold_and_win")
+FEATURES = ("free_spins", "hold_and_win", "colour_wheel")
+Feature = Literal["free_spins", "hold_and_win", "colour_wheel"]
 
 
 class WheelSegment(Strict):
@@ -34,7 +35,7 @@ class WheelSegment(Strict):
 
     weight: PositiveInt
     pay: int = Field(default=0, ge=0)
-    feature: Literal["free_spins", "hold_and_win"] | None = None
+    feature: Feature | None = None
     multiplier: PositiveInt = 1
 
     @model_validator(mode="after")
@@ -50,6 +51,33 @@ class WheelSpec(Strict):
     """A wheel spun when the scatters award free spins: its segment decides what they bring."""
 
     segments: list[WheelSegment] = Field(min_length=1)
+
+
+class ColourSegment(Strict):
+    """One segment of the colour wheel: its colour and the multiplier it adds."""
+
+    weight: PositiveInt
+    colour: str
+    multiplier: PositiveInt
+
+
+class ColourWheelSpec(Strict):
+    """A mini game on the player's choice (see :mod:`slotlab.mechanics.colour_wheel`)."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=24)
+    colours: list[str] = Field(min_length=2, max_length=6)
+    segments: list[ColourSegment] = Field(min_length=1)
+    limit: PositiveInt = Field(le=10_000)
+
+    @model_validator(mode="after")
+    def _check(self) -> ColourWheelSpec:
+        if len(set(self.colours)) != len(self.colours):
+            raise ValueError("colours: each colour once")
+        for i, seg in enumerate(self.segments):
+            if seg.colour not in self.colours:
+                raise ValueError(f"segments[{i}].colour: {seg.colour!r} is not one of the "
+                                 f"colours {self.colours}")
+        return self
 
 
 class CoinSpec(Strict):
@@ -118,6 +146,7 @@ class ComposedSpec(ReelsSpec):
     hold_and_win: HoldAndWinSpec | None = None
     expanding: ExpandingSpec | None = None
     whole_reel: WholeReelSpec | None = None
+    colour_wheel: ColourWheelSpec | None = None
 
     def line_part(self) -> dict[str, Any]:
         """The reels' keys, as a line model's data."""
@@ -168,6 +197,12 @@ class ComposedSpec(ReelsSpec):
                 if seg.feature == "hold_and_win" and hw is None:
                     raise ValueError(f"wheel.segments[{i}]: starts hold_and_win, but there is "
                                      "no hold_and_win")
+                if seg.feature == "colour_wheel" and self.colour_wheel is None:
+                    raise ValueError(f"wheel.segments[{i}]: starts colour_wheel, but there is "
+                                     "no colour_wheel")
+        if self.colour_wheel is not None and not (self.wheel and any(
+                s.feature == "colour_wheel" for s in self.wheel.segments)):
+            raise ValueError("colour_wheel: a wheel segment starts it, but none does")
         return self
 
     def _check_whole_reel(self, whole: WholeReelSpec) -> None:
@@ -213,6 +248,10 @@ def _runs(strip: list[str], symbol: str) -> list[tuple[int, int]]:
     return runs
 
 
+# a placeholder table for a game without a colour wheel (its kernel never draws from it)
+NO_COLOUR_WHEEL: WeightedTable[tuple[int, int]] = WeightedTable.of([((0, 1), 1)])
+
+
 @dataclass(frozen=True)
 class FeatureArrays:
     """The features compiled for the round: coin symbol, tables and their draws."""
@@ -227,6 +266,10 @@ class FeatureArrays:
     expanding: int = -1  # symbol index, -1 without expanding reels
     expanding_respins: int = 0
     whole_reel: int = -1  # symbol index, -1 without one
+    # the colour wheel's segments: (colour index, multiplier); colours by name; its limit
+    colour_segments: WeightedTable[tuple[int, int]] = NO_COLOUR_WHEEL
+    colours: tuple[str, ...] = ()
+    colour_limit: int = 0
 
 
 class ComposedModel:
@@ -268,8 +311,12 @@ class ComposedModel:
         ) if wheel else None
         ex = self.spec.expanding
         whole = self.spec.whole_reel
+        cw = self.spec.colour_wheel
+        colour = (WeightedTable.of([((cw.colours.index(s.colour), s.multiplier), s.weight)
+                                    for s in cw.segments]), tuple(cw.colours), cw.limit) \
+            if cw else ()
         expanding = (self.index[ex.symbol] if ex else -1, ex.respins if ex else 0,
-                     self.index[whole.symbol] if whole else -1)
+                     self.index[whole.symbol] if whole else -1, *colour)
         if hw is None:
             return FeatureArrays(-1, 0, 0, WeightedTable.of([("nothing", 1)]),
                                  WeightedTable.of([(0, 1)]), (None,), wheel_table, *expanding)

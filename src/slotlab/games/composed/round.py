@@ -26,11 +26,13 @@ from slotlab.mechanics.lines import W_COUNT, W_LINE, W_MULT, W_SYMBOL, W_UNITS, 
 from slotlab.mechanics.weighted import draw
 from slotlab.mechanics.wheel import Segment
 from slotlab.mechanics.whole_reel import is_full
+from slotlab.rng import randbelow
 from slotlab.rounds import Event
 
 NOTHING, COIN, COLLECTOR = 0, 1, 2  # landing outcomes, in the landing table's order
 COMPONENTS = ("base_lines", "base_scatter", "hold_and_win", "wheel_pays",
-              "wheel_hold_and_win", "free_spins", "respins", "cap")
+              "wheel_hold_and_win", "free_spins", "respins", "colour_wheel", "cap")
+RANDOM, WAIT = -1, -2  # play_round's colour: drawn from the stream, or stop before the choice
 
 
 @dataclass
@@ -39,6 +41,9 @@ class Tally:
 
     parts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, 0))
     feature: bool = False
+    # a colour wheel waiting for the player's colour: the multiplier of the segment that
+    # started it
+    pending: int | None = None
 
     @property
     def uncapped(self) -> int:
@@ -59,6 +64,7 @@ class Tables:
         self.coins = f.coins.cumulative()
         self.coin_values = f.coins.int_values()
         self.wheel = f.wheel.cumulative() if f.wheel is not None else None
+        self.colour_segments = f.colour_segments.cumulative()
         self.rows = model.spec.rows
         self.cells = model.cells()
         fs = model.spec.free_spins
@@ -229,9 +235,48 @@ def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: in
     return win
 
 
-def play_round(t: Tables, stream: np.ndarray, level: int,
-               events: list[Event] | None) -> Tally:
-    """A whole round; the tally's parts add up to the capped win (``cap`` is <= 0)."""
+def colour_wheel(t: Tables, stream: np.ndarray, colour: int, mult: int, level: int,
+                 events: list[Event] | None) -> int:
+    """The colour wheel for ``colour`` (an index of the model's colours); its win in pay units
+    (the total times the total bet, times ``mult``)."""
+    f = t.f
+    total = 0
+    while True:
+        index = draw(stream, t.colour_segments)
+        c, m = f.colour_segments.values[index]
+        total += m
+        again = c == colour and total <= f.colour_limit
+        if events is not None:
+            events.append({"type": "colour_wheel_spun", "segment": index, "colour": f.colours[c],
+                           "multiplier": m, "total": total, "again": again})
+        if not again:
+            break
+    win = total * t.model.divisor * mult
+    if events is not None:
+        events.append({"type": "colour_wheel_ended", "total": total, "multiplier": mult,
+                       "win": win * level})
+    return win
+
+
+def cap_win(t: Tables, tally: Tally, level: int, events: list[Event] | None) -> None:
+    """The max-win cap on the round's win (its ``cap`` part, <= 0)."""
+    uncapped = tally.uncapped
+    cap = t.arrays.cap_units
+    if uncapped > cap:
+        tally.parts["cap"] = cap - uncapped
+        if events is not None:
+            events.append({"type": "win_capped", "cap": cap * level,
+                           "uncapped": uncapped * level})
+
+
+def play_round(t: Tables, stream: np.ndarray, level: int, events: list[Event] | None,
+               colour: int = RANDOM) -> Tally:
+    """A whole round; the tally's parts add up to the capped win (``cap`` is <= 0).
+
+    ``colour``: the colour wheel's colour is drawn from the stream (:data:`RANDOM`, the
+    simulator's player) or the round stops before it (:data:`WAIT`: ``tally.pending``, nothing
+    capped yet; the game plays it from the next seed once the player chose).
+    """
     tally = Tally()
     parts = tally.parts
     held = np.zeros(t.arrays.reels, dtype=np.int64)
@@ -263,11 +308,13 @@ def play_round(t: Tables, stream: np.ndarray, level: int,
             elif seg.feature == "hold_and_win":
                 parts["wheel_hold_and_win"] = hold_and_win(t, stream, coins, seg.multiplier,
                                                            level, events)
-    uncapped = tally.uncapped
-    cap = t.arrays.cap_units
-    if uncapped > cap:
-        parts["cap"] = cap - uncapped
-        if events is not None:
-            events.append({"type": "win_capped", "cap": cap * level,
-                           "uncapped": uncapped * level})
+            elif seg.feature == "colour_wheel":
+                if colour == WAIT:
+                    tally.pending = seg.multiplier
+                    return tally
+                if colour == RANDOM:
+                    colour = randbelow(stream, len(t.f.colours))
+                parts["colour_wheel"] = colour_wheel(t, stream, colour, seg.multiplier, level,
+                                                     events)
+    cap_win(t, tally, level, events)
     return tally

@@ -3,16 +3,17 @@
 // over the window (coins, collectors, the four jackpots, the respins left); a wheel is drawn from
 // the model's segments; free spins use the generic counter, with retriggers and their total; an
 // expanding symbol turns its reel Wild and the respins spin the other reels with it held; a
-// whole-reel symbol is drawn as one tall symbol and, filling its reel, is coins.
+// whole-reel symbol is drawn as one tall symbol and, filling its reel, is coins; a colour wheel
+// asks the player's colour and spins again while it lands on it.
 import { Feature } from "./base.js";
 import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
-import { Counters } from "./controls.js";
+import { choiceButtons, Counters } from "./controls.js";
 import { HoldGrid } from "./holdgrid.js";
 import { Wheel } from "./wheel.js";
 import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 
-const OWN = new Set(["reels_expanded", "whole_reel_shown", "coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
+const OWN = new Set(["reels_expanded", "whole_reel_shown", "colour_wheel_offered", "colour_wheel_spun", "colour_wheel_ended", "coins_shown", "hold_and_win_started", "respin_landed", "collector_collected", "hold_and_win_ended", "wheel_spun", "free_spins_retriggered", "free_spins_ended"]);
 
 export class Composed extends Feature {
   /** The game's text, with the hold and win called by the model's name for it when it has one. */
@@ -36,10 +37,13 @@ export class Composed extends Feature {
     if (s.pay) parts.push(this.host.credits((Number(s.pay) * this.host.bet()) / Number(this.desc.pay_divisor || 1)));
     if (s.feature === "free_spins") parts.push(this.text("segment.free_spins", { x: s.multiplier || 1 }));
     if (s.feature === "hold_and_win") parts.push(s.multiplier > 1 ? this.text("segment.hold_and_win_x", { x: s.multiplier }) : this.text("segment.hold_and_win"));
+    if (s.feature === "colour_wheel") parts.push(`${this.desc.colour_wheel?.name || this.text("colour.name")}${s.multiplier > 1 ? ` ×${s.multiplier}` : ""}`);
     return parts.join(" + ");
   }
 
   reset() {
+    this.colourWheel = null;
+    this.chosen = null;
     this.grid.reset();
     this.grid.close();
     this.counters.clear();
@@ -55,7 +59,7 @@ export class Composed extends Feature {
   }
 
   isFeature(e) {
-    return e.type === "hold_and_win_started" || e.type === "wheel_spun" || (e.type === "reels_expanded" && e.respins > 0);
+    return e.type === "hold_and_win_started" || e.type === "wheel_spun" || e.type === "colour_wheel_offered" || (e.type === "reels_expanded" && e.respins > 0);
   }
 
   unmarkReels() {
@@ -79,6 +83,34 @@ export class Composed extends Feature {
     return true;
   }
 
+  /** The colour wheel's panel: its segments (colour and +multiplier) and a place for the
+   * colour buttons. */
+  showColourWheel() {
+    const cw = this.desc.colour_wheel;
+    const segs = (cw?.segments || []).map((s, i) => ({ id: String(i), label: `+${s.multiplier}`, color: String(s.colour).toLowerCase() }));
+    this.colourWheel = new Wheel(segs, { testid: "colour-wheel", size: 320 });
+    this.colourText = h("p.feature-text", { "data-testid": "colour-text" }, this.text("colour.rule", { limit: cw?.limit ?? 0 }));
+    this.colourSlot = h("div.choice-slot");
+    showPanel(this.host, "colour-wheel-panel", cw?.name || this.text("colour.name"), this.colourWheel.el, this.colourText, this.colourSlot);
+    this.counters.set("colour-total", this.text("counter.total"), "×0");
+  }
+
+  /** The round waits for the player's colour: one button per colour. */
+  offer(aw) {
+    if (aw?.kind !== "colour_wheel" || !this.host.choose) return false;
+    if (!this.colourWheel) this.showColourWheel();
+    const opts = (aw.options || []).map((o) => ({ value: o, label: String(o).toUpperCase(), cls: String(o).toLowerCase() }));
+    this.colourSlot.replaceChildren(
+      choiceButtons(opts, (v) => {
+        this.chosen = v;
+        this.colourText.textContent = this.text("colour.yours", { colour: String(v).toUpperCase() });
+        this.host.choose(v);
+      }),
+    );
+    this.colourSlot.querySelector("button")?.focus({ preventScroll: true });
+    return true;
+  }
+
   /** A respin: the held (Wild) reels stay, the others spin again. */
   async respin(e) {
     const host = this.host;
@@ -97,7 +129,7 @@ export class Composed extends Feature {
   /** Wins the generic client does not count: the wheel's pay and the hold and win's total. */
   eventWin(e) {
     if (e.type === "wheel_spun") return Number(e.pay) || 0;
-    if (e.type === "hold_and_win_ended") return Number(e.win) || 0;
+    if (e.type === "hold_and_win_ended" || e.type === "colour_wheel_ended") return Number(e.win) || 0;
     return undefined;
   }
 
@@ -137,6 +169,26 @@ export class Composed extends Feature {
         return false;
       case "reels_expanded":
         return this.expand(e);
+      case "colour_wheel_offered":
+        if (!this.colourWheel) this.showColourWheel();
+        host.message(this.text("msg.colour_offered"), "feature");
+        return true;
+      case "colour_wheel_spun": {
+        if (!this.colourWheel) this.showColourWheel();
+        this.colourSlot?.replaceChildren();
+        await this.colourWheel.spinTo(Number(e.segment), host, { ms: 2000 });
+        this.counters.set("colour-total", this.text("counter.total"), `×${e.total}`);
+        host.message(this.text(e.again ? "msg.colour_again" : "msg.colour_spun", { colour: String(e.colour).toUpperCase(), value: e.multiplier, total: e.total }), "feature");
+        await wait(host, 800);
+        return true;
+      }
+      case "colour_wheel_ended":
+        host.message(this.text("msg.colour_ended", { total: e.total, amount: host.credits(e.win) }), "win");
+        if (!fast(host)) await announce(host, this.text("msg.colour_banner"), 1600, host.credits(e.win));
+        if (!host.instant) hidePanel(host);
+        this.counters.hide?.("colour-total");
+        this.colourWheel = null;
+        return true;
       case "whole_reel_shown":
         for (const r of e.reels || []) host.reels.reelEls?.[r]?.classList.add("giant");
         host.message(this.text("msg.whole_reel", { n: (e.reels || []).length }), "feature");
@@ -234,6 +286,7 @@ export class Composed extends Feature {
     if (this.segments.length) items.push(this.text("help.wheel", { list: this.segments.map((s) => s.label).join(", ") }));
     if (d.expanding) items.push(this.text("help.expanding", { respins: d.expanding.respins }));
     if (d.whole_reel) items.push(this.text("help.whole_reel"));
+    if (d.colour_wheel) items.push(this.text("help.colour_wheel", { name: d.colour_wheel.name || this.text("colour.name"), colours: d.colour_wheel.colours.join(", "), limit: d.colour_wheel.limit }));
     const symbols = (d.symbols || []).filter((s) => s.coin || s.scatter || s.expanding || s.giant).map((s) => s.id);
     return items.length ? [{ title: this.text("help.title"), testid: "feature-help", symbols, items }] : [];
   }
@@ -247,6 +300,12 @@ export class Composed extends Feature {
         return this.text("log.expanded", { n: (e.reels || []).length, respins: e.respins });
       case "whole_reel_shown":
         return this.text("log.whole_reel", { n: (e.reels || []).length });
+      case "colour_wheel_offered":
+        return this.text("msg.colour_offered");
+      case "colour_wheel_spun":
+        return this.text("log.colour_spun", { colour: String(e.colour).toUpperCase(), value: e.multiplier, total: e.total });
+      case "colour_wheel_ended":
+        return this.text("msg.colour_ended", { total: e.total, amount: money(e.win) });
       case "coins_shown":
         return this.text("log.coins", { n: (e.coins || []).length });
       case "hold_and_win_started":
