@@ -121,7 +121,9 @@ def reels_window(page: Any, testid: str = "reels") -> list[list[str]]:
 
 
 def last_window(events: list[dict[str, Any]]) -> list[list[str]]:
-    return [e for e in events if e["type"] in ("reels_stopped", "reels_nudged")][-1]["window"]
+    # what the reels show last: a stop, a nudge, or reels turned wild after the last stop
+    return [e for e in events
+            if e["type"] in ("reels_stopped", "reels_nudged", "reels_expanded")][-1]["window"]
 
 
 def money(minor_units: int) -> str:
