@@ -47,7 +47,6 @@ class ComposedGame(FamilyGame[ComposedModel]):
     def __init__(self, model: ComposedModel) -> None:
         super().__init__(model)
         self._tables = Tables(model)
-        self._features = kernel.pack_features(model)
         self._exact: ReportCache[int] = ReportCache()
 
     model_type = ComposedModel
@@ -103,9 +102,9 @@ class ComposedGame(FamilyGame[ComposedModel]):
         """Rounds from the compiled kernel (the same draws as :meth:`play`)."""
         acc, sq = new_accumulators()
         parts = np.zeros(len(COMPONENTS), dtype=np.int64)
-        kernel.simulate_rounds(self._tables.packed, self._features, stream, spins,
+        kernel.simulate_rounds(self._tables.packed, self._tables.features, stream, spins,
                                bet // self.model.divisor, bet, acc, sq, parts,
-                               kernel.scratch(self._tables.packed, self._features))
+                               kernel.scratch(self._tables.packed, self._tables.features))
         return acc, sq
 
     def describe(self) -> dict[str, Any]:
