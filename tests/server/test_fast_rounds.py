@@ -543,6 +543,55 @@ def test_free_rounds_take_the_fast_path_and_its_refusals_are_the_general_paths(
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_package_is_read_once_and_its_write_checks_it_and_the_older_packages(
+        make_server: Any, database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package's rounds after its first are played on the copy the last write left (no
+    read), and the write checks what the read checked: an older package of the game that
+    became playable again (a void gives a round back) refuses the round with the general
+    path's 409, nothing moved."""
+    srv = make_server(games=games())
+    c, name = srv.player()
+    ids = []
+    for rounds in (1, 5):
+        r = srv.admin().post("/api/admin/free-rounds", json={
+            "username": name, "game": "pool-test", "bet": 10, "rounds": rounds,
+            "expires_at": "2099-01-01T00:00:00+00:00"})
+        assert r.status_code == 201, r.text
+        ids.append(int(r.json()["id"]))
+    older, newer = ids
+    reads: Counter[int] = Counter()
+    usable = fast_rounds.free_rounds.usable
+
+    def counted(ctx: Any, player_id: int, package_id: int, *rest: Any) -> Any:
+        reads[package_id] += 1
+        return usable(ctx, player_id, package_id, *rest)
+
+    monkeypatch.setattr(fast_rounds.free_rounds, "usable", counted)
+    spin = {"bet": 10, "free_round_id": older}
+    assert c.post("/api/games/pool-test/rounds", json=spin, headers=key()).status_code == 201
+    won = 0
+    for left in (4, 3, 2):
+        r = c.post("/api/games/pool-test/rounds", json={**spin, "free_round_id": newer},
+                   headers=key())
+        assert r.status_code == 201, r.text
+        won += r.json()["win"]
+        assert r.json()["free_round"]["rounds_left"] == left
+        assert r.json()["free_round"]["total_won"] == won
+    assert reads == {older: 1, newer: 1} and served(srv)["served"] == 4, (reads, served(srv))
+    engine = create_engine(normalize_url(database.url))
+    try:
+        with engine.begin() as conn:  # as a void of the older package's round leaves it
+            conn.execute(text("UPDATE free_round_packages SET rounds_left = 1 WHERE id = :i"),
+                         {"i": older})
+    finally:
+        engine.dispose()
+    before = rows(database.url, name)
+    r = c.post("/api/games/pool-test/rounds", json={**spin, "free_round_id": newer},
+               headers=key())
+    assert r.status_code == 409 and r.json()["error"]["code"] == "free_round_out_of_order"
+    assert served(srv)["passed:refused"] == 1 and rows(database.url, name) == before
+
+
 def test_autoplay_rounds_take_the_fast_path_and_the_write_stops_the_run(
         make_server: Any) -> None:
     srv = make_server(games=games())
@@ -862,22 +911,77 @@ def test_the_batch_statement_reads_by_index_on_a_new_database(make_server: Any,
     assert re.search(r"Index (Only )?Scan using idempotency_keys_pkey", plan), plan
 
 
-def test_sessions_are_read_on_the_paths_own_connection_and_an_ended_one_is_refused(
+def test_a_rounds_write_checks_its_session_so_an_ended_one_is_refused_at_once(
         make_server: Any, database: Database) -> None:
-    """PostgreSQL, no session cache: the fast path reads each round's session with its own
-    query (no worker thread, no ORM) and serves the round; a session logged out in another
-    server process is refused at once with the general path's 401."""
-    if database.backend != "postgres":
-        pytest.skip("the session read on the path's connection is PostgreSQL's")
+    """No session cache (every other call reads the session): the batched path reads a
+    session once (on PostgreSQL with its own query: no worker thread, no ORM), then plays on
+    its copy, because each write checks the session in its own statement. A session logged
+    out in another server process is refused at its next round with the general path's 401,
+    nothing moved."""
     a = make_server(games=games(), session_cache_s=0)
     b = make_server(games=games(), session_cache_s=0)
-    c, _ = a.player()
+    c, name = a.player()
     other = b.client(c.headers["Authorization"].split()[1])
     for _ in range(3):
         r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
         assert r.status_code == 201, r.text
-    assert served(b)["served"] == 3 and served(b)["session:read"] == 3, served(b)
+    reads = 1 if database.backend == "postgres" else 0  # SQLite's read is the general path's
+    assert served(b)["served"] == 3 and served(b)["session:read"] == reads, served(b)
+    before = rows(database.url, name)
     assert c.delete("/api/sessions/current").status_code == 204
     r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
     assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired", r.text
-    assert served(b)["passed:session"] == 1 and served(b)["served"] == 3
+    assert served(b)["passed:refused"] == 1 and served(b)["served"] == 3, served(b)
+    assert rows(database.url, name) == before
+
+
+def test_a_rounds_write_sets_the_sessions_last_seen_time_when_it_is_due(
+        make_server: Any, database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inactivity timeout counts from the session's last-seen time, written at most once a
+    minute. A player who only plays keeps it: the round's write sets it once it is due (no
+    session call of its own), and the process's copy follows, so the next round needs none."""
+    srv = make_server(games=games())
+    clock = ServerClock(monkeypatch, (auth_service, rounds, fast_rounds))
+    c, _ = srv.player()
+    assert c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key()
+                  ).status_code == 201
+    calls: Counter[str] = Counter()
+    authenticate = auth_service.authenticate
+
+    def counted(ctx: Any, token: str) -> Any:
+        calls["authenticate"] += 1
+        return authenticate(ctx, token)
+
+    monkeypatch.setattr(auth_service, "authenticate", counted)
+    clock.advance(61)
+    for _ in range(2):
+        r = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+        assert r.status_code == 201, r.text
+    assert calls["authenticate"] == 0 and served(srv)["served"] == 3, served(srv)
+    engine = create_engine(normalize_url(database.url))
+    try:
+        with engine.connect() as conn:
+            seen = conn.execute(text("SELECT last_seen FROM sessions")).scalar_one()
+    finally:
+        engine.dispose()
+    seen = seen if isinstance(seen, datetime) else datetime.fromisoformat(seen)  # SQLite: text
+    assert (seen if seen.tzinfo else seen.replace(tzinfo=UTC)) == clock.now()
+
+
+def test_a_player_moved_to_another_jurisdiction_plays_the_next_round_under_it(
+        make_server: Any, database: Database) -> None:
+    """The jurisdiction is set in one server process; another holds the player's session with
+    the old one. Its next round's write is refused (the statement checks the jurisdiction the
+    round was played under), and the round is settled under the new profile: gb's session
+    figures are in its answer."""
+    a = make_server(games=games())
+    b = make_server(games=games())
+    c, name = a.player()
+    other = b.client(c.headers["Authorization"].split()[1])
+    r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert r.status_code == 201 and "session" not in r.json(), r.text
+    assert a.admin().put(f"/api/admin/players/{name}/jurisdiction",
+                         json={"jurisdiction": "gb"}).status_code == 200
+    r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert r.status_code == 201 and "session" in r.json(), r.text
+    assert served(b)["passed:refused"] == 1 and served(b)["served"] == 1, served(b)

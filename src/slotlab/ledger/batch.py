@@ -131,7 +131,9 @@ class RoundWrite:
     since: datetime | None = None
     play: int = 0  # the round's ledger lines of the play kinds, summed (its net position share)
     # A free round: (package id, its rounds left, its total won) as read before the round. The
-    # write requires the package unchanged, uses one of its rounds and adds the win to it.
+    # write requires the package unchanged and (a round's start) no older package of its game
+    # still playable (a void can give one a round back), uses one of its rounds and adds the
+    # win to it.
     free_round: tuple[int, int, int] | None = None
     # A round of an autoplay run: (run id, the run's figures as read: rounds, bet charged, paid,
     # best single payment; the stop reason this round meets, or None). The write requires the
@@ -154,6 +156,12 @@ class RoundWrite:
     # order won, from the pools' values as locked by the write that carries them
     # (``write_won``: services/jackpots.won); their amounts are in ``win`` and the rows already.
     awards: tuple[tuple[int, int, int], ...] = ()
+    # The session and the player's jurisdiction the round was played under, and whether the
+    # session's last-seen time is due: the write requires the session live at ``at`` (not
+    # revoked, not past its end) and the player still in that jurisdiction, so a server
+    # process's older copy of a session never carries a round, and sets last-seen to ``at`` when
+    # due (None: the caller read the session fresh, and wrote last-seen itself).
+    session: tuple[int, str | None, bool] | None = None
 
     @property
     def status_code(self) -> int:

@@ -5,10 +5,12 @@ round it checks, with the wallet row locked, what the general path checks in its
 the funds, the wallet's currency, no live round, the idempotency key unused, the player's
 loss limits (:mod:`.loss_limits`; a free round is not checked); where the profile paces
 rounds, that the player's last round started long enough ago (the player's row locked, then
-stamped with this round's start); for a free round, its package as it was when read (locked,
-then one round used and the win added); for a round of an autoplay run, the run still active
-with the figures its row had when read (locked, then the round's share added, and stopped if
-this round meets a condition). Then
+stamped with this round's start); for a free round, its package as it was when read and no
+older package of its game still playable (locked, then one round used and the win added); for
+a round of an autoplay run, the run still active with the figures its row had when read
+(locked, then the round's share added, and stopped if this round meets a condition); the
+session it was played under still live and the player still in its jurisdiction (its
+last-seen time set when due). Then
 it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
 stored answer, and adds the jackpot contributions to the pools. A choice's write (a round that
 ``continues``) instead requires its round still waiting at the step and update time it was
@@ -88,7 +90,8 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
       ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
-      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json")]
+      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json"),
+      ("sid", "bigint"), ("jur", "text"), ("seen", "boolean")]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("kind", "text"), ("micro", "bigint")]
@@ -153,7 +156,7 @@ WITH r AS MATERIALIZED (
   WHERE p.id IN (SELECT lk.player_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.pace_ms > 0)
   ORDER BY p.id FOR UPDATE
 ), lkf AS MATERIALIZED (
-  SELECT f.id, f.rounds_left, f.total_won FROM free_round_packages f
+  SELECT f.id, f.player_id, f.game_id, f.rounds_left, f.total_won FROM free_round_packages f
   WHERE f.id IN (SELECT r.fr_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.fr_id IS NOT NULL)
   ORDER BY f.id FOR UPDATE
 ), lka AS MATERIALIZED (
@@ -176,7 +179,10 @@ WITH r AS MATERIALIZED (
   WHERE lk.balance >= r.bet AND lk.currency = r.currency
     AND (r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
          OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')))
-    AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won))
+    AND (r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won
+         AND (r.c_step IS NOT NULL OR NOT EXISTS (SELECT 1 FROM free_round_packages o
+              WHERE o.player_id = lkf.player_id AND o.game_id = lkf.game_id AND o.id < lkf.id
+                AND o.rounds_left > 0 AND o.expires_at > r.ts))))
     AND (r.ap_id IS NULL OR r.c_step IS NOT NULL OR (lka.status = '{RUN_ACTIVE}'
          AND (r.ap_rounds, r.ap_bet, r.ap_win, r.ap_best)
              = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
@@ -186,10 +192,16 @@ WITH r AS MATERIALIZED (
       NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
       AND (r.fr_id IS NOT NULL OR NOT {_LOSS_LIMIT_PASSED})
     ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
+    AND (r.sid IS NULL OR EXISTS (SELECT 1 FROM sessions s JOIN players p ON p.id = s.player_id
+         WHERE s.id = r.sid AND s.player_id = r.pid AND NOT s.revoked AND s.expires_at > r.ts
+           AND p.jurisdiction IS NOT DISTINCT FROM r.jur))
     {_DEMO}
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.paid FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
+), seen AS (
+  UPDATE sessions SET last_seen = ok.ts FROM ok WHERE sessions.id = ok.sid AND ok.seen
+  RETURNING sessions.id
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -255,6 +267,8 @@ def round_json(n: int, w: RoundWrite) -> str:
         **_autoplay(w),
         **_continues(w),
         **({} if w.credit is None else {"op": w.credit}),
+        **({} if w.session is None
+           else {"sid": w.session[0], "jur": w.session[1], "seen": w.session[2]}),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}

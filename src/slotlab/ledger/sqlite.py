@@ -4,7 +4,9 @@ One writer thread with its own connection (the standard library's sqlite3: no OR
 no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
 held, what the general path checks (funds, the wallet's currency, no live round, the key
 unused, the player's loss limits, the pace of a paced profile, a free round's package and an
-autoplay run as they were read; for a choice, its round still waiting as it was read); a
+autoplay run as they were read, no older package of the free round's game playable, the
+session still live and the player in its jurisdiction; for a choice, its round still waiting
+as it was read); a
 round that passes is debited and credited and its ledger entries, round (a choice's: updated)
 and key are written; the batch's jackpot contributions are added to the pools at the end. A
 round that won jackpots is written alone (:meth:`SqliteRoundWriter.write_won`), its amounts paid
@@ -92,6 +94,15 @@ SELECT w.id, w.balance, w.currency,
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
 FROM wallets w WHERE w.player_id = ?
 """
+# The session a round was played under, live at the round's time, its player still in the
+# jurisdiction the round was played under (batch.RoundWrite.session).
+# An older package of the same player and game still playable: it goes first.
+_OLDER_PACKAGE = ("SELECT 1 FROM free_round_packages p JOIN free_round_packages o "
+                  "ON o.player_id = p.player_id AND o.game_id = p.game_id AND o.id < p.id "
+                  "WHERE p.id = ? AND o.rounds_left > 0 AND o.expires_at > ?")
+_SESSION_LIVE = ("SELECT 1 FROM sessions s JOIN players p ON p.id = s.player_id "
+                 "WHERE s.id = ? AND s.player_id = ? AND NOT s.revoked AND s.expires_at > ? "
+                 "AND p.jurisdiction IS ?")
 _NET = (f"SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE wallet_id = ? "
         f"AND created_at >= ? AND kind IN ({', '.join(repr(k) for k in PLAY_KINDS)})")
 # A run's round: its share added (a round started: one round, its bet, its win; a choice: its
@@ -264,6 +275,9 @@ class SqliteRoundWriter:
         if balance < w.bet or currency != w.currency or used or (demo and w.contributions):
             return None
         at = _TIME(w.at)
+        if w.session is not None and con.execute(_SESSION_LIVE, (
+                w.session[0], w.player_id, at, w.session[1])).fetchone() is None:
+            return None
         started = w.continues is None
         if started and (live or too_soon(last_round_at, w.at, w.pace_ms)):
             return None
@@ -280,11 +294,15 @@ class SqliteRoundWriter:
             return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
+            if started and con.execute(_OLDER_PACKAGE, (package, at)).fetchone() is not None:
+                return None  # an older package became playable since it was read
             if con.execute(_USE_FREE_ROUND, (int(started), w.win, package, left, won)
                            ).rowcount != 1:
                 return None  # the package changed since it was read (no write before this)
         if w.pace_ms and started:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
+        if w.session is not None and w.session[2]:
+            con.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (at, w.session[0]))
         if w.autoplay is not None:
             run, _, stop = w.autoplay
             con.execute(_RUN_ROUND, (int(started), w.bet, w.win, w.win, stop and RUN_STOPPED,

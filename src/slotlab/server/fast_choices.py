@@ -182,7 +182,7 @@ def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
 def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
           result: RoundResult, operator_player: str | None = None,
           won: Sequence[Mapping[str, Any]] = (),
-          awards: tuple[tuple[int, int, int], ...] = ()) -> RoundWrite:
+          awards: tuple[tuple[int, int, int], ...] = (), seen: bool = False) -> RoundWrite:
     """The rows the general path writes for this choice (``rounds.settle``): the round's row
     updated, the win credited, the key with its answer; the wallet's balance left to the
     statement. ``operator_player``: operator-wallet mode, a choice that completes the round,
@@ -246,5 +246,5 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
                             json_text(before["choices"]), w.events_json),
-        credit=credit, awards=awards)
+        credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
 

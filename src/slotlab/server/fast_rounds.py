@@ -172,6 +172,8 @@ class FastRoundPath:
     stats: Counter[str] = field(default_factory=Counter)  # answered here / passed on, and why
     # (player, autoplay run) -> the run as the last round this process wrote left it
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
+    # (player, free round package) -> the package as the last round this process wrote left it
+    packages: dict[tuple[int, int], FreeRoundPackage] = field(default_factory=dict)
     # Operator-wallet mode: the round starts this path serves go to the operator pipeline.
     operator: OperatorRounds | None = None
     # Rounds this path (or its operator pipeline) wrote waiting for a choice, for the choice's
@@ -204,14 +206,24 @@ class FastRoundPath:
     async def auth(self, token: str) -> Auth:
         """The session, as :func:`auth_service.authenticate` checks it: from the process's
         cache, else read on the backend's connection (no thread, no ORM), else (the session's
-        last-seen time is due to be written) by ``authenticate`` itself. Raises its 401s."""
+        last-seen time is due to be written) by ``authenticate`` itself. Raises its 401s.
+
+        With the internal wallet every write of this path checks the session itself and sets
+        its last-seen time when due (``RoundWrite.session``), so the copy serves past
+        session_cache_s: a player's round every few seconds would otherwise read the session
+        every round, and write it every minute in a worker thread. A write refused drops the
+        copy (the general path then reads the session anew and says why). Operator-wallet
+        rounds call the operator before their write: the copy serves them only within
+        session_cache_s."""
         ctx = self.ctx
-        who = auth_service.cached_auth(ctx, token)
+        write_checks = self.operator is None
+        who = auth_service.cached_auth(ctx, token, write_checks_session=write_checks)
         if who is None and self.read_row is not None:
             th = auth_service.token_hash(token)
             self.stats["session:read"] += 1
             who = auth_service.checked(
-                ctx, auth_service.remember(ctx, th, await self.read_row(_SESSION_SQL, th)))
+                ctx, auth_service.remember(ctx, th, await self.read_row(_SESSION_SQL, th)),
+                write_touches=write_checks)
         if who is None:
             who = await run_in_threadpool(auth_service.authenticate, ctx, token)
         return who
@@ -250,6 +262,41 @@ class FastRoundPath:
         if run is not None:
             self.runs.pop((who.player_id, run.run_id), None)
 
+    async def package(self, who: Auth, package_id: int, entry: GameEntry, bet: int
+                      ) -> FreeRoundPackage:
+        """A free round's package, if a round of it may be played now: as this process's last
+        write of it left it (the write requires the package unchanged and no older package of
+        the game playable, so a stale copy is refused, never trusted), else read
+        (:func:`free_rounds.usable`). Raises as that does: the general path answers."""
+        now = utcnow()
+        known = self.packages.get((who.player_id, package_id))
+        if known is not None:
+            return free_rounds.check_use(known, package_id, who.player_id, entry, bet, now, None)
+        return await run_in_threadpool(free_rounds.usable, self.ctx, who.player_id, package_id,
+                                       entry, bet, now)
+
+    def remember_package(self, who: Auth, package: FreeRoundPackage | None, write: RoundWrite,
+                         awaiting: bool) -> None:
+        """The package after a free round written here, for its next round; forgotten when it
+        has no round left or its round waits for a choice (the choice adds to its win)."""
+        if package is None:
+            return
+        k = (who.player_id, package.id)
+        left = package.rounds_left - 1
+        if awaiting or left <= 0:
+            self.packages.pop(k, None)
+            return
+        if len(self.packages) > 100_000:
+            self.packages.clear()
+        self.packages[k] = FreeRoundPackage(
+            id=package.id, player_id=package.player_id, game_id=package.game_id, bet=package.bet,
+            rounds_left=left, total_won=package.total_won + write.win,
+            expires_at=package.expires_at)
+
+    def forget_package(self, who: Auth, package: FreeRoundPackage | None) -> None:
+        if package is not None:
+            self.packages.pop((who.player_id, package.id), None)
+
     async def close(self) -> None:
         if self.operator is not None:
             await self.operator.close()
@@ -270,7 +317,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
           request_hash: str, seed: Seed, result: RoundResult, pools: dict[str, int],
           package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None,
           operator_player: str | None = None, won: Sequence[Mapping[str, Any]] = (),
-          awards: tuple[tuple[int, int, int], ...] = ()) -> RoundWrite:
+          awards: tuple[tuple[int, int, int], ...] = (), seen: bool = False) -> RoundWrite:
     """The rows the general path writes for a round that completes at once, or that waits for
     the player's choice (its bet taken, nothing paid yet: as ``rounds.settle`` leaves it), the
     wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the two
@@ -349,7 +396,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
-        credit=credit, awards=awards)
+        credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
 
 
 def jackpots_paid_here(who: Auth, entry: GameEntry, tiers: Sequence[str],
@@ -439,8 +486,7 @@ class FastRounds:
         package = None
         if req.free_round_id is not None:
             try:
-                package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
-                                                  req.free_round_id, entry, req.bet, utcnow())
+                package = await path.package(who, req.free_round_id, entry, req.bet)
             except Exception:  # refused (the general path says why), or the database
                 path.stats["passed:free_round"] += 1
                 return None
@@ -468,7 +514,8 @@ class FastRounds:
             return played
         try:
             make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
-                                     req.request_hash, seed, result, ids, package, run)
+                                     req.request_hash, seed, result, ids, package, run,
+                                     seen=auth_service.last_seen_due(ctx, req.token))
             if result.jackpots and not who.demo:
                 write, written = await path.write_won(
                     who, ids, result.jackpots, jackpots.round_contributions(
@@ -481,13 +528,19 @@ class FastRounds:
                         exc_info=True)
             path.stats["passed:failed"] += 1
             path.forget_run(who, run)
+            path.forget_package(who, package)
             return played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
+            path.forget_package(who, package)
+            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
         path.stats["served"] += 1
+        if write.session is not None and write.session[2]:  # the write set last-seen
+            auth_service.seen(ctx, req.token, write.at)
         path.remember_run(who, run, write)
+        path.remember_package(who, package, write, result.awaiting is not None)
         if result.awaiting is not None:  # its choice comes next, to this path if here
             path.waiting.remember(fast_choices.after_start(write, entry, package))
         else:  # a round waiting for a choice settles with it
@@ -559,7 +612,7 @@ class FastRounds:
             username = (await op.username(who.player_id)
                         if op is not None and result.awaiting is None else None)
             make = functools.partial(fast_choices.build, ctx, who, waiting, req, seed, result,
-                                     username)
+                                     username, seen=auth_service.last_seen_due(ctx, req.token))
             if result.jackpots and not who.demo:  # its bet fed the pools at its start
                 write, written = await path.write_won(who, ids, result.jackpots, (), make)
             else:
@@ -572,8 +625,11 @@ class FastRounds:
             return played
         if written is None:
             path.stats["choice:passed:refused"] += 1
+            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
         path.stats["choice:served"] += 1
+        if write.session is not None and write.session[2]:  # the write set last-seen
+            auth_service.seen(ctx, req.token, write.at)
         if result.awaiting is not None:
             path.waiting.remember(fast_choices.after_choice(waiting, write))
         else:
@@ -614,8 +670,7 @@ class FastRounds:
             path.stats["passed:autoplay"] += 1
             return None
         try:
-            package = await run_in_threadpool(free_rounds.usable, ctx, who.player_id,
-                                              req.free_round_id, entry, req.bet, utcnow())
+            package = await path.package(who, req.free_round_id, entry, req.bet)
             seed = await fairness.next_seed(ctx, who, general.fresh_seed)
             result = general.play(entry, credits, [seed], [])
         except Exception:  # refused (the general path says why), or the database
@@ -645,13 +700,17 @@ class FastRounds:
                         exc_info=True)
             path.stats["passed:failed"] += 1
             path.forget_run(who, run)
+            path.forget_package(who, package)
             return played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
+            path.forget_package(who, package)
+            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
         path.stats["served"] += 1
         path.remember_run(who, run, write)
+        path.remember_package(who, package, write, result.awaiting is not None)
         if result.awaiting is not None:  # its choice comes next, to this path if here
             path.waiting.remember(fast_choices.after_start(write, entry, package))
             await _send(send, 201, answer_text(ctx, who, write, written))

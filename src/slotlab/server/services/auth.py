@@ -14,7 +14,7 @@ import hashlib
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn, TypeVar
 
@@ -287,23 +287,53 @@ class _Cached:
 # default; 0: never). A session ended in this process (logout, revoked by a newer login, a
 # jurisdiction change) is dropped here at once; one ended in another process or host is still
 # accepted here until its entry is that old: the staleness is bounded by session_cache_s. A
-# session's lifetime and inactivity timeout are checked on every call, cached or not.
+# session's lifetime and inactivity timeout are checked on every call, cached or not. A round's
+# write on the batched path checks the session itself and sets its last-seen time when due
+# (ledger.batch.RoundWrite.session): there a copy older than session_cache_s serves (until its
+# last-seen time is due), since the write refuses a session that ended or a player who moved.
 
 
-def cached_auth(ctx: Services, token: str) -> Auth | None:
+def cached_auth(ctx: Services, token: str, *, write_checks_session: bool = False
+                ) -> Auth | None:
     """The session from memory when that needs no database call (checked as
-    :func:`authenticate` checks it), else None."""
+    :func:`authenticate` checks it), else None. ``write_checks_session``: the caller's write
+    refuses a session that ended and writes its last-seen time (:func:`last_seen_due`)."""
     cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
-    if cached is None or cached.until <= time.monotonic():
+    if cached is None:
         return None
-    return checked(ctx, cached)
+    if cached.until <= time.monotonic() and not (write_checks_session and not _due(cached)):
+        return None
+    return checked(ctx, cached, write_touches=write_checks_session)
 
 
-def checked(ctx: Services, cached: _Cached) -> Auth | None:
+def forget(ctx: Services, token: str) -> None:
+    """Drop this process's copy of a session: its next call reads it anew."""
+    ctx.auth_cache.pop(token_hash(token), None)
+
+
+def last_seen_due(ctx: Services, token: str) -> bool:
+    """Whether the session's last-seen time is due to be written (by the round's write)."""
+    cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
+    return cached is not None and _due(cached)
+
+
+def seen(ctx: Services, token: str, at: datetime) -> None:
+    """A write set the session's last-seen time to ``at``: this process's copy follows."""
+    th = token_hash(token)
+    cached: _Cached | None = ctx.auth_cache.get(th)
+    if cached is not None:
+        ctx.auth_cache[th] = replace(cached, last_seen=max(cached.last_seen, at))
+
+
+def _due(cached: _Cached) -> bool:
+    return utcnow() - cached.last_seen >= _TOUCH_EVERY
+
+
+def checked(ctx: Services, cached: _Cached, *, write_touches: bool = False) -> Auth | None:
     """The session once checked live (401 if it ended), or None when its last-seen time is
-    due to be written (:func:`authenticate` writes it)."""
+    due to be written (:func:`authenticate` writes it) and the caller's write does not."""
     now = utcnow()
-    if now - cached.last_seen >= _TOUCH_EVERY:
+    if now - cached.last_seen >= _TOUCH_EVERY and not write_touches:
         return None
     _check_live(ctx, cached, now)
     return cached.auth
