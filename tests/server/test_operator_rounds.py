@@ -7,6 +7,7 @@ reference operator, on both databases."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ from sqlalchemy import create_engine, text
 
 from slotlab.fairness import derive
 from slotlab.ledger.operator_rounds import COMPLETE_SQL, PostgresOperatorRounds
+from slotlab.server import fast_rounds, operator_rounds
 from slotlab.server.operator_rounds import OperatorRounds
+from slotlab.server.services import auth as auth_service
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
 
@@ -26,6 +29,7 @@ from ..operator_wallet.conftest import SECRET, WalletServer
 from .server_util import (
     Database,
     LiveServer,
+    ServerClock,
     generic_plan,
     key,
     make_database,
@@ -100,6 +104,46 @@ def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     assert done["balance"] == wallet_server.balance(username) == balance - 10 + done["win"]
     assert stats["choice:read"] == 1 and stats["choice:served"] == 2, stats
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_an_operator_rounds_opening_checks_its_session_before_the_debit_is_sent(
+        make_server, wallet_server, database, monkeypatch):
+    """No session cache (every other call reads the session): a process plays a player's
+    operator rounds on its copy of the session, since each round's opening checks the session
+    before the debit is sent, and sets its last-seen time once it is due. A logout in another
+    process refuses the next round with the general path's 401: no debit reaches the
+    operator."""
+    settings = {"wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
+                "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 2.0,
+                "operator_wallet_attempts": 2, "operator_wallet_backoff_s": 0.0,
+                "session_cache_s": 0}
+    a, b = make_server(**settings), make_server(**settings)
+    clock = ServerClock(monkeypatch, (auth_service, fast_rounds, operator_rounds))
+    c, username = _player(a, wallet_server)
+    other = b.client(c.headers["Authorization"].split()[1])
+    for advance in (0, 61, 0):  # the second round's opening sets last-seen (a minute passed)
+        clock.advance(advance)
+        r = other.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+        assert r.status_code == 201, r.text
+    stats = b.app.state.fast_rounds.stats
+    # Read at the first round, and at the second: a copy whose last-seen time is due is read
+    # again (another process may have seen the session since). SQLite's read is the general
+    # path's, which sets last-seen itself.
+    reads = 2 if database.backend == "postgres" else 0
+    assert stats["served"] == 3 and stats["session:read"] == reads, stats
+    engine = create_engine(normalize_url(database.url))
+    try:
+        with engine.connect() as conn:
+            seen = conn.execute(text("SELECT last_seen FROM sessions")).scalar_one()
+    finally:
+        engine.dispose()
+    seen = seen if isinstance(seen, datetime) else datetime.fromisoformat(seen)  # SQLite: text
+    assert (seen if seen.tzinfo else seen.replace(tzinfo=UTC)) == clock.now()
+    balance = wallet_server.balance(username)
+    assert c.delete("/api/sessions/current").status_code == 204
+    r = other.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
+    assert r.status_code == 401 and r.json()["error"]["code"] == "session_expired", r.text
+    assert stats["passed:refused"] == 1 and wallet_server.balance(username) == balance
 
 
 def test_provably_fair_operator_rounds_take_the_batched_path_and_verify(make_server,

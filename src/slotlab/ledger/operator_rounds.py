@@ -12,7 +12,8 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    path's count), the pace of a paced profile (the player's last round time stamped), an
    autoplay run still active with the figures its row had when read (the opened round's share
    added: one round, its bet; stopped if the round meets a condition, as the general path's
-   ``autoplay_runs.take_round`` stops it).
+   ``autoplay_runs.take_round`` stops it), the session it is played under still live and the
+   player still in its jurisdiction (its last-seen time set when due).
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
    to its autoplay run's figures) and the credit's row (``pending``), or the round
@@ -50,18 +51,24 @@ from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
     NO_SEQUENTIAL_SCANS,
     OP_COLUMNS,
+    SESSION_FIELDS,
+    SESSION_LIVE,
+    SESSION_SEEN,
     asyncpg_dsn,
     lock_pools,
     loss_limit_passed,
     row_sql,
+    session_fields,
 )
 from slotlab.ledger.sqlite import (
     INSERT_OP,
     OP_PROCESSORS,
     add_pool_moves,
     immediate,
+    mark_seen,
     pool_values,
     run_unchanged,
+    session_live,
     too_soon,
     writer_connection,
 )
@@ -85,6 +92,9 @@ class Opening:
     # best single payment; the stop reason the opened round meets, or None). The write requires
     # the run still active with those figures, and stops it for that reason (RoundWrite's rule).
     autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
+    # The session the round is played under, checked and its last-seen time set when due
+    # (RoundWrite's rule).
+    session: tuple[int, str | None, bool] | None = None
 
 
 @dataclass(slots=True)
@@ -143,7 +153,8 @@ _OPEN_SQL = f"""/* slotlab operator round opening */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, pid bigint, currency text, owner text,
     key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
-    ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text)
+    ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text,
+    {", ".join(f"{f} {t}" for f, t in SESSION_FIELDS)})
 ), lka AS MATERIALIZED (
   SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
   FROM autoplay_runs a
@@ -160,6 +171,9 @@ WITH r AS MATERIALIZED (
     AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
     AND NOT {loss_limit_passed("r.pid", "(r.row->>'bet')::bigint", "r.ts")}
+    AND {SESSION_LIVE}
+), seen AS (
+  {SESSION_SEEN}
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -260,7 +274,8 @@ def _opening_json(n: int, w: Opening) -> str:
               "ap_stop": stop}
     return json_text({"n": n, "pid": w.player_id, "currency": w.currency, "owner": w.owner,
                       "key": w.key, "req_hash": w.request_hash, "ts": w.at,
-                      "pace_ms": w.pace_ms, "row": w.round_values, "op": w.debit, **ap})
+                      "pace_ms": w.pace_ms, "row": w.round_values, "op": w.debit, **ap,
+                      **session_fields(w.session)})
 
 
 def _settling_json(n: int, w: Settling) -> str:
@@ -442,7 +457,8 @@ class SqliteOperatorRounds:
         if limited and sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"], w.at):
             return False
         at = _TIME(w.at)
-        if too_soon(last_round_at, w.at, w.pace_ms):
+        if too_soon(last_round_at, w.at, w.pace_ms) or not session_live(
+                con, w.session, w.player_id, at):
             return False
         if w.autoplay is not None:
             run, figures, stop = w.autoplay
@@ -452,6 +468,7 @@ class SqliteOperatorRounds:
                                         stop and at, run))
         if w.pace_ms:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
+        mark_seen(con, w.session, at)
         con.execute(_S_INSERT_ROUND, _row(_ROUND_PROCESSORS, w.round_values))
         con.execute("INSERT INTO idempotency_keys (owner, key, request_hash, round_id, "
                     "status_code, response, created_at) VALUES (?, ?, ?, ?, NULL, NULL, ?)",

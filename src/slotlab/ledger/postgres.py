@@ -79,6 +79,25 @@ _DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
          "(SELECT 1 FROM players p WHERE p.id = r.pid AND p.demo))"
          if "demo" in Player.__table__.c else "")
 
+# A round's session (batch.RoundWrite.session; fields sid, jur, seen of the round ``r``): live at
+# the round's time, its player still in the jurisdiction the round was played under; and the
+# update that sets its last-seen time where due (``ok``: the rounds that passed).
+SESSION_FIELDS = [("sid", "bigint"), ("jur", "text"), ("seen", "boolean")]
+SESSION_LIVE = """(r.sid IS NULL OR EXISTS (SELECT 1 FROM sessions s
+      JOIN players sp ON sp.id = s.player_id
+      WHERE s.id = r.sid AND s.player_id = r.pid AND NOT s.revoked AND s.expires_at > r.ts
+        AND sp.jurisdiction IS NOT DISTINCT FROM r.jur))"""
+SESSION_SEEN = ("UPDATE sessions SET last_seen = ok.ts FROM ok "
+                "WHERE sessions.id = ok.sid AND ok.seen RETURNING sessions.id")
+
+
+def session_fields(session: tuple[int, str | None, bool] | None) -> dict[str, Any]:
+    """A round's session as the statements read it (nothing: not checked)."""
+    if session is None:
+        return {}
+    return {"sid": session[0], "jur": session[1], "seen": session[2]}
+
+
 # The batch comes as ONE parameter, a JSON array with an object per round: its checks, its
 # ledger lines, its pool contributions and its ``rounds`` row (every column by name, read by
 # json_populate_record). The database parses it in C; asyncpg would encode an array per field
@@ -91,7 +110,7 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
       ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
       ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json"),
-      ("sid", "bigint"), ("jur", "text"), ("seen", "boolean")]
+      *SESSION_FIELDS]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("kind", "text"), ("micro", "bigint")]
@@ -192,16 +211,13 @@ WITH r AS MATERIALIZED (
       NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
       AND (r.fr_id IS NOT NULL OR NOT {_LOSS_LIMIT_PASSED})
     ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
-    AND (r.sid IS NULL OR EXISTS (SELECT 1 FROM sessions s JOIN players p ON p.id = s.player_id
-         WHERE s.id = r.sid AND s.player_id = r.pid AND NOT s.revoked AND s.expires_at > r.ts
-           AND p.jurisdiction IS NOT DISTINCT FROM r.jur))
+    AND {SESSION_LIVE}
     {_DEMO}
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.paid FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
 ), seen AS (
-  UPDATE sessions SET last_seen = ok.ts FROM ok WHERE sessions.id = ok.sid AND ok.seen
-  RETURNING sessions.id
+  {SESSION_SEEN}
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -267,8 +283,7 @@ def round_json(n: int, w: RoundWrite) -> str:
         **_autoplay(w),
         **_continues(w),
         **({} if w.credit is None else {"op": w.credit}),
-        **({} if w.session is None
-           else {"sid": w.session[0], "jur": w.session[1], "seen": w.session[2]}),
+        **session_fields(w.session),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
         "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}

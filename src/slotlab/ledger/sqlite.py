@@ -121,6 +121,21 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
+def session_live(con: sqlite3.Connection, session: tuple[int, str | None, bool] | None,
+                 player_id: int, at: str) -> bool:
+    """The session a round was played under (batch.RoundWrite.session) is live at ``at`` (the
+    stored time text) and its player still in that jurisdiction; true where none is named."""
+    return session is None or con.execute(
+        _SESSION_LIVE, (session[0], player_id, at, session[1])).fetchone() is not None
+
+
+def mark_seen(con: sqlite3.Connection, session: tuple[int, str | None, bool] | None,
+              at: str) -> None:
+    """The session's last-seen time set to the round's, where it was due."""
+    if session is not None and session[2]:
+        con.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (at, session[0]))
+
+
 def add_pool_moves(con: sqlite3.Connection,
                    rounds: Sequence[tuple[str, datetime, Sequence[tuple[int, str, int]]]]
                    ) -> None:
@@ -275,8 +290,7 @@ class SqliteRoundWriter:
         if balance < w.bet or currency != w.currency or used or (demo and w.contributions):
             return None
         at = _TIME(w.at)
-        if w.session is not None and con.execute(_SESSION_LIVE, (
-                w.session[0], w.player_id, at, w.session[1])).fetchone() is None:
+        if not session_live(con, w.session, w.player_id, at):
             return None
         started = w.continues is None
         if started and (live or too_soon(last_round_at, w.at, w.pace_ms)):
@@ -301,8 +315,7 @@ class SqliteRoundWriter:
                 return None  # the package changed since it was read (no write before this)
         if w.pace_ms and started:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
-        if w.session is not None and w.session[2]:
-            con.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (at, w.session[0]))
+        mark_seen(con, w.session, at)
         if w.autoplay is not None:
             run, _, stop = w.autoplay
             con.execute(_RUN_ROUND, (int(started), w.bet, w.win, w.win, stop and RUN_STOPPED,

@@ -208,22 +208,20 @@ class FastRoundPath:
         cache, else read on the backend's connection (no thread, no ORM), else (the session's
         last-seen time is due to be written) by ``authenticate`` itself. Raises its 401s.
 
-        With the internal wallet every write of this path checks the session itself and sets
-        its last-seen time when due (``RoundWrite.session``), so the copy serves past
-        session_cache_s: a player's round every few seconds would otherwise read the session
-        every round, and write it every minute in a worker thread. A write refused drops the
-        copy (the general path then reads the session anew and says why). Operator-wallet
-        rounds call the operator before their write: the copy serves them only within
-        session_cache_s."""
+        Every write of this path checks the session itself and sets its last-seen time when
+        due (``RoundWrite.session``; an operator round's opening, before its debit is sent:
+        ``Opening.session``), so the copy serves past session_cache_s: a player's round every
+        few seconds would otherwise read the session every round, and write it every minute in
+        a worker thread. A write refused drops the copy (the general path then reads the
+        session anew and says why)."""
         ctx = self.ctx
-        write_checks = self.operator is None
-        who = auth_service.cached_auth(ctx, token, write_checks_session=write_checks)
+        who = auth_service.cached_auth(ctx, token, write_checks_session=True)
         if who is None and self.read_row is not None:
             th = auth_service.token_hash(token)
             self.stats["session:read"] += 1
             who = auth_service.checked(
                 ctx, auth_service.remember(ctx, th, await self.read_row(_SESSION_SQL, th)),
-                write_touches=write_checks)
+                write_touches=True)
         if who is None:
             who = await run_in_threadpool(auth_service.authenticate, ctx, token)
         return who
@@ -424,6 +422,12 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -
                             **added).encode()
 
 
+def _seen(ctx: Services, token: str, write: RoundWrite) -> None:
+    """After a write: where it set the session's last-seen time, the process's copy follows."""
+    if write.session is not None and write.session[2]:
+        auth_service.seen(ctx, token, write.at)
+
+
 class FastRounds:
     """ASGI middleware: serves the common round start, passes everything else on."""
 
@@ -537,8 +541,7 @@ class FastRounds:
             auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
         path.stats["served"] += 1
-        if write.session is not None and write.session[2]:  # the write set last-seen
-            auth_service.seen(ctx, req.token, write.at)
+        _seen(ctx, req.token, write)
         path.remember_run(who, run, write)
         path.remember_package(who, package, write, result.awaiting is not None)
         if result.awaiting is not None:  # its choice comes next, to this path if here
@@ -628,8 +631,7 @@ class FastRounds:
             auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
         path.stats["choice:served"] += 1
-        if write.session is not None and write.session[2]:  # the write set last-seen
-            auth_service.seen(ctx, req.token, write.at)
+        _seen(ctx, req.token, write)
         if result.awaiting is not None:
             path.waiting.remember(fast_choices.after_choice(waiting, write))
         else:
@@ -689,7 +691,8 @@ class FastRounds:
             username = await op.username(who.player_id)
             make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
                                      req.request_hash, seed, result, ids, package, run,
-                                     operator_player=username)
+                                     operator_player=username,
+                                     seen=auth_service.last_seen_due(ctx, req.token))
             if result.jackpots:  # a free round feeds no pool: nothing contributed first
                 write, written = await path.write_won(who, ids, result.jackpots, (), make)
             else:
@@ -711,6 +714,7 @@ class FastRounds:
         path.stats["served"] += 1
         path.remember_run(who, run, write)
         path.remember_package(who, package, write, result.awaiting is not None)
+        _seen(ctx, req.token, write)
         if result.awaiting is not None:  # its choice comes next, to this path if here
             path.waiting.remember(fast_choices.after_start(write, entry, package))
             await _send(send, 201, answer_text(ctx, who, write, written))
@@ -733,6 +737,7 @@ class FastRounds:
         """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
         a free round here (:meth:`_serve_operator_free`); one the pipeline leaves, to the
         general path."""
+        ctx = path.ctx
         if req.free_round_id is not None:
             return await FastRounds._serve_operator_free(path, op, who, entry, credits, req,
                                                          send, started)
@@ -745,18 +750,22 @@ class FastRounds:
             ids = await path.pool_ids(entry) if entry.progressives else {}
             contributions = jackpots.round_contributions(entry, credits, req.bet, ids, who.demo,
                                                          free=False)
+            seen = auth_service.last_seen_due(ctx, req.token)
             served = await op.serve(
                 who, entry, credits, req.bet, req.key, req.request_hash, send, started, run,
                 contributions, ids, lambda values, events: path.waiting.remember(
-                    fast_choices.Waiting(who.player_id, entry, values, events, None)))
+                    fast_choices.Waiting(who.player_id, entry, values, events, None)), seen)
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1
             return None
         if not served:
             path.stats["passed:refused"] += 1
+            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return None
         path.stats["served"] += 1
+        if seen:  # the opening set it
+            auth_service.seen(ctx, req.token, utcnow())
         return False
 
 

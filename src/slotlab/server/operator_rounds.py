@@ -162,9 +162,12 @@ class OperatorRounds:
                     run: autoplay_runs.RunUse | None = None,
                     contributions: tuple[tuple[int, int], ...] = (),
                     pools: Mapping[str, int] | None = None,
-                    waits: Callable[[dict[str, Any], str], None] | None = None) -> bool:
+                    waits: Callable[[dict[str, Any], str], None] | None = None,
+                    seen: bool = False) -> bool:
         """Answer the round start (True), or leave it to the general path (False: nothing
         was sent to the operator, or the round's key tells the general path the answer).
+        The opening checks the session (``Opening.session``; ``seen``: its last-seen time
+        is due, and the opening sets it).
         ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units);
         ``pools``: the game's pool ids by tier (a round that wins one is settled here);
         ``waits``: told a round written waiting for a choice (its values, every column but
@@ -188,7 +191,7 @@ class OperatorRounds:
         opened = await self.opens.submit(Opening(
             who.player_id, entry.currency, owner, key, request_hash, now,
             max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit,
-            autoplay))
+            autoplay, (who.session_id, who.jurisdiction, seen)))
         if not opened:
             self.forget_run(who, run)
             return False
