@@ -5,7 +5,8 @@ synchronous=FULL) and on PostgreSQL (a fresh schema; ``--pg`` or ``SLOTLAB_TEST_
 every round durable. Each client (one keep-alive connection) plays for a ring of players:
 
 - half of them under the ``gb`` profile (set by the admin API): a round every 2.5 s at most per
-  player (the client moves on to a player whose pace allows one), session figures in every
+  player, counted from the previous round's answer as a player who sees each result would
+  (the client moves on to a player whose pace allows one), session figures in every
   answer, reality checks; no autoplay;
 - the other half under ``mt``: each plays under an autoplay run it declared (``POST
   /api/autoplay``), every round carrying its stop conditions;
@@ -212,8 +213,10 @@ async def _client(base: str, ring: list[Player], bets: dict[str, list[int]], dea
                 kind = "free-round"
             elif p.run_id is not None:
                 body["autoplay"] = {"run_id": p.run_id}
-            p.ready_at = now + (PACE_S if p.gb else 0.0)
             answer = await _send(c, p, f"/api/games/{p.game}/rounds", body, tally)
+            # A player sees the round's result before the next spin: gb's cycle (counted on the
+            # server from the round's start, before its answer) starts over at the answer.
+            p.ready_at = time.perf_counter() + (PACE_S if p.gb else 0.0)
             if answer is None:
                 continue
             if answer.get("free_round", {}).get("rounds_left") == 0:
