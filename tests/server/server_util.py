@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -196,6 +196,18 @@ MONEY_CHECKS = {
         "SELECT round_id FROM ledger_entries WHERE round_id IS NOT NULL AND kind IN "
         "('bet', 'win') GROUP BY round_id, kind HAVING COUNT(*) > 1",
 }
+
+
+def stored_last_seen(db_url: str) -> datetime:
+    """The one session's last-seen time as stored (UTC; SQLite keeps it as naive text)."""
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            seen = c.execute(text("SELECT last_seen FROM sessions")).scalar_one()
+    finally:
+        engine.dispose()
+    seen = seen if isinstance(seen, datetime) else datetime.fromisoformat(seen)
+    return seen if seen.tzinfo else seen.replace(tzinfo=UTC)
 
 
 def checked_round_statuses(db_url: str) -> dict[str, str]:

@@ -40,6 +40,7 @@ from .server_util import (
     key,
     make_database,
     server_settings,
+    stored_last_seen,
 )
 
 SEED = bytes(range(7, 39))
@@ -552,9 +553,9 @@ def test_a_package_is_read_once_and_its_write_checks_it_and_the_older_packages(
     srv = make_server(games=games())
     c, name = srv.player()
     ids = []
-    for rounds in (1, 5):
+    for count in (1, 5):
         r = srv.admin().post("/api/admin/free-rounds", json={
-            "username": name, "game": "pool-test", "bet": 10, "rounds": rounds,
+            "username": name, "game": "pool-test", "bet": 10, "rounds": count,
             "expires_at": "2099-01-01T00:00:00+00:00"})
         assert r.status_code == 201, r.text
         ids.append(int(r.json()["id"]))
@@ -958,14 +959,7 @@ def test_a_rounds_write_sets_the_sessions_last_seen_time_when_it_is_due(
         r = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
         assert r.status_code == 201, r.text
     assert calls["authenticate"] == 0 and served(srv)["served"] == 3, served(srv)
-    engine = create_engine(normalize_url(database.url))
-    try:
-        with engine.connect() as conn:
-            seen = conn.execute(text("SELECT last_seen FROM sessions")).scalar_one()
-    finally:
-        engine.dispose()
-    seen = seen if isinstance(seen, datetime) else datetime.fromisoformat(seen)  # SQLite: text
-    assert (seen if seen.tzinfo else seen.replace(tzinfo=UTC)) == clock.now()
+    assert stored_last_seen(database.url) == clock.now()
 
 
 def test_a_player_moved_to_another_jurisdiction_plays_the_next_round_under_it(

@@ -7,7 +7,6 @@ reference operator, on both databases."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from .server_util import (
     key,
     make_database,
     server_settings,
+    stored_last_seen,
 )
 
 SEED = bytes(range(3, 35))
@@ -131,14 +131,7 @@ def test_an_operator_rounds_opening_checks_its_session_before_the_debit_is_sent(
     # path's, which sets last-seen itself.
     reads = 2 if database.backend == "postgres" else 0
     assert stats["served"] == 3 and stats["session:read"] == reads, stats
-    engine = create_engine(normalize_url(database.url))
-    try:
-        with engine.connect() as conn:
-            seen = conn.execute(text("SELECT last_seen FROM sessions")).scalar_one()
-    finally:
-        engine.dispose()
-    seen = seen if isinstance(seen, datetime) else datetime.fromisoformat(seen)  # SQLite: text
-    assert (seen if seen.tzinfo else seen.replace(tzinfo=UTC)) == clock.now()
+    assert stored_last_seen(database.url) == clock.now()
     balance = wallet_server.balance(username)
     assert c.delete("/api/sessions/current").status_code == 204
     r = other.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=key())
