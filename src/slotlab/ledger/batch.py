@@ -104,6 +104,11 @@ def paid_lines(round_id: str, win: int, won: Sequence[tuple[str, int]],
     return lines
 
 
+# The session a round was played under: (session id, the player's jurisdiction then, whether
+# its last-seen time is due). The write requires the session live and the player still there.
+RoundSession = tuple[int, str | None, bool]
+
+
 @dataclass(slots=True)  # made per round: no frozen-init cost
 class RoundWrite:
     player_id: int
@@ -161,7 +166,7 @@ class RoundWrite:
     # revoked, not past its end) and the player still in that jurisdiction, so a server
     # process's older copy of a session never carries a round, and sets last-seen to ``at`` when
     # due (None: the caller read the session fresh, and wrote last-seen itself).
-    session: tuple[int, str | None, bool] | None = None
+    session: RoundSession | None = None
 
     @property
     def status_code(self) -> int:

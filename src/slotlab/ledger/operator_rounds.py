@@ -45,7 +45,7 @@ import asyncpg
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, pool_moves
+from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundSession, pool_moves
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
@@ -94,7 +94,7 @@ class Opening:
     autoplay: tuple[int, tuple[int, int, int, int], str | None] | None = None
     # The session the round is played under, checked and its last-seen time set when due
     # (RoundWrite's rule).
-    session: tuple[int, str | None, bool] | None = None
+    session: RoundSession | None = None
 
 
 @dataclass(slots=True)

@@ -52,6 +52,7 @@ from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
     RUN_ACTIVE,
     RUN_STOPPED,
+    RoundSession,
     RoundWrite,
     Written,
     pool_moves,
@@ -91,7 +92,7 @@ SESSION_SEEN = ("UPDATE sessions SET last_seen = ok.ts FROM ok "
                 "WHERE sessions.id = ok.sid AND ok.seen RETURNING sessions.id")
 
 
-def session_fields(session: tuple[int, str | None, bool] | None) -> dict[str, Any]:
+def session_fields(session: RoundSession | None) -> dict[str, Any]:
     """A round's session as the statements read it (nothing: not checked)."""
     if session is None:
         return {}

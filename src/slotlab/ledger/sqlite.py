@@ -39,6 +39,7 @@ from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
     RUN_ACTIVE,
     RUN_STOPPED,
+    RoundSession,
     RoundWrite,
     Written,
     pool_moves,
@@ -94,12 +95,12 @@ SELECT w.id, w.balance, w.currency,
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
 FROM wallets w WHERE w.player_id = ?
 """
-# The session a round was played under, live at the round's time, its player still in the
-# jurisdiction the round was played under (batch.RoundWrite.session).
 # An older package of the same player and game still playable: it goes first.
 _OLDER_PACKAGE = ("SELECT 1 FROM free_round_packages p JOIN free_round_packages o "
                   "ON o.player_id = p.player_id AND o.game_id = p.game_id AND o.id < p.id "
                   "WHERE p.id = ? AND o.rounds_left > 0 AND o.expires_at > ?")
+# The session a round was played under, live at the round's time, its player still in the
+# jurisdiction the round was played under (batch.RoundWrite.session).
 _SESSION_LIVE = ("SELECT 1 FROM sessions s JOIN players p ON p.id = s.player_id "
                  "WHERE s.id = ? AND s.player_id = ? AND NOT s.revoked AND s.expires_at > ? "
                  "AND p.jurisdiction IS ?")
@@ -121,16 +122,15 @@ _INSERT_POOL_ENTRY = ("INSERT INTO jackpot_entries (pool_id, kind, amount_micro,
                       "value_after_micro, round_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
 
 
-def session_live(con: sqlite3.Connection, session: tuple[int, str | None, bool] | None,
-                 player_id: int, at: str) -> bool:
+def session_live(con: sqlite3.Connection, session: RoundSession | None, player_id: int,
+                 at: str) -> bool:
     """The session a round was played under (batch.RoundWrite.session) is live at ``at`` (the
     stored time text) and its player still in that jurisdiction; true where none is named."""
     return session is None or con.execute(
         _SESSION_LIVE, (session[0], player_id, at, session[1])).fetchone() is not None
 
 
-def mark_seen(con: sqlite3.Connection, session: tuple[int, str | None, bool] | None,
-              at: str) -> None:
+def mark_seen(con: sqlite3.Connection, session: RoundSession | None, at: str) -> None:
     """The session's last-seen time set to the round's, where it was due."""
     if session is not None and session[2]:
         con.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (at, session[0]))

@@ -152,8 +152,7 @@ def stored(ctx: Services, player_id: int, round_id: str) -> Waiting | None:
             p = s.get(FreeRoundPackage, r.free_round_id)
             if p is None:
                 return None
-            package = FreeRoundPackage(id=p.id, rounds_left=p.rounds_left,
-                                       total_won=p.total_won, expires_at=p.expires_at)
+            package = free_rounds.after(p, 0, 0)
         values = {k: getattr(r, k) for k in _VALUE_COLUMNS}
         return Waiting(player_id, entry, values, json_text(r.events), package)
 
@@ -161,9 +160,7 @@ def stored(ctx: Services, player_id: int, round_id: str) -> Waiting | None:
 def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None
                 ) -> Waiting:
     """A round the fast path started, waiting for its choice (``package``: as read before)."""
-    left = None if package is None else FreeRoundPackage(
-        id=package.id, rounds_left=package.rounds_left - 1, total_won=package.total_won,
-        expires_at=package.expires_at)
+    left = None if package is None else free_rounds.after(package, 1, 0)
     return Waiting(write.player_id, entry, write.round_values, write.events_json, left)
 
 
@@ -226,10 +223,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     if package is not None:  # the package as this choice leaves it
-        body["free_round"] = free_rounds.round_state(FreeRoundPackage(
-            id=package.id, rounds_left=package.rounds_left,
-            total_won=package.total_won + win + jackpot_win,
-            expires_at=package.expires_at), now)
+        body["free_round"] = free_rounds.round_state(
+            free_rounds.after(package, 0, win + jackpot_win), now)
     run = before["autoplay_run_id"]
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(

@@ -280,16 +280,12 @@ class FastRoundPath:
         if package is None:
             return
         k = (who.player_id, package.id)
-        left = package.rounds_left - 1
-        if awaiting or left <= 0:
+        if awaiting or package.rounds_left <= 1:  # this round was its last
             self.packages.pop(k, None)
             return
         if len(self.packages) > 100_000:
             self.packages.clear()
-        self.packages[k] = FreeRoundPackage(
-            id=package.id, player_id=package.player_id, game_id=package.game_id, bet=package.bet,
-            rounds_left=left, total_won=package.total_won + write.win,
-            expires_at=package.expires_at)
+        self.packages[k] = free_rounds.after(package, 1, write.win)
 
     def forget_package(self, who: Auth, package: FreeRoundPackage | None) -> None:
         if package is not None:
@@ -375,9 +371,8 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     if package is not None:  # the package as this round leaves it
-        body["free_round"] = free_rounds.round_state(FreeRoundPackage(
-            id=package.id, rounds_left=package.rounds_left - 1,
-            total_won=package.total_won + win + jackpot_win, expires_at=package.expires_at), now)
+        body["free_round"] = free_rounds.round_state(
+            free_rounds.after(package, 1, win + jackpot_win), now)
     head = json_object_with(json_text(body), events=events_json)
     profile = ctx.profile(who.jurisdiction)
     return RoundWrite(

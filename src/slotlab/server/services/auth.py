@@ -301,8 +301,9 @@ def cached_auth(ctx: Services, token: str, *, write_checks_session: bool = False
     cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
     if cached is None:
         return None
-    if cached.until <= time.monotonic() and not (write_checks_session and not _due(cached)):
-        return None
+    stale = cached.until <= time.monotonic()
+    if stale and (not write_checks_session or _due(cached, utcnow())):
+        return None  # a copy past its last-seen write is read again: others may have seen it
     return checked(ctx, cached, write_touches=write_checks_session)
 
 
@@ -314,7 +315,7 @@ def forget(ctx: Services, token: str) -> None:
 def last_seen_due(ctx: Services, token: str) -> bool:
     """Whether the session's last-seen time is due to be written (by the round's write)."""
     cached: _Cached | None = ctx.auth_cache.get(token_hash(token))
-    return cached is not None and _due(cached)
+    return cached is not None and _due(cached, utcnow())
 
 
 def seen(ctx: Services, token: str, at: datetime) -> None:
@@ -325,15 +326,16 @@ def seen(ctx: Services, token: str, at: datetime) -> None:
         ctx.auth_cache[th] = replace(cached, last_seen=max(cached.last_seen, at))
 
 
-def _due(cached: _Cached) -> bool:
-    return utcnow() - cached.last_seen >= _TOUCH_EVERY
+def _due(cached: _Cached, now: datetime) -> bool:
+    """The session's last-seen time is due to be written."""
+    return now - cached.last_seen >= _TOUCH_EVERY
 
 
 def checked(ctx: Services, cached: _Cached, *, write_touches: bool = False) -> Auth | None:
     """The session once checked live (401 if it ended), or None when its last-seen time is
     due to be written (:func:`authenticate` writes it) and the caller's write does not."""
     now = utcnow()
-    if now - cached.last_seen >= _TOUCH_EVERY and not write_touches:
+    if _due(cached, now) and not write_touches:
         return None
     _check_live(ctx, cached, now)
     return cached.auth
@@ -388,7 +390,7 @@ def authenticate(ctx: Services, token: str) -> Auth:
         cached = remember(ctx, th, None if row is None else row._mapping)
     auth = cached.auth
     _check_live(ctx, cached, now)
-    if now - cached.last_seen >= _TOUCH_EVERY:
+    if _due(cached, now):
         with ctx.db.write() as s:
             live = s.get(Session, auth.session_id)
             if live is not None:

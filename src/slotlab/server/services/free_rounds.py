@@ -56,6 +56,14 @@ def package_public(p: FreeRoundPackage, now: datetime | None = None) -> dict[str
     }
 
 
+def after(p: FreeRoundPackage, used: int, won: int) -> FreeRoundPackage:
+    """A detached copy of the package once a round used ``used`` of its rounds and added
+    ``won`` to its total (the batched path's view of a package it wrote)."""
+    return FreeRoundPackage(id=p.id, player_id=p.player_id, game_id=p.game_id, bet=p.bet,
+                            rounds_left=p.rounds_left - used, total_won=p.total_won + won,
+                            expires_at=p.expires_at)
+
+
 def round_state(p: FreeRoundPackage, now: datetime | None = None) -> dict[str, Any]:
     """What a round response says about its package (``status`` is ``used`` when it ran out)."""
     return {"id": p.id, "rounds_left": p.rounds_left, "total_won": p.total_won,
