@@ -17,6 +17,7 @@ V(held + N, k - 1)``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -66,19 +67,21 @@ class LinePays:
 @dataclass(frozen=True)
 class ReelStates:
     """One reel's stops by what they show: ``expanded`` show the symbol; the others by the symbol
-    at each row (``rows[row, s]``) and by their scatters in view (``scatters[k]``)."""
+    at each row (``rows[row, s]``) and, for each scatter ``i``, by how many of it they show
+    (``scatters[i][k]`` stops show ``k``)."""
 
     length: int
     expanded: int
     rows: np.ndarray
-    scatters: list[int]
+    scatters: list[list[int]]
 
 
-def reel_states(strip: np.ndarray, length: int, rows: int, symbol: int, scatter: int,
-                n_symbols: int) -> ReelStates:
-    """Count one reel's stops (``strip`` wrapped, as the line kernels keep it)."""
+def reel_states(strip: np.ndarray, length: int, rows: int, symbol: int,
+                scatters: Sequence[int], n_symbols: int) -> ReelStates:
+    """Count one reel's stops (``strip`` wrapped, as the line kernels keep it); a scatter < 0
+    counts nothing."""
     by_row = np.zeros((rows, n_symbols), dtype=np.int64)
-    scatters = [0] * (rows + 1)
+    counts = [[0] * (rows + 1) for _ in scatters]
     expanded = 0
     for p in range(length):
         cells = strip[p : p + rows]
@@ -87,17 +90,19 @@ def reel_states(strip: np.ndarray, length: int, rows: int, symbol: int, scatter:
             continue
         for row in range(rows):
             by_row[row, int(cells[row])] += 1
-        scatters[int(np.count_nonzero(cells == scatter)) if scatter >= 0 else 0] += 1
-    return ReelStates(length, expanded, by_row, scatters)
+        for i, scatter in enumerate(scatters):
+            counts[i][int(np.count_nonzero(cells == scatter)) if scatter >= 0 else 0] += 1
+    return ReelStates(length, expanded, by_row, counts)
 
 
 class ExpandingMath:
     """Exact per-spin expectations (in pay units, multiplier 1) of a reel set whose ``symbol``
     expands and awards ``respins`` respins: a spin's line and scatter pays with its reels
-    expanded, the value of the respins it awards, and its scatter count's distribution."""
+    expanded, the value of the respins it awards, and the first scatter's count distribution.
+    ``scatter_pays[i][k]`` is what ``k`` of scatter ``i`` (in :class:`ReelStates` order) pay."""
 
-    def __init__(self, states: list[ReelStates], pays: LinePays, scatter_pays: np.ndarray,
-                 respins: int) -> None:
+    def __init__(self, states: list[ReelStates], pays: LinePays,
+                 scatter_pays: Sequence[np.ndarray], respins: int) -> None:
         self.states = states
         self.pays = pays
         self.scatter_pays = scatter_pays
@@ -116,7 +121,7 @@ class ExpandingMath:
         self.respin_value = sum((self._p(empty, n) * self._value(n, respins)
                                  for n in self._new(empty) if n), Fraction(0))
         self.p_expand = 1 - self._p(empty, empty)
-        self.scatter_dist = convolve([[s.scatters[0] + s.expanded, *s.scatters[1:]]
+        self.scatter_dist = convolve([[s.scatters[0][0] + s.expanded, *s.scatters[0][1:]]
                                       for s in states])
 
     def p_scatter(self, count: int) -> Fraction:
@@ -162,11 +167,12 @@ class ExpandingMath:
     @cache  # noqa: B019
     def _scatter(self, held: Reels, new: Reels) -> Fraction:
         """E[scatter pays, and the spin expands exactly ``new`` | ``held``]."""
-        polys = [[1] if r in held else [s.expanded] if r in new else s.scatters
-                 for r, s in enumerate(self.states)]
-        dist = convolve(polys)
-        return Fraction(sum(n * int(self.scatter_pays[c]) for c, n in enumerate(dist)),
-                        self._denominator(held))
+        total = 0
+        for i, pays in enumerate(self.scatter_pays):
+            dist = convolve([[1] if r in held else [s.expanded] if r in new else s.scatters[i]
+                             for r, s in enumerate(self.states)])
+            total += sum(n * int(pays[c]) for c, n in enumerate(dist))
+        return Fraction(total, self._denominator(held))
 
     @cache  # noqa: B019
     def _value(self, held: Reels, left: int) -> Fraction:

@@ -46,3 +46,14 @@ def convolve(polys: list[list[int]]) -> list[int]:
                     out[i + j] += a * b
         total = out
     return total
+
+
+@njit(cache=True, inline="always")
+def paying_scatters(window: np.ndarray, symbols: np.ndarray, pays: np.ndarray) -> int:
+    """What the scatters ``symbols`` pay by their counts in ``window``: scatter ``k`` showing
+    ``c`` times pays ``pays[k * (cells + 1) + c]`` (one row per scatter, flattened)."""
+    width = window.shape[0] * window.shape[1] + 1
+    total = 0
+    for k in range(symbols.shape[0]):
+        total += pays[k * width + count_in_window(window, symbols[k])]
+    return total

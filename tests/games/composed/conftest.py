@@ -61,6 +61,32 @@ def seven_raw(respins: int = 2) -> dict[str, Any]:
     return raw
 
 
+def stars_raw(base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Lucky Coin Link (or ``base``) with two paying scatters: a Golden Star once on every strip
+    (paying 3, 4, 5 of it anywhere) and a Silver Star stacked two high on reels 2 to 4 (paying
+    2 to 6 of it), each in place of low symbols."""
+    raw = copy.deepcopy(base) if base is not None else shipped_raw()
+    raw.update(id=f"{raw['id']}-stars", name=f"{raw['name']} Stars", scatters=[
+        {"symbol": "GOLD", "pays": {"3": 60, "4": 300, "5": 3000}},
+        {"symbol": "SILVER", "pays": {"2": 4, "3": 10, "4": 30, "5": 100, "6": 500}}])
+    raw["symbols"] += [{"id": "GOLD", "name": "Golden Star"},
+                       {"id": "SILVER", "name": "Silver Star"}]
+    low = ("TEN", "J", "Q")
+    for strips in raw["strips"].values():
+        for reel, strip in enumerate(strips):
+            strip[strip.index("TEN")] = "GOLD"
+            if reel in (1, 2, 3):
+                at = next(i for i in range(len(strip) - 1)
+                          if strip[i] in low and strip[i + 1] in low)
+                strip[at: at + 2] = ["SILVER", "SILVER"]
+    return raw
+
+
+@cache
+def stars_game(with_seven: bool = False) -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(stars_raw(seven_raw() if with_seven else None)))
+
+
 def frenzy_raw() -> dict[str, Any]:
     """Lucky Coin Link whose Bonus Wheel may start a Frenzy Wheel: the player picks red or
     green, each spin adds 1 to 10 and spins again on the picked colour, up to a total of 20

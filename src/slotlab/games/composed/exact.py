@@ -1,7 +1,9 @@
 """Exact mathematics of a composed game, in rational numbers, composed from its mechanics.
 
 * Lines and scatters: the line family's enumeration of the strips
-  (:mod:`slotlab.games.lines.exact`), for the base and the free-spin reels.
+  (:mod:`slotlab.games.lines.exact`), for the base and the free-spin reels. A paying scatter's
+  pay depends on its own count alone: that count's distribution is each reel's polynomial
+  multiplied (:mod:`slotlab.mechanics.scatter`).
 * What a window starts depends on how many scatters and coins it shows together: their joint
   distribution over the reel cycle is the product of each reel's two-variable polynomial
   (:func:`slotlab.mechanics.pair_counts.convolve2`).
@@ -38,6 +40,7 @@ from slotlab.mechanics.collectors import expected_collected, expected_landings
 from slotlab.mechanics.colour_wheel import colour_value
 from slotlab.mechanics.expanding import ExpandingMath, LinePays, reel_states
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
+from slotlab.mechanics.scatter import convolve, window_count_weights
 from slotlab.mechanics.wheel import feature_probability, wheel_value
 from slotlab.mechanics.whole_reel import full_stops
 
@@ -78,20 +81,39 @@ def _starts(pairs: tuple[list[list[Fraction]], list[list[Fraction]]],
     return out
 
 
-def _spin_math(model: ComposedModel, strips: np.ndarray,
-               lengths: np.ndarray) -> tuple[ReelSetMath | ExpandingMath, Fraction]:
-    """A reel set's per-spin line and scatter math, and the value of the respins a spin
-    awards (multiplier 1)."""
-    f = model.features
-    if f.expanding < 0:
-        return ReelSetMath(model.lines, strips, lengths), Fraction(0)
+def _scatters(model: ComposedModel) -> tuple[list[int], list[np.ndarray]]:
+    """Every scatter's symbol and its pays by count: the line keys' scatter first (the one
+    that awards free spins; -1 when there is none), then the paying ones."""
     a = model.lines.arrays
-    states = [reel_states(strips[r], int(lengths[r]), a.rows, f.expanding, a.scatter,
+    f = model.features
+    width = model.cells() + 1
+    pays = [np.array(f.scatter_pays[k * width:(k + 1) * width], dtype=np.int64)
+            for k in range(len(f.scatter_symbols))]
+    return [a.scatter, *f.scatter_symbols], [a.scatter_pays, *pays]
+
+
+def _spin_math(model: ComposedModel, strips: np.ndarray, lengths: np.ndarray
+               ) -> tuple[ReelSetMath | ExpandingMath, Fraction, Fraction]:
+    """A reel set's per-spin line and scatter math, E[every scatter's pay] of a spin, and the
+    value of the respins a spin awards (multiplier 1)."""
+    f = model.features
+    a = model.lines.arrays
+    symbols, scatter_pays = _scatters(model)
+    if f.expanding < 0:
+        math = ReelSetMath(model.lines, strips, lengths)
+        paying = Fraction(0)
+        for symbol, by_count in zip(symbols[1:], scatter_pays[1:], strict=True):
+            dist = convolve([window_count_weights(strips[r], int(lengths[r]), a.rows, symbol)
+                             for r in range(a.reels)])
+            paying += Fraction(sum(n * int(by_count[c]) for c, n in enumerate(dist)),
+                               math.cycle)
+        return math, math.scatter + paying, Fraction(0)
+    states = [reel_states(strips[r], int(lengths[r]), a.rows, f.expanding, symbols,
                           len(model.symbol_ids)) for r in range(a.reels)]
-    pays = LinePays(a.lines, a.paytab, a.substitutes.astype(np.int64), a.wild, a.wild_mult,
-                    a.wild_each)
-    math = ExpandingMath(states, pays, a.scatter_pays, f.expanding_respins)
-    return math, math.respin_value
+    line_pays = LinePays(a.lines, a.paytab, a.substitutes.astype(np.int64), a.wild,
+                         a.wild_mult, a.wild_each)
+    expanding = ExpandingMath(states, line_pays, scatter_pays, f.expanding_respins)
+    return expanding, expanding.scatter, expanding.respin_value
 
 
 class _Grid:
@@ -148,12 +170,12 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     divisor = model.divisor
     f = model.features
     grid = _Grid(model)
-    base, base_respins = _spin_math(model, a.base, a.base_len)
+    base, base_scatter, base_respins = _spin_math(model, a.base, a.base_len)
     base_joint = _pairs(model, a.base, a.base_len)
     base_pairs = base_joint[0]
     base_starts = _starts(base_joint, grid.trigger) if grid.on else []
     components: dict[str, Fraction] = {
-        "base_lines": base.lines, "base_scatter": base.scatter,
+        "base_lines": base.lines, "base_scatter": base_scatter,
         "hold_and_win": grid.started(base_starts),
         "wheel_pays": Fraction(0), "wheel_hold_and_win": Fraction(0),
         "free_spins": Fraction(0), "respins": base_respins, "colour_wheel": Fraction(0)}
@@ -165,11 +187,11 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
     if fs is not None:
-        free, free_respins = _spin_math(model, a.free, a.free_len)
+        free, free_scatter, free_respins = _spin_math(model, a.free, a.free_len)
         free_starts = _starts(_pairs(model, a.free, a.free_len), grid.trigger) \
             if grid.on else []
         # at multiplier 1
-        per_spin = free.lines + free.scatter + free_respins + grid.started(free_starts)
+        per_spin = free.lines + free_scatter + free_respins + grid.started(free_starts)
         wheel = f.wheel
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0

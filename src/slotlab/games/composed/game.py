@@ -119,8 +119,12 @@ class ComposedGame(FamilyGame[ComposedModel]):
             paytable.append({"symbol": spec.scatter.symbol, "label": names[spec.scatter.symbol],
                              "scatter": True, "pays": {str(k): v for k, v in
                                                        sorted(spec.scatter.pays.items())}})
+        paytable += [{"symbol": sc.symbol, "label": names[sc.symbol], "scatter": True,
+                      "pays": {str(k): v for k, v in sorted(sc.pays.items())}}
+                     for sc in spec.scatters]
         wild = spec.wild.symbol if spec.wild else None
-        scatter = spec.scatter.symbol if spec.scatter else None
+        scatters = {sc.symbol for sc in spec.scatters} | (
+            {spec.scatter.symbol} if spec.scatter else set())
         expanding = spec.expanding.symbol if spec.expanding else None
         whole = spec.whole_reel.symbol if spec.whole_reel else None
         return {
@@ -131,7 +135,7 @@ class ComposedGame(FamilyGame[ComposedModel]):
             "reels": spec.reels,
             "rows": spec.rows,
             "symbols": [{"id": s.id, "name": s.name or s.id, "wild": s.id == wild,
-                         "scatter": s.id == scatter, "coin": hw is not None and s.id == hw.symbol,
+                         "scatter": s.id in scatters, "coin": hw is not None and s.id == hw.symbol,
                          "expanding": s.id == expanding, "giant": s.id == whole}
                         for s in spec.symbols],
             "lines": spec.lines,

@@ -18,6 +18,7 @@ from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.colour_wheel import spin_until
 from slotlab.mechanics.expanding import expand_reels
 from slotlab.mechanics.hold_and_win import next_counter
+from slotlab.mechanics.scatter import paying_scatters
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.mechanics.whole_reel import is_full
 from slotlab.rng import randbelow, weighted_pick
@@ -36,7 +37,7 @@ Features = tuple[np.ndarray, ...]
 def pack_features(model: ComposedModel) -> Features:
     """``(scalars, landing cumulative, coin cumulative, coin values, segment pay, segment
     feature, segment multiplier, wheel cumulative, colour wheel cumulative, its segments'
-    colours, their multipliers)``."""
+    colours, their multipliers, paying scatters' symbols, their pays)``."""
     f = model.features
     fs = model.spec.free_spins
     wheel = f.wheel
@@ -55,7 +56,9 @@ def pack_features(model: ComposedModel) -> Features:
             wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64),
             f.colour_segments.cumulative(),
             np.array([c for c, _m in f.colour_segments.values], dtype=np.int64),
-            np.array([m for _c, m in f.colour_segments.values], dtype=np.int64))
+            np.array([m for _c, m in f.colour_segments.values], dtype=np.int64),
+            np.array(f.scatter_symbols, dtype=np.int64),
+            np.array(f.scatter_pays, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -65,11 +68,12 @@ def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
     """The line family's spin with expanding reels: reels with ``held[r] != 0`` are not drawn
     (they stay wild); a reel that shows the expanding symbol turns wild and is held before the
     window is counted or paid. ``(line units, scatter units, scatters, paying lines, reels
-    expanded)``, pays times ``mult``."""
+    expanded)``, pays times ``mult``; the scatter units are every scatter's, the count the line
+    keys' scatter's (the one that awards free spins)."""
     symbol = fz[0][F_EXPANDING]
     if symbol < 0:  # no reel ever held: the line family's spin, loops fused
         lu, su, count, n = lines.spin(m, strips, lengths, stream, mult, stops, window, wins)
-        return lu, su, count, n, 0
+        return lu, su + paying_scatters(window, fz[11], fz[12]) * mult, count, n, 0
     sc = m[9]
     wild, scatter = sc[lines.S_WILD], sc[lines.S_SCATTER]
     for r in range(stops.shape[0]):
@@ -85,7 +89,8 @@ def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
             if window[r, row] == scatter:
                 count += 1
     line_units, n = lines.pay_lines(m, window, wins)
-    return line_units * mult, m[7][count] * mult, count, n, expanded
+    su = m[7][count] + paying_scatters(window, fz[11], fz[12])
+    return line_units * mult, su * mult, count, n, expanded
 
 
 @njit(cache=True)
@@ -268,7 +273,7 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]))
     fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]),
-          u(fz[8]), u(fz[9]), u(fz[10]))
+          u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
                u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)

@@ -136,6 +136,14 @@ class WholeReelSpec(Strict):
     starts: Literal["hold_and_win"] = "hold_and_win"
 
 
+class PayingScatterSpec(Strict):
+    """A symbol that pays by how many of it are in view, anywhere (``pays``: count to pay
+    units). It starts nothing: the line keys' ``scatter`` is the one that awards free spins."""
+
+    symbol: str
+    pays: dict[int, PositiveInt] = Field(min_length=1)
+
+
 class ComposedSpec(ReelsSpec):
     """A reel game's keys (checked as a line model's) plus the composed features."""
 
@@ -147,6 +155,7 @@ class ComposedSpec(ReelsSpec):
     expanding: ExpandingSpec | None = None
     whole_reel: WholeReelSpec | None = None
     colour_wheel: ColourWheelSpec | None = None
+    scatters: list[PayingScatterSpec] = Field(default_factory=list)
 
     def line_part(self) -> dict[str, Any]:
         """The reels' keys, as a line model's data."""
@@ -189,6 +198,7 @@ class ComposedSpec(ReelsSpec):
                                  "lines itself")
         if self.whole_reel is not None:
             self._check_whole_reel(self.whole_reel)
+        self._check_scatters()
         if self.wheel is not None:
             if self.free_spins is None:
                 raise ValueError("wheel: spun when scatters award free spins, but there are "
@@ -204,6 +214,36 @@ class ComposedSpec(ReelsSpec):
                 s.feature == "colour_wheel" for s in self.wheel.segments)):
             raise ValueError("colour_wheel: a wheel segment starts it, but none does")
         return self
+
+    def _check_scatters(self) -> None:
+        taken = {"the wild": self.wild.symbol if self.wild else None,
+                 "the scatter": self.scatter.symbol if self.scatter else None,
+                 "the coin": self.hold_and_win.symbol if self.hold_and_win else None,
+                 "the expanding symbol": self.expanding.symbol if self.expanding else None,
+                 "the whole-reel symbol": self.whole_reel.symbol if self.whole_reel else None}
+        ids = {s.id for s in self.symbols}
+        seen: set[str] = set()
+        for i, sc in enumerate(self.scatters):
+            where = f"scatters[{i}]"
+            if sc.symbol not in ids:
+                raise ValueError(f"{where}.symbol: unknown symbol {sc.symbol!r}")
+            if sc.symbol in seen:
+                raise ValueError(f"{where}.symbol: {sc.symbol} is listed twice")
+            seen.add(sc.symbol)
+            for what, other in taken.items():
+                if sc.symbol == other:
+                    raise ValueError(f"{where}.symbol: cannot be {what}")
+            if sc.symbol in self.pays:
+                raise ValueError(f"{where}.symbol: it pays by count in {where}.pays, not on "
+                                 "lines")
+            if self.wild is not None and self.wild.substitutes != "all" \
+                    and sc.symbol in self.wild.substitutes:
+                raise ValueError(f"wild.substitutes: a wild never substitutes for {sc.symbol}, "
+                                 "a scatter")
+            for count in sc.pays:
+                if not 1 <= count <= self.reels * self.rows:
+                    raise ValueError(f"{where}.pays: {count} {sc.symbol} do not fit the "
+                                     f"{self.reels * self.rows} cells")
 
     def _check_whole_reel(self, whole: WholeReelSpec) -> None:
         sym = whole.symbol
@@ -270,6 +310,10 @@ class FeatureArrays:
     colour_segments: WeightedTable[tuple[int, int]] = NO_COLOUR_WHEEL
     colours: tuple[str, ...] = ()
     colour_limit: int = 0
+    # the paying scatters: their symbol indices, and their pays by count, one row of
+    # ``cells + 1`` per scatter, flattened (the compiled kernel takes 1-d arrays)
+    scatter_symbols: tuple[int, ...] = ()
+    scatter_pays: tuple[int, ...] = ()
 
 
 class ComposedModel:
@@ -304,31 +348,42 @@ class ComposedModel:
         return self.lines.bets()
 
     def _features(self) -> FeatureArrays:
-        hw = self.spec.hold_and_win
-        wheel = self.spec.wheel
-        wheel_table = WeightedTable.of(
-            [(Segment(s.pay, s.feature, s.multiplier), s.weight) for s in wheel.segments]
-        ) if wheel else None
-        ex = self.spec.expanding
-        whole = self.spec.whole_reel
-        cw = self.spec.colour_wheel
-        colour = (WeightedTable.of([((cw.colours.index(s.colour), s.multiplier), s.weight)
-                                    for s in cw.segments]), tuple(cw.colours), cw.limit) \
-            if cw else ()
-        expanding = (self.index[ex.symbol] if ex else -1, ex.respins if ex else 0,
-                     self.index[whole.symbol] if whole else -1, *colour)
+        spec = self.spec
+        wheel = spec.wheel
+        ex, whole, cw = spec.expanding, spec.whole_reel, spec.colour_wheel
+        cells = self.cells()
+        pays = [0] * (cells + 1) * len(spec.scatters)
+        for k, sc in enumerate(spec.scatters):
+            for count, pay in sc.pays.items():
+                pays[k * (cells + 1) + count] = pay
+        common: dict[str, Any] = {
+            "wheel": WeightedTable.of([(Segment(s.pay, s.feature, s.multiplier), s.weight)
+                                       for s in wheel.segments]) if wheel else None,
+            "expanding": self.index[ex.symbol] if ex else -1,
+            "expanding_respins": ex.respins if ex else 0,
+            "whole_reel": self.index[whole.symbol] if whole else -1,
+            "scatter_symbols": tuple(self.index[sc.symbol] for sc in spec.scatters),
+            "scatter_pays": tuple(pays)}
+        if cw is not None:
+            common.update(
+                colour_segments=WeightedTable.of([((cw.colours.index(s.colour), s.multiplier),
+                                                   s.weight) for s in cw.segments]),
+                colours=tuple(cw.colours), colour_limit=cw.limit)
+        hw = spec.hold_and_win
         if hw is None:
-            return FeatureArrays(-1, 0, 0, WeightedTable.of([("nothing", 1)]),
-                                 WeightedTable.of([(0, 1)]), (None,), wheel_table, *expanding)
+            return FeatureArrays(coin=-1, trigger=0, respins=0,
+                                 landing=WeightedTable.of([("nothing", 1)]),
+                                 coins=WeightedTable.of([(0, 1)]), coin_labels=(None,),
+                                 **common)
         landing = [("nothing", hw.landing.nothing), ("coin", hw.landing.coin)]
         if hw.landing.collector:
             landing.append(("collector", hw.landing.collector))
         coins = WeightedTable.of([
             (c.value if c.value is not None else hw.jackpots[c.jackpot or "Mini"], c.weight)
             for c in hw.coins])
-        return FeatureArrays(self.index[hw.symbol], hw.trigger, hw.respins,
-                             WeightedTable.of(landing), coins,
-                             tuple(c.jackpot for c in hw.coins), wheel_table, *expanding)
+        return FeatureArrays(coin=self.index[hw.symbol], trigger=hw.trigger,
+                             respins=hw.respins, landing=WeightedTable.of(landing), coins=coins,
+                             coin_labels=tuple(c.jackpot for c in hw.coins), **common)
 
     def cells(self) -> int:
         return self.spec.reels * self.spec.rows

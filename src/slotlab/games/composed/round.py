@@ -127,12 +127,7 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
                            "count": w[W_COUNT],
                            "positions": [[r, line[r]] for r in range(w[W_COUNT])],
                            "multiplier": w[W_MULT] * mult, "win": w[W_UNITS] * mult * level})
-        if su > 0:
-            sym = a.scatter
-            events.append({"type": "scatter_won", "symbol": ids[sym], "count": count,
-                           "positions": [[r, k] for r in range(a.reels) for k in range(t.rows)
-                                         if window[r, k] == sym],
-                           "win": su * level})
+        events.extend(_scatters_won(t, window, count, mult, level))
         if filled:
             events.append({"type": "whole_reel_shown", "stage": stage, "reels": filled,
                            "symbol": ids[t.f.whole_reel]})
@@ -140,6 +135,21 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
     return lu, su, count, coins, expanded, filled
+
+
+def _scatters_won(t: Tables, window: np.ndarray, count: int, mult: int,
+                  level: int) -> list[Event]:
+    """A ``scatter_won`` event for each scatter that pays in ``window`` (``count``: how many
+    of the line keys' scatter it shows), in the model's order."""
+    paid = [(t.arrays.scatter, count, int(t.arrays.scatter_pays[count]))]
+    width = t.cells + 1
+    for k, sym in enumerate(t.f.scatter_symbols):
+        n = int(np.count_nonzero(window == sym))
+        paid.append((sym, n, t.f.scatter_pays[k * width + n]))
+    return [{"type": "scatter_won", "symbol": t.model.symbol_ids[sym], "count": n,
+             "positions": [[r, k] for r in range(t.arrays.reels) for k in range(t.rows)
+                           if window[r, k] == sym],
+             "win": pay * mult * level} for sym, n, pay in paid if pay > 0]
 
 
 def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
