@@ -2,7 +2,9 @@
 of Lucky Coin Link served beside the shipped games: an expanding Lucky 7 turns its reel Wild and
 the respins spin the other reels while the Wild ones stay; a Mega Coin three rows tall, filling
 its reel, is drawn as one tall symbol and starts Coin Link; a Frenzy Wheel waits for the
-player's colour (the server keeps the round open) and spins again on it. All drawn from the
+player's colour (the server keeps the round open) and spins again on it; Golden and Silver
+Stars pay by their count, and a full Coin Link grid pays its Grand; three Wheel symbols spin the
+Bonus Wheel, whose segment gives its own number of free spins. All drawn from the
 round's events by the generic composed view. Desktop and phone size; screenshots go to
 test-artifacts/screenshots/.
 """
@@ -14,7 +16,16 @@ from typing import Any
 
 import pytest
 
-from tests.games.composed.conftest import frenzy_game, mega_game, seven_game
+from slotlab.games.composed.game import ComposedGame
+from slotlab.games.composed.model import ComposedModel
+from tests.games.composed.conftest import (
+    frenzy_game,
+    full_raw,
+    mega_game,
+    seven_game,
+    stars_raw,
+    wheel_symbol_game,
+)
 
 from .conftest import shot
 from .servers import Server
@@ -31,7 +42,8 @@ BET = 20
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     pytest.importorskip("slotlab.server.app")
-    games = [seven_game(), mega_game(), frenzy_game()]
+    games = [seven_game(), mega_game(), frenzy_game(),
+             ComposedGame(ComposedModel.from_dict(stars_raw(full_raw()))), wheel_symbol_game()]
     with serve(tmp_path_factory.mktemp("srv-mechanics"), extra_games=games) as s:
         yield s
 
@@ -131,3 +143,64 @@ def test_the_colour_wheel_waits_for_the_players_colour(page: Any, srv: Server) -
     assert rec["choices"] == ["Red"]  # the server kept the player's colour with the round
     ended = next(e for e in rec["events"] if e["type"] == "colour_wheel_ended")
     assert ended["win"] > 0 and rec["win"] >= ended["win"]
+
+
+def test_stars_pay_by_count_and_a_full_grid_pays_its_jackpot(page: Any, srv: Server) -> None:
+    gid = "lucky-full-link-stars"
+    register(page, srv)
+    open_game(page, gid)
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    pays = page.inner_text("[data-testid=pays-dialog]")
+    assert "Golden Star" in pays and "Silver Star" in pays
+    assert "hold every cell for the grand jackpot" in page.inner_text(
+        "[data-testid=feature-help]").lower()
+    close_dialog(page, "pays-dialog")
+    # a base spin that only the Silver Stars pay
+    srv.games[gid].force(BET, lambda r: has("scatter_won", lambda e: e["symbol"] == "SILVER")(r)
+                         and not has("line_won")(r) and not has("hold_and_win_started")(r)
+                         and not has("wheel_spun")(r))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    rec = finish(page, n)
+    won = next(e for e in rec["events"] if e["type"] == "scatter_won")
+    assert rec["win"] == won["win"] > 0
+    # a Coin Link that fills the grid
+    srv.games[gid].force(BET, has("hold_and_win_ended", lambda e: e["full_grid"] is not None))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=message]:has-text('Every cell held')", timeout=240_000)
+    shot(page, f"lucky-full-link-grand-{page.size_name}")
+    rec = finish(page, n)
+    ended = next(e for e in rec["events"] if e["type"] == "hold_and_win_ended")
+    assert ended["full_grid"]["win"] == 2000 and "Grand" in ended["jackpots"]
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    page.click("[data-testid=replay-end]")
+    log = page.inner_text("[data-testid=recall-dialog]")
+    assert "with the grand jackpot for a full grid" in log.lower(), log
+
+
+def test_wheel_symbols_spin_the_wheel_and_its_segment_gives_the_free_spins(
+        page: Any, srv: Server) -> None:
+    gid = "lucky-wheel-link"
+    register(page, srv)
+    open_game(page, gid)
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    help_text = page.inner_text("[data-testid=feature-help]")
+    assert "3 or more Wheel symbols anywhere spin the bonus wheel" in help_text, help_text
+    assert "6 free spins ×2" in help_text, help_text
+    close_dialog(page, "pays-dialog")
+    srv.games[gid].force(BET, has("wheel_spun", lambda e: e["feature"] == "free_spins"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=feature-wheel]", timeout=120_000)
+    shot(page, f"lucky-wheel-link-wheel-{page.size_name}")
+    rec = finish(page, n)
+    window = rec["events"][0]["window"]
+    assert sum(col.count("WHEEL") for col in window) >= 3
+    started = next(e for e in rec["events"] if e["type"] == "free_spins_triggered")
+    assert (started["awarded"], started["multiplier"]) == (6, 2)

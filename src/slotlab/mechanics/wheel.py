@@ -14,11 +14,13 @@ from slotlab.mechanics.weighted import WeightedTable
 @dataclass(frozen=True)
 class Segment:
     """What a segment brings: ``pay`` units now, and ``feature`` (if any) with its wins times
-    ``multiplier``."""
+    ``multiplier``; ``spins``, when not 0, the number of spins a free-spin feature awards (a
+    game decides what it means for retriggers)."""
 
     pay: int = 0
     feature: str | None = None
     multiplier: int = 1
+    spins: int = 0
 
 
 def wheel_value(wheel: WeightedTable[Segment], feature_value: Mapping[str, Fraction]) -> Fraction:

@@ -87,6 +87,68 @@ def stars_game(with_seven: bool = False) -> ComposedGame:
     return ComposedGame(ComposedModel.from_dict(stars_raw(seven_raw() if with_seven else None)))
 
 
+def wheel_symbol_raw() -> dict[str, Any]:
+    """Lucky Coin Link whose Bonus Wheel is spun by three Wheel symbols (three on each base
+    strip of reels 1, 3 and 5, in place of low symbols) and pays, or starts Coin Link at x2 or
+    6 free spins at x2 (6 more on each retrigger); the Bonus scatters start the free spins
+    directly."""
+    raw = shipped_raw()
+    raw.update(id="lucky-wheel-link", name="Lucky Wheel Link")
+    raw["symbols"].append({"id": "WHEEL", "name": "Wheel"})
+    raw["wheel"] = {"trigger": {"symbol": "WHEEL", "count": 3}, "segments": [
+        {"weight": 4, "pay": 100}, {"weight": 2, "pay": 200}, {"weight": 3, "pay": 40},
+        {"weight": 1, "feature": "hold_and_win", "multiplier": 2},
+        {"weight": 3, "feature": "free_spins", "spins": 6, "multiplier": 2}]}
+    for reel in (0, 2, 4):
+        strip = raw["strips"]["base"][reel]
+        lows = [i for i, s in enumerate(strip) if s in ("J", "Q", "TEN")]
+        for i in lows[::max(len(lows) // 3, 1)][:3]:
+            strip[i] = "WHEEL"
+    return raw
+
+
+@cache
+def wheel_symbol_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(wheel_symbol_raw()))
+
+
+def drawn_spins_raw() -> dict[str, Any]:
+    """Lucky Coin Link whose Bonus Wheel draws the free spins' number and multiplier (5, 8 or
+    12 spins at x1, x2 or x3; a retrigger awards the same number again) or pays."""
+    raw = shipped_raw()
+    raw.update(id="lucky-draw-link", name="Lucky Draw Link")
+    raw["wheel"]["segments"] = [{"weight": 3, "pay": 100}] + [
+        {"weight": w * v, "feature": "free_spins", "spins": n, "multiplier": m}
+        for n, w in ((5, 5), (8, 3), (12, 1)) for m, v in ((1, 4), (2, 2), (3, 1))]
+    return raw
+
+
+@cache
+def drawn_spins_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(drawn_spins_raw()))
+
+
+GRAND = 2000  # the full grid's jackpot in full_raw
+
+
+def full_raw() -> dict[str, Any]:
+    """Lucky Coin Link whose empty cells land a coin or a collector half the time, and whose
+    grid pays a Grand of 2,000 units when every cell is held; no coin is a Mini."""
+    raw = shipped_raw()
+    hw = raw["hold_and_win"]
+    raw.update(id="lucky-full-link", name="Lucky Full Link")
+    hw["landing"] = {"nothing": 50, "coin": 48, "collector": 2}
+    hw["coins"] = [c for c in hw["coins"] if c.get("jackpot") != "Mini"]
+    hw["jackpots"] = {j: v for j, v in hw["jackpots"].items() if j != "Mini"} | {"Grand": GRAND}
+    hw["full_grid"] = "Grand"
+    return raw
+
+
+@cache
+def full_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(full_raw()))
+
+
 def frenzy_raw() -> dict[str, Any]:
     """Lucky Coin Link whose Bonus Wheel may start a Frenzy Wheel: the player picks red or
     green, each spin adds 1 to 10 and spins again on the picked colour, up to a total of 20

@@ -29,7 +29,9 @@ All figures are of the uncapped game; the max-win cap's effect is measured by si
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -39,21 +41,25 @@ from slotlab.games.lines.exact import ReelSetMath, expected_free_spins, report_h
 from slotlab.mechanics.collectors import expected_collected, expected_landings
 from slotlab.mechanics.colour_wheel import colour_value
 from slotlab.mechanics.expanding import ExpandingMath, LinePays, reel_states
+from slotlab.mechanics.hold_and_win import final_held_distribution
 from slotlab.mechanics.pair_counts import convolve2, window_pair_count_weights
 from slotlab.mechanics.scatter import convolve, window_count_weights
-from slotlab.mechanics.wheel import feature_probability, wheel_value
+from slotlab.mechanics.weighted import WeightedTable
+from slotlab.mechanics.wheel import Segment, feature_probability, wheel_value
 from slotlab.mechanics.whole_reel import full_stops
 
 
-def _pairs(model: ComposedModel, strips: np.ndarray,
-           lengths: np.ndarray) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
-    """``P(the window shows i scatters and j coins)`` over the reel cycle, the cells of a reel
-    the whole-reel symbol fills counted as coins; and ``P(i, j, and no reel filled)``."""
+def _pairs(model: ComposedModel, strips: np.ndarray, lengths: np.ndarray, counted: int | None = None
+           ) -> tuple[list[list[Fraction]], list[list[Fraction]]]:
+    """``P(the window shows i of the symbol counted (default: the scatter) and j coins)`` over
+    the reel cycle, the cells of a reel the whole-reel symbol fills counted as coins; and
+    ``P(i, j, and no reel filled)``."""
     a = model.lines.arrays
     f = model.features
+    symbol = a.scatter if counted is None else counted
     shown, unfilled = [], []
     for r in range(a.reels):
-        w = window_pair_count_weights(strips[r], int(lengths[r]), a.rows, a.scatter, f.coin,
+        w = window_pair_count_weights(strips[r], int(lengths[r]), a.rows, symbol, f.coin,
                                       f.expanding, f.whole_reel)
         unfilled.append(w)
         filled = full_stops(strips[r], int(lengths[r]), a.rows, f.whole_reel) \
@@ -133,12 +139,23 @@ class _Grid:
         self.respins = f.respins
         self.labels = f.coin_labels
         self.coin_probs = f.coins.probabilities()
+        self.full_grid = f.full_grid
+        self.full_grid_name = model.spec.hold_and_win.full_grid if model.spec.hold_and_win \
+            else None
 
     def value(self, start: int) -> Fraction:
         if not self.on:
             return Fraction(0)
         return self.mean_coin * expected_collected(self.cells, start, self.p_land, self.q_coin,
-                                                   self.respins)
+                                                   self.respins) \
+            + self.full_grid * self.p_full(start)
+
+    def p_full(self, start: int) -> Fraction:
+        """P(every cell is held at the end), from ``start`` cells held."""
+        if start >= self.cells:
+            return Fraction(1)
+        ends = final_held_distribution(self.cells, start, self.p_land, self.respins)
+        return ends.get(self.cells, Fraction(0))
 
     def coins_landed(self, start: int) -> Fraction:
         """E[coins in the feature]: those it starts with and those that land."""
@@ -149,6 +166,51 @@ class _Grid:
         """The value of a spin's hold and win, by the distribution of the coins it starts
         with (:func:`_starts`)."""
         return sum((p * self.value(j) for j, p in enumerate(starts) if p), Fraction(0))
+
+
+class _FreeSpins:
+    """The value of free spins (at the model's multiplier, not a wheel's), by what they
+    award."""
+
+    def __init__(self, model: ComposedModel, grid: _Grid) -> None:
+        a = model.lines.arrays
+        fs = model.spec.free_spins
+        assert fs is not None
+        self.arrays = a
+        self.multiplier = fs.multiplier
+        self.math, scatter, respins = _spin_math(model, a.free, a.free_len)
+        starts = _starts(_pairs(model, a.free, a.free_len), grid.trigger) if grid.on else []
+        # one free spin at multiplier 1
+        self.per_spin = self.math.lines + scatter + respins + grid.started(starts)
+
+    @cache  # noqa: B019 - one per report
+    def spins(self, award: int, again: int = 0) -> Fraction:
+        """E[spins played] after ``award``, each retrigger awarding ``again`` (0: the
+        scatters' award)."""
+        return expected_free_spins(self.arrays, self.math, award, again or None)
+
+    def value(self, award: int, again: int = 0) -> Fraction:
+        return self.spins(award, again) * self.per_spin * self.multiplier
+
+    def of_segment(self, award: int) -> Callable[[Segment], Fraction]:
+        """The value of the free spins a wheel segment starts: its own ``spins`` (also each
+        retrigger's), else ``award``."""
+        return lambda seg: self.value(seg.spins or award, seg.spins)
+
+
+def _add_wheel(components: dict[str, Fraction], p: Fraction, wheel: WeightedTable[Segment],
+               free_spins: Callable[[Segment], Fraction], hold_and_win: Fraction,
+               colour_wheel: Fraction) -> None:
+    """Add a wheel spun with probability ``p`` to ``components``, given the value of each
+    feature a segment may start (at multiplier 1; free spins by the segment)."""
+    components["wheel_pays"] += p * wheel_value(wheel, dict.fromkeys(FEATURES, Fraction(0)))
+    for seg, ps in zip(wheel.values, wheel.probabilities(), strict=True):
+        if seg.feature == "free_spins":
+            components["free_spins"] += p * ps * seg.multiplier * free_spins(seg)
+        elif seg.feature == "hold_and_win":
+            components["wheel_hold_and_win"] += p * ps * seg.multiplier * hold_and_win
+        elif seg.feature == "colour_wheel":
+            components["colour_wheel"] += p * ps * seg.multiplier * colour_wheel
 
 
 def _colour_totals(model: ComposedModel) -> dict[str, Fraction]:
@@ -183,45 +245,43 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     colour_total = (sum(colour_totals.values(), Fraction(0)) / len(colour_totals)
                     if colour_totals else Fraction(0))
     p_hw = sum(base_starts, Fraction(0))
-    fs = model.spec.free_spins
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
-    if fs is not None:
-        free, free_scatter, free_respins = _spin_math(model, a.free, a.free_len)
-        free_starts = _starts(_pairs(model, a.free, a.free_len), grid.trigger) \
-            if grid.on else []
-        # at multiplier 1
-        per_spin = free.lines + free_scatter + free_respins + grid.started(free_starts)
-        wheel = f.wheel
+    free = _FreeSpins(model, grid) if model.spec.free_spins is not None else None
+    if free is not None:
+        # the scatters spin the wheel, unless it has a symbol of its own
+        wheel = f.wheel if f.wheel_symbol < 0 else None
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0
             p_s = sum(row, Fraction(0))
             if award == 0 or p_s == 0:
                 continue
-            spins = expected_free_spins(a, free, award)
-            fs_value = spins * per_spin * fs.multiplier
             if wheel is None:
-                components["free_spins"] += p_s * fs_value
+                components["free_spins"] += p_s * free.value(award)
                 p_free += p_s
             else:
                 # The wheel's hold and win starts from the coins this window shows.
                 for j, p in enumerate(row):
                     if p:
-                        hw_j = grid.value(j)
-                        components["wheel_pays"] += p * wheel_value(
-                            wheel, dict.fromkeys(FEATURES, Fraction(0)))
-                        for seg, ps in zip(wheel.values, wheel.probabilities(), strict=True):
-                            if seg.feature == "free_spins":
-                                components["free_spins"] += p * ps * seg.multiplier * fs_value
-                            elif seg.feature == "hold_and_win":
-                                components["wheel_hold_and_win"] += (p * ps * seg.multiplier
-                                                                     * hw_j)
-                            elif seg.feature == "colour_wheel":
-                                components["colour_wheel"] += (p * ps * seg.multiplier * divisor
-                                                               * colour_total)
+                        _add_wheel(components, p, wheel, free.of_segment(award),
+                                   grid.value(j), divisor * colour_total)
                 p_free += p_s * feature_probability(wheel, "free_spins")
             fs_rows.append({"scatters": s, "probability": float(p_s), "one_in": float(1 / p_s),
-                            "awarded": award, "expected_spins": float(spins)})
+                            "awarded": award, "expected_spins": float(free.spins(award))})
+    p_wheel = Fraction(0)
+    if f.wheel is not None and f.wheel_symbol >= 0:
+        # spun by its own symbol: its hold and win starts from the coins in view, its free
+        # spins are the segment's
+        joint = _pairs(model, a.base, a.base_len, f.wheel_symbol)[0]
+        for row in joint[f.wheel_count:]:
+            for j, p in enumerate(row):
+                if p:
+                    # a segment starts free spins only in a model that has them
+                    _add_wheel(components, p, f.wheel,
+                               free.of_segment(0) if free else lambda _seg: Fraction(0),
+                               grid.value(j), divisor * colour_total)
+                    p_wheel += p
+        p_free += p_wheel * feature_probability(f.wheel, "free_spins")
     total = sum(components.values(), Fraction(0))
     rtp = total / divisor
     jackpots = []
@@ -235,6 +295,11 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
                 rate = coins_per_round * pj
                 jackpots.append({"jackpot": label, "per_round": float(rate),
                                  "one_in": float(1 / rate) if rate else None})
+        if grid.full_grid:
+            rate = sum((p * grid.p_full(j) for j, p in enumerate(base_starts)), Fraction(0))
+            jackpots.append({"jackpot": grid.full_grid_name, "full_grid": True,
+                             "per_round": float(rate),
+                             "one_in": float(1 / rate) if rate else None})
     return {
         **report_head(model, bet, rtp, {k: v / divisor for k, v in components.items()}),
         "hit_rate": None,
@@ -248,7 +313,10 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
         "max_win": model.spec.max_win_x * bet,
         "max_win_x": model.spec.max_win_x,
         "simulated": ["cap", "hit_rate", "sd"],
-        "tables": {"free spins": fs_rows, "base-triggered jackpot coins": jackpots,
+        "tables": {"free spins": fs_rows, "base-triggered jackpots": jackpots,
+                   "wheel spun by its symbol": [
+                       {"count": f.wheel_count, "per_round": float(p_wheel),
+                        "one_in": float(1 / p_wheel) if p_wheel else None}] if p_wheel else [],
                    "colour wheel": [{"colour": c, "expected_total_x_bet": float(v)}
                                     for c, v in colour_totals.items()]},
         "notes": [

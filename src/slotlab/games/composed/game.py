@@ -149,9 +149,14 @@ class ComposedGame(FamilyGame[ComposedModel]):
             # what each segment brings, in the wheel's order (its weights stay in the model)
             "wheel": ([s.model_dump(exclude={"weight"}) for s in spec.wheel.segments]
                       if spec.wheel else None),
+            # what spins it: a count of its own symbol, else (null) the scatters' award
+            "wheel_trigger": (spec.wheel.trigger.model_dump()
+                              if spec.wheel and spec.wheel.trigger else None),
             "hold_and_win": ({"name": hw.name, "symbol": hw.symbol, "trigger": hw.trigger,
                               "respins": hw.respins,
-                              "jackpots": {j: hw.jackpots[j] for j in JACKPOTS}}
+                              "jackpots": {j: hw.jackpots[j] for j in JACKPOTS
+                                           if j in hw.jackpots},
+                              "full_grid": hw.full_grid}
                              if hw else None),
             "expanding": spec.expanding.model_dump() if spec.expanding else None,
             "whole_reel": spec.whole_reel.model_dump() if spec.whole_reel else None,

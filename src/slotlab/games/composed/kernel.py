@@ -18,14 +18,15 @@ from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.colour_wheel import spin_until
 from slotlab.mechanics.expanding import expand_reels
 from slotlab.mechanics.hold_and_win import next_counter
-from slotlab.mechanics.scatter import paying_scatters
+from slotlab.mechanics.scatter import count_in_window, paying_scatters
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.mechanics.whole_reel import is_full
 from slotlab.rng import randbelow, weighted_pick
 
 # scalars of pack_features
 (F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
- F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL, F_COLOURS, F_COLOUR_LIMIT, F_DIVISOR) = range(15)
+ F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL, F_COLOURS, F_COLOUR_LIMIT, F_DIVISOR,
+ F_FULL_GRID, F_WHEEL_SYMBOL, F_WHEEL_COUNT) = range(18)
 # parts of the win, in round.COMPONENTS order
 P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS, P_COLOUR = range(8)
 FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN, FEATURE_COLOUR_WHEEL = 0, 1, 2, 3
@@ -37,7 +38,7 @@ Features = tuple[np.ndarray, ...]
 def pack_features(model: ComposedModel) -> Features:
     """``(scalars, landing cumulative, coin cumulative, coin values, segment pay, segment
     feature, segment multiplier, wheel cumulative, colour wheel cumulative, its segments'
-    colours, their multipliers, paying scatters' symbols, their pays)``."""
+    colours, their multipliers, paying scatters' symbols, their pays, segment spins)``."""
     f = model.features
     fs = model.spec.free_spins
     wheel = f.wheel
@@ -45,7 +46,8 @@ def pack_features(model: ComposedModel) -> Features:
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
                         int(bool(fs and fs.retrigger)), int(wheel is not None), f.expanding,
                         f.expanding_respins, f.whole_reel, len(f.colours), f.colour_limit,
-                        model.divisor], dtype=np.int64)
+                        model.divisor, f.full_grid, f.wheel_symbol, f.wheel_count],
+                       dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
              "hold_and_win": FEATURE_HOLD_AND_WIN, "colour_wheel": FEATURE_COLOUR_WHEEL}
     segments = wheel.values if wheel is not None else ()
@@ -58,7 +60,8 @@ def pack_features(model: ComposedModel) -> Features:
             np.array([c for c, _m in f.colour_segments.values], dtype=np.int64),
             np.array([m for _c, m in f.colour_segments.values], dtype=np.int64),
             np.array(f.scatter_symbols, dtype=np.int64),
-            np.array(f.scatter_pays, dtype=np.int64))
+            np.array(f.scatter_pays, dtype=np.int64),
+            np.array([s.spins for s in segments] or [0], dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -171,12 +174,15 @@ def _hold_and_win(stream: np.ndarray, fz: Features, start_state: np.ndarray,
             total += values[cell]
         elif state[cell] == COLLECTOR:
             collectors += 1
-    return total * (1 + collectors) * mult
+    full = sc[F_FULL_GRID] if held == cells else 0
+    return (total * (1 + collectors) + full) * mult
 
 
 @njit(cache=True)
 def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int, mult: int,
-                scratch: tuple[np.ndarray, ...]) -> int:
+                again: int, scratch: tuple[np.ndarray, ...]) -> int:
+    """``awarded`` free spins at ``mult``; a retrigger awards ``again`` (0: the scatters'
+    award), up to the cap."""
     stops, window, wins, state0, values0, state, values, landed, held = scratch
     sc = fz[0]
     fs_awards = m[8]
@@ -196,11 +202,36 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
         if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
             win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
+        if more > 0 and again > 0:
+            more = again
         if fs_max > 0 and total + more > fs_max:
             more = fs_max - total
         if more > 0:
             total += more
     return win
+
+
+@njit(cache=True)
+def _wheel(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray, awarded: int,
+           scratch: tuple[np.ndarray, ...]) -> int:
+    """Spin the wheel: its pay and the feature its segment starts (free spins of ``awarded``, a
+    hold and win from the base spin's coins) into ``parts``. Returns the segment's multiplier
+    when it starts the colour wheel, which the round plays last; else 0."""
+    _stops, _window, _wins, state0, values0, state, values, landed, _held = scratch
+    sc = fz[0]
+    seg = weighted_pick(stream, fz[7])
+    parts[P_WHEEL_PAYS] = fz[4][seg]
+    kind, seg_mult = fz[5][seg], fz[6][seg]
+    if kind == FEATURE_FREE_SPINS:
+        spins = fz[13][seg]
+        parts[P_FREE] += _free_spins(m, fz, stream, spins if spins > 0 else awarded,
+                                     sc[F_FS_MULT] * seg_mult, spins, scratch)
+    elif kind == FEATURE_HOLD_AND_WIN:
+        parts[P_WHEEL_HOLD] = _hold_and_win(stream, fz, state0, values0, seg_mult, state,
+                                            values, landed)
+    elif kind == FEATURE_COLOUR_WHEEL:
+        return int(seg_mult)
+    return 0
 
 
 @njit(cache=True, inline="always")
@@ -217,6 +248,9 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
     lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
     parts[P_LINES] = lu
     parts[P_SCATTER] = su
+    by_symbol = sc[F_WHEEL_SYMBOL] >= 0
+    # counted now: the respins reuse the window
+    wheel_hits = count_in_window(window, sc[F_WHEEL_SYMBOL]) if by_symbol else 0
     coins, filled = _show_coins(window, stream, fz, state0, values0)
     if expanded > 0:
         feature = True
@@ -225,25 +259,22 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
         feature = True
         parts[P_HOLD] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
     awarded = m[8][count]
+    colour_mult = 0  # a colour wheel started: its segment's multiplier
+    if by_symbol and wheel_hits >= sc[F_WHEEL_COUNT]:
+        feature = True
+        colour_mult = _wheel(m, fz, stream, parts, 0, scratch)
     if awarded > 0:
         feature = True
-        if sc[F_WHEEL] == 0:
-            parts[P_FREE] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], scratch)
+        if sc[F_WHEEL] == 0 or by_symbol:
+            # added: a wheel its symbol spun may have started free spins too
+            parts[P_FREE] += _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], 0, scratch)
         else:
-            seg = weighted_pick(stream, fz[7])
-            parts[P_WHEEL_PAYS] = fz[4][seg]
-            kind, seg_mult = fz[5][seg], fz[6][seg]
-            if kind == FEATURE_FREE_SPINS:
-                parts[P_FREE] = _free_spins(m, fz, stream, awarded, sc[F_FS_MULT] * seg_mult,
-                                            scratch)
-            elif kind == FEATURE_HOLD_AND_WIN:
-                parts[P_WHEEL_HOLD] = _hold_and_win(stream, fz, state0, values0, seg_mult, state,
-                                                    values, landed)
-            elif kind == FEATURE_COLOUR_WHEEL:
-                # the simulator picks the colour for the player, at random
-                colour = randbelow(stream, sc[F_COLOURS])
-                total = spin_until(stream, fz[8], fz[9], fz[10], colour, sc[F_COLOUR_LIMIT])
-                parts[P_COLOUR] = total * sc[F_DIVISOR] * seg_mult
+            colour_mult = _wheel(m, fz, stream, parts, awarded, scratch)
+    if colour_mult > 0:
+        # last in the round, as the player's colour is (the simulator picks it at random)
+        colour = randbelow(stream, sc[F_COLOURS])
+        total = spin_until(stream, fz[8], fz[9], fz[10], colour, sc[F_COLOUR_LIMIT])
+        parts[P_COLOUR] = total * sc[F_DIVISOR] * colour_mult
     uncapped = 0
     for k in range(parts.shape[0] - 1):
         uncapped += parts[k]
@@ -273,7 +304,7 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]))
     fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]),
-          u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]))
+          u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]), u(fz[13]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
                u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)

@@ -31,12 +31,14 @@ Feature = Literal["free_spins", "hold_and_win", "colour_wheel"]
 
 class WheelSegment(Strict):
     """One segment: it pays ``pay`` units, or starts ``feature`` (its wins times
-    ``multiplier``), or both."""
+    ``multiplier``), or both. Free spins are the scatters' award, or ``spins`` (also what each
+    retrigger in them awards)."""
 
     weight: PositiveInt
     pay: int = Field(default=0, ge=0)
     feature: Feature | None = None
     multiplier: PositiveInt = 1
+    spins: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _check(self) -> WheelSegment:
@@ -44,12 +46,25 @@ class WheelSegment(Strict):
             raise ValueError("a segment pays (pay > 0) or starts a feature, or both")
         if self.multiplier > 1 and self.feature is None:
             raise ValueError("multiplier: multiplies a feature's wins, but no feature is set")
+        if self.spins is not None and self.feature != "free_spins":
+            raise ValueError("spins: the free spins a segment awards, but it starts no "
+                             "free_spins")
         return self
 
 
-class WheelSpec(Strict):
-    """A wheel spun when the scatters award free spins: its segment decides what they bring."""
+class WheelTrigger(Strict):
+    """``count`` or more of ``symbol`` in the base spin's window spin the wheel."""
 
+    symbol: str
+    count: PositiveInt
+
+
+class WheelSpec(Strict):
+    """A wheel spun when the scatters award free spins, its segment deciding what they bring;
+    or, with a ``trigger``, spun by its own symbol (the scatters then start free spins as
+    without a wheel)."""
+
+    trigger: WheelTrigger | None = None
     segments: list[WheelSegment] = Field(min_length=1)
 
 
@@ -110,13 +125,17 @@ class HoldAndWinSpec(Strict):
     respins: PositiveInt = 3
     landing: LandingSpec
     coins: list[CoinSpec] = Field(min_length=1)
-    jackpots: dict[Jackpot, PositiveInt]
+    jackpots: dict[Jackpot, PositiveInt] = Field(default_factory=dict)
+    # the jackpot a grid with every cell held pays, on top of what its coins pay
+    full_grid: Jackpot | None = None
 
     @model_validator(mode="after")
     def _check(self) -> HoldAndWinSpec:
-        missing = [j for j in JACKPOTS if j not in self.jackpots]
+        named = {c.jackpot for c in self.coins} | {self.full_grid}
+        missing = [j for j in JACKPOTS if j in named and j not in self.jackpots]
         if missing:
-            raise ValueError(f"jackpots: missing {', '.join(missing)} (all four are fixed)")
+            raise ValueError(f"jackpots: no value for {', '.join(missing)}, which a coin or "
+                             "full_grid names")
         return self
 
 
@@ -200,9 +219,11 @@ class ComposedSpec(ReelsSpec):
             self._check_whole_reel(self.whole_reel)
         self._check_scatters()
         if self.wheel is not None:
-            if self.free_spins is None:
+            if self.wheel.trigger is not None:
+                self._check_wheel_trigger(self.wheel)
+            elif self.free_spins is None:
                 raise ValueError("wheel: spun when scatters award free spins, but there are "
-                                 "no free_spins")
+                                 "no free_spins (or give the wheel a trigger)")
             for i, seg in enumerate(self.wheel.segments):
                 if seg.feature == "hold_and_win" and hw is None:
                     raise ValueError(f"wheel.segments[{i}]: starts hold_and_win, but there is "
@@ -215,12 +236,43 @@ class ComposedSpec(ReelsSpec):
             raise ValueError("colour_wheel: a wheel segment starts it, but none does")
         return self
 
+    def _special(self) -> list[tuple[str, str]]:
+        """The symbols with a role of their own: (what errors call it, symbol)."""
+        roles = [("the wild", self.wild.symbol if self.wild else None),
+                 ("the scatter", self.scatter.symbol if self.scatter else None),
+                 ("the coin", self.hold_and_win.symbol if self.hold_and_win else None),
+                 ("the expanding symbol", self.expanding.symbol if self.expanding else None),
+                 ("the whole-reel symbol", self.whole_reel.symbol if self.whole_reel else None),
+                 *(("a paying scatter", s.symbol) for s in self.scatters)]
+        return [(what, sym) for what, sym in roles if sym is not None]
+
+    def _check_wheel_trigger(self, wheel: WheelSpec) -> None:
+        assert wheel.trigger is not None
+        sym = wheel.trigger.symbol
+        if sym not in {s.id for s in self.symbols}:
+            raise ValueError(f"wheel.trigger.symbol: unknown symbol {sym!r}")
+        for what, other in self._special():
+            if sym == other:
+                raise ValueError(f"wheel.trigger.symbol: cannot be {what}")
+        if sym in self.pays:
+            raise ValueError("wheel.trigger.symbol: it spins the wheel, it never pays on lines")
+        if self.wild is not None and self.wild.substitutes != "all" \
+                and sym in self.wild.substitutes:
+            raise ValueError(f"wild.substitutes: a wild never substitutes for {sym}, which "
+                             "spins the wheel")
+        if wheel.trigger.count > self.reels * self.rows:
+            raise ValueError(f"wheel.trigger.count: {wheel.trigger.count} do not fit the "
+                             f"{self.reels * self.rows} cells")
+        for i, seg in enumerate(wheel.segments):
+            if seg.feature == "free_spins" and seg.spins is None:
+                raise ValueError(f"wheel.segments[{i}]: a wheel its own symbol spins has no "
+                                 "scatter award to give as free spins: give its spins")
+            if seg.feature == "free_spins" and self.free_spins is None:
+                raise ValueError(f"wheel.segments[{i}]: starts free_spins, but there are no "
+                                 "free_spins")
+
     def _check_scatters(self) -> None:
-        taken = {"the wild": self.wild.symbol if self.wild else None,
-                 "the scatter": self.scatter.symbol if self.scatter else None,
-                 "the coin": self.hold_and_win.symbol if self.hold_and_win else None,
-                 "the expanding symbol": self.expanding.symbol if self.expanding else None,
-                 "the whole-reel symbol": self.whole_reel.symbol if self.whole_reel else None}
+        taken = [(what, sym) for what, sym in self._special() if what != "a paying scatter"]
         ids = {s.id for s in self.symbols}
         seen: set[str] = set()
         for i, sc in enumerate(self.scatters):
@@ -230,7 +282,7 @@ class ComposedSpec(ReelsSpec):
             if sc.symbol in seen:
                 raise ValueError(f"{where}.symbol: {sc.symbol} is listed twice")
             seen.add(sc.symbol)
-            for what, other in taken.items():
+            for what, other in taken:
                 if sc.symbol == other:
                     raise ValueError(f"{where}.symbol: cannot be {what}")
             if sc.symbol in self.pays:
@@ -314,6 +366,10 @@ class FeatureArrays:
     # ``cells + 1`` per scatter, flattened (the compiled kernel takes 1-d arrays)
     scatter_symbols: tuple[int, ...] = ()
     scatter_pays: tuple[int, ...] = ()
+    full_grid: int = 0  # what a full grid pays on top of its coins (pay units), 0 without
+    # the symbol and count that spin the wheel; -1: the scatters' award spins it
+    wheel_symbol: int = -1
+    wheel_count: int = 0
 
 
 class ComposedModel:
@@ -357,13 +413,15 @@ class ComposedModel:
             for count, pay in sc.pays.items():
                 pays[k * (cells + 1) + count] = pay
         common: dict[str, Any] = {
-            "wheel": WeightedTable.of([(Segment(s.pay, s.feature, s.multiplier), s.weight)
-                                       for s in wheel.segments]) if wheel else None,
+            "wheel": WeightedTable.of([(Segment(s.pay, s.feature, s.multiplier, s.spins or 0),
+                                        s.weight) for s in wheel.segments]) if wheel else None,
             "expanding": self.index[ex.symbol] if ex else -1,
             "expanding_respins": ex.respins if ex else 0,
             "whole_reel": self.index[whole.symbol] if whole else -1,
             "scatter_symbols": tuple(self.index[sc.symbol] for sc in spec.scatters),
-            "scatter_pays": tuple(pays)}
+            "scatter_pays": tuple(pays),
+            "wheel_symbol": self.index[wheel.trigger.symbol] if wheel and wheel.trigger else -1,
+            "wheel_count": wheel.trigger.count if wheel and wheel.trigger else 0}
         if cw is not None:
             common.update(
                 colour_segments=WeightedTable.of([((cw.colours.index(s.colour), s.multiplier),
@@ -383,7 +441,9 @@ class ComposedModel:
             for c in hw.coins])
         return FeatureArrays(coin=self.index[hw.symbol], trigger=hw.trigger,
                              respins=hw.respins, landing=WeightedTable.of(landing), coins=coins,
-                             coin_labels=tuple(c.jackpot for c in hw.coins), **common)
+                             coin_labels=tuple(c.jackpot for c in hw.coins),
+                             full_grid=hw.jackpots[hw.full_grid] if hw.full_grid else 0,
+                             **common)
 
     def cells(self) -> int:
         return self.spec.reels * self.spec.rows

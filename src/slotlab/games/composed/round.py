@@ -14,7 +14,7 @@ Amounts are in pay units internally; events carry credits (units times ``level``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -72,6 +72,8 @@ class Tables:
         self.fs_max = (fs.max_spins or 0) if fs else 0
         self.retrigger = bool(fs and fs.retrigger)
         self.free_name = fs.strips if fs else "base"
+        hw = model.spec.hold_and_win
+        self.full_grid_name = hw.full_grid if hw and hw.full_grid else ""
 
 
 def _cell(t: Tables, cell: int) -> list[int]:
@@ -83,14 +85,24 @@ def _coin(t: Tables, i: int, level: int, cell: int, mult: int = 1) -> dict[str, 
             "jackpot": t.f.coin_labels[i]}
 
 
+class Spin(NamedTuple):
+    """What one spin paid (pay units) and showed."""
+
+    lines: int
+    scatters: int  # every scatter's pay
+    scatter_count: int  # the scatters that award free spins
+    coins: dict[int, int]  # cell: coin-table index
+    expanded: int  # reels
+    filled: list[int]  # reels the whole-reel symbol fills
+    wheel_hits: int  # symbols in view that spin the wheel
+
+
 def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
           events: list[Event] | None, held: np.ndarray,
-          respin: tuple[int, int] | None = None) -> tuple[int, int, int, dict[int, int], int,
-                                                          list[int]]:
+          respin: tuple[int, int] | None = None) -> Spin:
     """Stop the reels (those in ``held`` stay wild), expand, pay the window and, unless it is
     respin ``respin = (number, of)``, draw the coins' values (a reel the whole-reel symbol
-    fills is coins): ``(line units, scatter units, scatters, {cell: coin-table index}, reels
-    expanded, reels filled)``."""
+    fills is coins)."""
     a = t.arrays
     strips, lengths = (a.base, a.base_len) if stage == "base" else (a.free, a.free_len)
     stops, window, wins = kernel.scratch(t.packed)
@@ -134,7 +146,8 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
         if coins:
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
-    return lu, su, count, coins, expanded, filled
+    hits = int(np.count_nonzero(window == t.f.wheel_symbol)) if t.f.wheel_symbol >= 0 else 0
+    return Spin(lu, su, count, coins, expanded, filled, hits)
 
 
 def _scatters_won(t: Tables, window: np.ndarray, count: int, mult: int,
@@ -159,9 +172,8 @@ def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
     win = 0
     n = t.f.expanding_respins
     for number in range(1, n + 1):
-        lu, su, _count, _coins, _expanded, _filled = _spin(t, stream, stage, mult, level,
-                                                           events, held, (number, n))
-        win += lu + su
+        spin = _spin(t, stream, stage, mult, level, events, held, (number, n))
+        win += spin.lines + spin.scatters
     return win
 
 
@@ -196,22 +208,28 @@ def hold_and_win(t: Tables, stream: np.ndarray, start: dict[int, int], mult: int
                            "collectors": [_cell(t, c) for c, o in landed if o == COLLECTOR],
                            "respins": counter, "held": len(coins) + len(collectors)})
     total = sum(int(t.coin_values[i]) for i in coins.values())
-    win = total * (1 + len(collectors)) * mult
+    full = len(coins) + len(collectors) == t.cells
+    full_grid = t.f.full_grid if full else 0
+    win = (total * (1 + len(collectors)) + full_grid) * mult
     if events is not None:
         for c in sorted(collectors):
             events.append({"type": "collector_collected", "cell": _cell(t, c),
                            "win": total * mult * level})
+        won = {t.f.coin_labels[i] or "" for i in coins.values()} - {""}
+        if full_grid:
+            won.add(t.full_grid_name)
         events.append({"type": "hold_and_win_ended", "coins": total * mult * level,
-                       "collectors": len(collectors), "full": len(coins) + len(collectors)
-                       == t.cells, "jackpots": sorted({t.f.coin_labels[i] or ""
-                                                      for i in coins.values()} - {""}),
+                       "collectors": len(collectors), "full": full, "jackpots": sorted(won),
+                       "full_grid": {"jackpot": t.full_grid_name,
+                                     "win": full_grid * mult * level} if full_grid else None,
                        "win": win * level})
     return win
 
 
 def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: int,
-               events: list[Event] | None) -> int:
-    """Play ``awarded`` free spins (and their retriggers up to the cap) at ``mult``."""
+               events: list[Event] | None, again: int = 0) -> int:
+    """Play ``awarded`` free spins (and their retriggers up to the cap) at ``mult``; a
+    retrigger awards ``again`` (0: the scatters' award)."""
     fs = t.model.spec.free_spins
     assert fs is not None
     total = min(awarded, t.fs_max) if t.fs_max else awarded
@@ -225,14 +243,16 @@ def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: in
             events.append({"type": "free_spin_started", "index": played,
                            "remaining": total - played, "multiplier": mult})
         held = np.zeros(t.arrays.reels, dtype=np.int64)
-        lu, su, count, coins, expanded, filled = _spin(t, stream, "free", mult, level, events,
-                                                       held)
+        lu, su, count, coins, expanded, filled, _hits = _spin(t, stream, "free", mult, level,
+                                                              events, held)
         win += lu + su
         if expanded:
             win += respins(t, stream, "free", mult, level, events, held)
         if t.f.coin >= 0 and (len(coins) >= t.f.trigger or filled):
             win += hold_and_win(t, stream, coins, mult, level, events)
         more = int(t.arrays.fs_awards[count]) if t.retrigger else 0
+        if more > 0 and again > 0:
+            more = again
         if t.fs_max and total + more > t.fs_max:
             more = t.fs_max - total
         if more > 0:
@@ -268,6 +288,31 @@ def colour_wheel(t: Tables, stream: np.ndarray, colour: int, mult: int, level: i
     return win
 
 
+def spin_wheel(t: Tables, stream: np.ndarray, tally: Tally, coins: dict[int, int], awarded: int,
+               level: int, events: list[Event] | None) -> int:
+    """Spin the wheel: its pay and the feature its segment starts (free spins of ``awarded``, a
+    hold and win from the base spin's ``coins``) into ``tally``. Returns the segment's
+    multiplier when it starts the colour wheel, which the round plays last; else 0."""
+    assert t.wheel is not None and t.f.wheel is not None
+    index = draw(stream, t.wheel)
+    seg: Segment = t.f.wheel.values[index]
+    if events is not None:
+        events.append({"type": "wheel_spun", "segment": index,
+                       "segments": len(t.f.wheel.values), "pay": seg.pay * level,
+                       "feature": seg.feature, "multiplier": seg.multiplier})
+    parts = tally.parts
+    parts["wheel_pays"] = seg.pay
+    if seg.feature == "free_spins":
+        parts["free_spins"] += free_spins(t, stream, seg.spins or awarded,
+                                          t.fs_mult * seg.multiplier, level, events, seg.spins)
+    elif seg.feature == "hold_and_win":
+        parts["wheel_hold_and_win"] = hold_and_win(t, stream, coins, seg.multiplier, level,
+                                                   events)
+    elif seg.feature == "colour_wheel":
+        return seg.multiplier
+    return 0
+
+
 def cap_win(t: Tables, tally: Tally, level: int, events: list[Event] | None) -> None:
     """The max-win cap on the round's win (its ``cap`` part, <= 0)."""
     uncapped = tally.uncapped
@@ -290,7 +335,8 @@ def play_round(t: Tables, stream: np.ndarray, level: int, events: list[Event] | 
     tally = Tally()
     parts = tally.parts
     held = np.zeros(t.arrays.reels, dtype=np.int64)
-    lu, su, count, coins, expanded, filled = _spin(t, stream, "base", 1, level, events, held)
+    lu, su, count, coins, expanded, filled, wheel_hits = _spin(t, stream, "base", 1, level,
+                                                               events, held)
     parts["base_lines"], parts["base_scatter"] = lu, su
     if expanded:
         tally.feature = True
@@ -299,32 +345,25 @@ def play_round(t: Tables, stream: np.ndarray, level: int, events: list[Event] | 
         tally.feature = True
         parts["hold_and_win"] = hold_and_win(t, stream, coins, 1, level, events)
     awarded = int(t.arrays.fs_awards[count])
+    by_symbol = t.f.wheel_symbol >= 0
+    colour_mult = 0  # a colour wheel started: its segment's multiplier
+    if by_symbol and wheel_hits >= t.f.wheel_count:
+        tally.feature = True
+        colour_mult = spin_wheel(t, stream, tally, coins, 0, level, events)
     if awarded > 0:
         tally.feature = True
-        if t.wheel is None:
-            parts["free_spins"] = free_spins(t, stream, awarded, t.fs_mult, level, events)
+        if t.wheel is None or by_symbol:
+            # added: a wheel its symbol spun may have started free spins too
+            parts["free_spins"] += free_spins(t, stream, awarded, t.fs_mult, level, events)
         else:
-            assert t.f.wheel is not None
-            index = draw(stream, t.wheel)
-            seg: Segment = t.f.wheel.values[index]
-            if events is not None:
-                events.append({"type": "wheel_spun", "segment": index,
-                               "segments": len(t.f.wheel.values), "pay": seg.pay * level,
-                               "feature": seg.feature, "multiplier": seg.multiplier})
-            parts["wheel_pays"] = seg.pay
-            if seg.feature == "free_spins":
-                parts["free_spins"] = free_spins(t, stream, awarded, t.fs_mult * seg.multiplier,
-                                                 level, events)
-            elif seg.feature == "hold_and_win":
-                parts["wheel_hold_and_win"] = hold_and_win(t, stream, coins, seg.multiplier,
-                                                           level, events)
-            elif seg.feature == "colour_wheel":
-                if colour == WAIT:
-                    tally.pending = seg.multiplier
-                    return tally
-                if colour == RANDOM:
-                    colour = randbelow(stream, len(t.f.colours))
-                parts["colour_wheel"] = colour_wheel(t, stream, colour, seg.multiplier, level,
-                                                     events)
+            colour_mult = spin_wheel(t, stream, tally, coins, awarded, level, events)
+    if colour_mult:
+        # last in the round: the player's colour, or the simulator's drawn at random
+        if colour == WAIT:
+            tally.pending = colour_mult
+            return tally
+        if colour == RANDOM:
+            colour = randbelow(stream, len(t.f.colours))
+        parts["colour_wheel"] = colour_wheel(t, stream, colour, colour_mult, level, events)
     cap_win(t, tally, level, events)
     return tally

@@ -95,10 +95,12 @@ class ScatterLaw(Protocol):
     def p_scatter(self, count: int) -> Fraction: ...
 
 
-def expected_free_spins(a: LineArrays, free: ScatterLaw, initial: int) -> Fraction:
-    """E[number of free spins played] after an initial award (retriggers included)."""
-    retrigger = [(free.p_scatter(c), int(a.fs_awards[c])) for c in range(len(a.fs_awards))
-                 if a.fs_awards[c] > 0 and a.fs_retrigger]
+def expected_free_spins(a: LineArrays, free: ScatterLaw, initial: int,
+                        again: int | None = None) -> Fraction:
+    """E[number of free spins played] after an initial award (retriggers included; each
+    awards ``again`` when given, else the award of its scatter count)."""
+    retrigger = [(free.p_scatter(c), again or int(a.fs_awards[c]))
+                 for c in range(len(a.fs_awards)) if a.fs_awards[c] > 0 and a.fs_retrigger]
     if not retrigger:
         return Fraction(min(initial, a.fs_max) if a.fs_max else initial)
     if a.fs_max == 0:

@@ -10,6 +10,7 @@ import { announce, fast, hidePanel, showPanel, wait } from "./common.js";
 import { choiceButtons, Counters } from "./controls.js";
 import { HoldGrid } from "./holdgrid.js";
 import { Wheel } from "./wheel.js";
+import { symbolText } from "../names.js";
 import { glyph } from "../symbols.js";
 import { h } from "../util.js";
 
@@ -35,7 +36,7 @@ export class Composed extends Feature {
   segmentLabel(s) {
     const parts = [];
     if (s.pay) parts.push(this.host.credits((Number(s.pay) * this.host.bet()) / Number(this.desc.pay_divisor || 1)));
-    if (s.feature === "free_spins") parts.push(this.text("segment.free_spins", { x: s.multiplier || 1 }));
+    if (s.feature === "free_spins") parts.push(s.spins ? this.text("segment.free_spins_n", { n: s.spins, x: s.multiplier || 1 }) : this.text("segment.free_spins", { x: s.multiplier || 1 }));
     if (s.feature === "hold_and_win") parts.push(s.multiplier > 1 ? this.text("segment.hold_and_win_x", { x: s.multiplier }) : this.text("segment.hold_and_win"));
     if (s.feature === "colour_wheel") parts.push(`${this.desc.colour_wheel?.name || this.text("colour.name")}${s.multiplier > 1 ? ` ×${s.multiplier}` : ""}`);
     return parts.join(" + ");
@@ -243,6 +244,12 @@ export class Composed extends Feature {
           if (!fast(host)) await announce(host, this.text("msg.jackpot_banner", { name: this.text(`jackpot.${coin.jackpot}`) }), 1600, host.credits(coin.value));
         }
         this.jackpots = [];
+        if (e.full_grid) {
+          // the grid's own jackpot: every cell held
+          const name = this.text(`jackpot.${e.full_grid.jackpot}`);
+          host.message(this.text("msg.full_grid", { name, amount: host.credits(e.full_grid.win) }), "win");
+          if (!fast(host)) await announce(host, this.text("msg.jackpot_banner", { name }), 1600, host.credits(e.full_grid.win));
+        }
         host.message(this.text("msg.ended", { amount: host.credits(e.win) }), "win");
         if (!fast(host)) await announce(host, this.text("msg.total_banner"), 1600, host.credits(e.win));
         if (!host.instant) {
@@ -280,10 +287,17 @@ export class Composed extends Feature {
     const hw = d.hold_and_win;
     if (hw) {
       items.push(this.text("help.hold_and_win", { n: hw.trigger, respins: hw.respins }));
-      const xs = ["Mini", "Minor", "Major", "Grand"].map((j) => `${this.text(`jackpot.${j}`)} ${this.host.credits((Number(hw.jackpots[j]) * this.host.bet()) / Number(d.pay_divisor || 1))}`);
-      items.push(xs.join(" · "));
+      const amount = (j) => this.host.credits((Number(hw.jackpots[j]) * this.host.bet()) / Number(d.pay_divisor || 1));
+      const xs = ["Mini", "Minor", "Major", "Grand"].filter((j) => hw.jackpots?.[j] !== undefined && j !== hw.full_grid).map((j) => `${this.text(`jackpot.${j}`)} ${amount(j)}`);
+      if (xs.length) items.push(xs.join(" · "));
+      if (hw.full_grid) items.push(this.text("help.full_grid", { name: this.text(`jackpot.${hw.full_grid}`), amount: amount(hw.full_grid) }));
     }
-    if (this.segments.length) items.push(this.text("help.wheel", { list: this.segments.map((s) => s.label).join(", ") }));
+    if (this.segments.length) {
+      const list = this.segments.map((s) => s.label).join(", ");
+      const by = d.wheel_trigger;
+      const sym = by && (d.symbols || []).find((s) => s.id === by.symbol);
+      items.push(by ? this.text("help.wheel_trigger", { n: by.count, symbol: symbolText(d, sym) || by.symbol, list }) : this.text("help.wheel", { list }));
+    }
     if (d.expanding) items.push(this.text("help.expanding", { respins: d.expanding.respins }));
     if (d.whole_reel) items.push(this.text("help.whole_reel"));
     if (d.colour_wheel) items.push(this.text("help.colour_wheel", { name: d.colour_wheel.name || this.text("colour.name"), colours: d.colour_wheel.colours.join(", "), limit: d.colour_wheel.limit }));
@@ -315,7 +329,9 @@ export class Composed extends Feature {
       case "collector_collected":
         return this.text("log.collected", { amount: money(e.win) });
       case "hold_and_win_ended":
-        return this.text("log.ended", { amount: money(e.win) });
+        return e.full_grid
+          ? this.text("log.ended_full", { amount: money(e.win), name: this.text(`jackpot.${e.full_grid.jackpot}`) })
+          : this.text("log.ended", { amount: money(e.win) });
       case "wheel_spun":
         return this.text("log.wheel", { what: this.segments[e.segment]?.label ?? "" });
       case "free_spins_retriggered":
