@@ -53,6 +53,30 @@ def page(sized: Any) -> Any:
     return sized
 
 
+def _open_with_help(page: Any, srv: Server, gid: str) -> tuple[str, str]:
+    """A new player opens ``gid`` and reads PAYS / HELP: (the whole dialog, the features'
+    help)."""
+    register(page, srv)
+    open_game(page, gid)
+    page.click("[data-testid=pays]")
+    page.wait_for_selector("[data-testid=pays-dialog]")
+    texts = (page.inner_text("[data-testid=pays-dialog]"),
+             page.inner_text("[data-testid=feature-help]"))
+    close_dialog(page, "pays-dialog")
+    return texts
+
+
+def _replay_log(page: Any) -> str:
+    """The last round replayed in RECALL, to its end: the dialog's text."""
+    page.click("[data-testid=recall]")
+    page.wait_for_selector("[data-testid=history-row]")
+    page.locator("[data-testid=replay]").first.click()
+    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
+    page.click("[data-testid=replay-end]")
+    text: str = page.inner_text("[data-testid=recall-dialog]")
+    return text
+
+
 def _base_expansion_then_respins(r: Any) -> bool:
     """A base spin expands reels, and its second respin stops with a reel that did not move."""
     return has("reels_expanded", lambda e: e["stage"] == "base" and e["respins"] == 2)(r) and \
@@ -60,12 +84,8 @@ def _base_expansion_then_respins(r: Any) -> bool:
 
 
 def test_a_reel_turns_wild_and_the_respins_hold_it(page: Any, srv: Server) -> None:
-    register(page, srv)
-    open_game(page, GID)
-    page.click("[data-testid=pays]")
-    page.wait_for_selector("[data-testid=pays-dialog]")
-    assert "turns its whole reel Wild" in page.inner_text("[data-testid=feature-help]")
-    close_dialog(page, "pays-dialog")
+    _pays, help_text = _open_with_help(page, srv, GID)
+    assert "turns its whole reel Wild" in help_text
     srv.games[GID].force(BET, _base_expansion_then_respins)
     # which reels are marked expanded, and which spin, at each change of the reels
     page.evaluate("""() => { window.__expanded = new Set(); window.__spunWhileHeld = [];
@@ -89,24 +109,15 @@ def test_a_reel_turns_wild_and_the_respins_hold_it(page: Any, srv: Server) -> No
     respins = [e for e in events if e["type"] == "reels_stopped" and e.get("respin")]
     assert [e["respin"] for e in respins] == [1, 2]
     # the log names the respins
-    page.click("[data-testid=recall]")
-    page.wait_for_selector("[data-testid=history-row]")
-    page.locator("[data-testid=replay]").first.click()
-    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
-    page.click("[data-testid=replay-end]")
-    log = page.inner_text("[data-testid=recall-dialog]")
+    log = _replay_log(page)
     assert "turned Wild" in log and "Respin 2 of 2" in log, log
     shot(page, f"lucky-seven-link-recall-{page.size_name}")
 
 
 def test_a_filled_reel_is_one_tall_coin_that_starts_coin_link(page: Any, srv: Server) -> None:
     gid = "lucky-mega-link"
-    register(page, srv)
-    open_game(page, gid)
-    page.click("[data-testid=pays]")
-    page.wait_for_selector("[data-testid=pays-dialog]")
-    assert "fills a whole reel" in page.inner_text("[data-testid=feature-help]")
-    close_dialog(page, "pays-dialog")
+    _pays, help_text = _open_with_help(page, srv, gid)
+    assert "fills a whole reel" in help_text
     srv.games[gid].force(BET, lambda r: has("whole_reel_shown")(r) and not has("wheel_spun")(r))
     n = rounds_played(page)
     page.click("[data-testid=spin]")
@@ -147,15 +158,9 @@ def test_the_colour_wheel_waits_for_the_players_colour(page: Any, srv: Server) -
 
 def test_stars_pay_by_count_and_a_full_grid_pays_its_jackpot(page: Any, srv: Server) -> None:
     gid = "lucky-full-link-stars"
-    register(page, srv)
-    open_game(page, gid)
-    page.click("[data-testid=pays]")
-    page.wait_for_selector("[data-testid=pays-dialog]")
-    pays = page.inner_text("[data-testid=pays-dialog]")
+    pays, help_text = _open_with_help(page, srv, gid)
     assert "Golden Star" in pays and "Silver Star" in pays
-    assert "hold every cell for the grand jackpot" in page.inner_text(
-        "[data-testid=feature-help]").lower()
-    close_dialog(page, "pays-dialog")
+    assert "hold every cell for the grand jackpot" in help_text.lower()
     # a base spin that only the Silver Stars pay
     srv.games[gid].force(BET, lambda r: has("scatter_won", lambda e: e["symbol"] == "SILVER")(r)
                          and not has("line_won")(r) and not has("hold_and_win_started")(r)
@@ -174,26 +179,16 @@ def test_stars_pay_by_count_and_a_full_grid_pays_its_jackpot(page: Any, srv: Ser
     rec = finish(page, n)
     ended = next(e for e in rec["events"] if e["type"] == "hold_and_win_ended")
     assert ended["full_grid"]["win"] == 2000 and "Grand" in ended["jackpots"]
-    page.click("[data-testid=recall]")
-    page.wait_for_selector("[data-testid=history-row]")
-    page.locator("[data-testid=replay]").first.click()
-    page.wait_for_selector("[data-testid=replay-verify]:has-text('Verified')")
-    page.click("[data-testid=replay-end]")
-    log = page.inner_text("[data-testid=recall-dialog]")
+    log = _replay_log(page)
     assert "with the grand jackpot for a full grid" in log.lower(), log
 
 
 def test_wheel_symbols_spin_the_wheel_and_its_segment_gives_the_free_spins(
         page: Any, srv: Server) -> None:
     gid = "lucky-wheel-link"
-    register(page, srv)
-    open_game(page, gid)
-    page.click("[data-testid=pays]")
-    page.wait_for_selector("[data-testid=pays-dialog]")
-    help_text = page.inner_text("[data-testid=feature-help]")
+    _pays, help_text = _open_with_help(page, srv, gid)
     assert "3 or more Wheel symbols anywhere spin the bonus wheel" in help_text, help_text
     assert "6 free spins ×2" in help_text, help_text
-    close_dialog(page, "pays-dialog")
     srv.games[gid].force(BET, has("wheel_spun", lambda e: e["feature"] == "free_spins"))
     n = rounds_played(page)
     page.click("[data-testid=spin]")

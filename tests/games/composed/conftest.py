@@ -21,6 +21,23 @@ BET = 20  # level 1: one pay unit is one credit
 CORPUS = 6000  # rounds from seeds 0..CORPUS-1
 
 
+def plain_line_units(window: list[list[str]], lines: list[list[int]],
+                     pays: dict[str, dict[int, int]], wild: str = "W") -> int:
+    """What a window's lines pay, by the rules in words (no shared code): from the first reel,
+    the run of a line's first symbol that is not the wild, the wild standing in for it."""
+    total = 0
+    for line in lines:
+        cells = [window[r][row] for r, row in enumerate(line)]
+        symbol = next((c for c in cells if c != wild), None)
+        run = 0
+        for c in cells:
+            if c not in (symbol, wild):
+                break
+            run += 1
+        total += pays.get(symbol or "", {}).get(run, 0)
+    return total
+
+
 def shipped_raw() -> dict[str, Any]:
     game = find_game(GAME_ID)
     assert isinstance(game, ComposedGame)

@@ -21,6 +21,7 @@ from slotlab.model import ModelError
 from slotlab.rounds import RoundResult
 from tests.games.composed.conftest import (
     assert_model_error,
+    plain_line_units,
     seven_corpus,
     seven_game,
     seven_raw,
@@ -201,16 +202,7 @@ def _tiny(respins: int) -> ComposedGame:
 
 def _tiny_pay(window: list[list[str]]) -> int:
     """Lines and scatters of a window, by the rules in words (no shared code)."""
-    total = 0
-    for line in TINY_LINES:
-        cells = [window[r][row] for r, row in enumerate(line)]
-        symbol = next((c for c in cells if c != "W"), None)
-        run = 0
-        for c in cells:
-            if c not in (symbol, "W"):
-                break
-            run += 1
-        total += TINY_PAYS.get(symbol or "", {}).get(run, 0)
+    total = plain_line_units(window, TINY_LINES, TINY_PAYS)
     scatters = sum(col.count("S") for col in window)
     return total + {2: 3, 3: 9}.get(scatters, 0)
 

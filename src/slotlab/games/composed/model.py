@@ -246,20 +246,25 @@ class ComposedSpec(ReelsSpec):
                  *(("a paying scatter", s.symbol) for s in self.scatters)]
         return [(what, sym) for what, sym in roles if sym is not None]
 
-    def _check_wheel_trigger(self, wheel: WheelSpec) -> None:
-        assert wheel.trigger is not None
-        sym = wheel.trigger.symbol
+    def _check_own_symbol(self, sym: str, where: str, role: str, own: str = "") -> None:
+        """A symbol with a role of its own (``own``: what :meth:`_special` calls that role, if it
+        lists it): known, no other special symbol, paid on no line, never stood in for by the
+        wild."""
         if sym not in {s.id for s in self.symbols}:
-            raise ValueError(f"wheel.trigger.symbol: unknown symbol {sym!r}")
+            raise ValueError(f"{where}: unknown symbol {sym!r}")
         for what, other in self._special():
-            if sym == other:
-                raise ValueError(f"wheel.trigger.symbol: cannot be {what}")
+            if sym == other and what != own:
+                raise ValueError(f"{where}: cannot be {what}")
         if sym in self.pays:
-            raise ValueError("wheel.trigger.symbol: it spins the wheel, it never pays on lines")
+            raise ValueError(f"{where}: it {role}, it never pays on lines")
         if self.wild is not None and self.wild.substitutes != "all" \
                 and sym in self.wild.substitutes:
             raise ValueError(f"wild.substitutes: a wild never substitutes for {sym}, which "
-                             "spins the wheel")
+                             f"{role}")
+
+    def _check_wheel_trigger(self, wheel: WheelSpec) -> None:
+        assert wheel.trigger is not None
+        self._check_own_symbol(wheel.trigger.symbol, "wheel.trigger.symbol", "spins the wheel")
         if wheel.trigger.count > self.reels * self.rows:
             raise ValueError(f"wheel.trigger.count: {wheel.trigger.count} do not fit the "
                              f"{self.reels * self.rows} cells")
@@ -272,26 +277,14 @@ class ComposedSpec(ReelsSpec):
                                  "free_spins")
 
     def _check_scatters(self) -> None:
-        taken = [(what, sym) for what, sym in self._special() if what != "a paying scatter"]
-        ids = {s.id for s in self.symbols}
         seen: set[str] = set()
         for i, sc in enumerate(self.scatters):
             where = f"scatters[{i}]"
-            if sc.symbol not in ids:
-                raise ValueError(f"{where}.symbol: unknown symbol {sc.symbol!r}")
             if sc.symbol in seen:
                 raise ValueError(f"{where}.symbol: {sc.symbol} is listed twice")
             seen.add(sc.symbol)
-            for what, other in taken:
-                if sc.symbol == other:
-                    raise ValueError(f"{where}.symbol: cannot be {what}")
-            if sc.symbol in self.pays:
-                raise ValueError(f"{where}.symbol: it pays by count in {where}.pays, not on "
-                                 "lines")
-            if self.wild is not None and self.wild.substitutes != "all" \
-                    and sc.symbol in self.wild.substitutes:
-                raise ValueError(f"wild.substitutes: a wild never substitutes for {sc.symbol}, "
-                                 "a scatter")
+            self._check_own_symbol(sc.symbol, f"{where}.symbol", "pays by its count",
+                                   "a paying scatter")
             for count in sc.pays:
                 if not 1 <= count <= self.reels * self.rows:
                     raise ValueError(f"{where}.pays: {count} {sc.symbol} do not fit the "
@@ -299,23 +292,10 @@ class ComposedSpec(ReelsSpec):
 
     def _check_whole_reel(self, whole: WholeReelSpec) -> None:
         sym = whole.symbol
-        if sym not in {s.id for s in self.symbols}:
-            raise ValueError(f"whole_reel.symbol: unknown symbol {sym!r}")
+        self._check_own_symbol(sym, "whole_reel.symbol", "starts a feature",
+                               "the whole-reel symbol")
         if self.hold_and_win is None:
             raise ValueError("whole_reel.starts: hold_and_win, but there is no hold_and_win")
-        others = {"the wild": self.wild.symbol if self.wild else None,
-                  "the scatter": self.scatter.symbol if self.scatter else None,
-                  "the coin": self.hold_and_win.symbol,
-                  "the expanding symbol": self.expanding.symbol if self.expanding else None}
-        for what, other in others.items():
-            if sym == other:
-                raise ValueError(f"whole_reel.symbol: cannot be {what}")
-        if sym in self.pays:
-            raise ValueError("whole_reel.symbol: it starts a feature, it never pays on lines")
-        if self.wild is not None and self.wild.substitutes != "all" \
-                and sym in self.wild.substitutes:
-            raise ValueError("wild.substitutes: a wild never substitutes for the whole-reel "
-                             "symbol")
         for name, strips in self.strips.items():
             for r, strip in enumerate(strips):
                 for start, length in _runs(strip, sym):
