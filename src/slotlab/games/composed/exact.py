@@ -92,9 +92,7 @@ def _scatters(model: ComposedModel) -> tuple[list[int], list[np.ndarray]]:
     that awards free spins; -1 when there is none), then the paying ones."""
     a = model.lines.arrays
     f = model.features
-    width = model.cells() + 1
-    pays = [np.array(f.scatter_pays[k * width:(k + 1) * width], dtype=np.int64)
-            for k in range(len(f.scatter_symbols))]
+    pays = [np.array(row, dtype=np.int64) for row in f.scatter_pays]
     return [a.scatter, *f.scatter_symbols], [a.scatter_pays, *pays]
 
 
@@ -143,6 +141,7 @@ class _Grid:
         self.full_grid_name = model.spec.hold_and_win.full_grid if model.spec.hold_and_win \
             else None
 
+    @cache  # noqa: B019 - one per report; the wheels ask again for each scatter count
     def value(self, start: int) -> Fraction:
         if not self.on:
             return Fraction(0)

@@ -60,7 +60,8 @@ def pack_features(model: ComposedModel) -> Features:
             np.array([c for c, _m in f.colour_segments.values], dtype=np.int64),
             np.array([m for _c, m in f.colour_segments.values], dtype=np.int64),
             np.array(f.scatter_symbols, dtype=np.int64),
-            np.array(f.scatter_pays, dtype=np.int64),
+            # one row per scatter, flattened: the compiled kernel takes 1-d arrays
+            np.array([p for row in f.scatter_pays for p in row], dtype=np.int64),
             np.array([s.spins for s in segments] or [0], dtype=np.int64))
 
 

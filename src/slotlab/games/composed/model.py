@@ -342,10 +342,9 @@ class FeatureArrays:
     colour_segments: WeightedTable[tuple[int, int]] = NO_COLOUR_WHEEL
     colours: tuple[str, ...] = ()
     colour_limit: int = 0
-    # the paying scatters: their symbol indices, and their pays by count, one row of
-    # ``cells + 1`` per scatter, flattened (the compiled kernel takes 1-d arrays)
+    # the paying scatters: their symbol indices, and each one's pays by count (0..cells)
     scatter_symbols: tuple[int, ...] = ()
-    scatter_pays: tuple[int, ...] = ()
+    scatter_pays: tuple[tuple[int, ...], ...] = ()
     full_grid: int = 0  # what a full grid pays on top of its coins (pay units), 0 without
     # the symbol and count that spin the wheel; -1: the scatters' award spins it
     wheel_symbol: int = -1
@@ -387,11 +386,6 @@ class ComposedModel:
         spec = self.spec
         wheel = spec.wheel
         ex, whole, cw = spec.expanding, spec.whole_reel, spec.colour_wheel
-        cells = self.cells()
-        pays = [0] * (cells + 1) * len(spec.scatters)
-        for k, sc in enumerate(spec.scatters):
-            for count, pay in sc.pays.items():
-                pays[k * (cells + 1) + count] = pay
         common: dict[str, Any] = {
             "wheel": WeightedTable.of([(Segment(s.pay, s.feature, s.multiplier, s.spins or 0),
                                         s.weight) for s in wheel.segments]) if wheel else None,
@@ -399,7 +393,8 @@ class ComposedModel:
             "expanding_respins": ex.respins if ex else 0,
             "whole_reel": self.index[whole.symbol] if whole else -1,
             "scatter_symbols": tuple(self.index[sc.symbol] for sc in spec.scatters),
-            "scatter_pays": tuple(pays),
+            "scatter_pays": tuple(tuple(sc.pays.get(n, 0) for n in range(self.cells() + 1))
+                                  for sc in spec.scatters),
             "wheel_symbol": self.index[wheel.trigger.symbol] if wheel and wheel.trigger else -1,
             "wheel_count": wheel.trigger.count if wheel and wheel.trigger else 0}
         if cw is not None:

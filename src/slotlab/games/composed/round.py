@@ -155,10 +155,9 @@ def _scatters_won(t: Tables, window: np.ndarray, count: int, mult: int,
     """A ``scatter_won`` event for each scatter that pays in ``window`` (``count``: how many
     of the line keys' scatter it shows), in the model's order."""
     paid = [(t.arrays.scatter, count, int(t.arrays.scatter_pays[count]))]
-    width = t.cells + 1
-    for k, sym in enumerate(t.f.scatter_symbols):
+    for sym, pays in zip(t.f.scatter_symbols, t.f.scatter_pays, strict=True):
         n = int(np.count_nonzero(window == sym))
-        paid.append((sym, n, t.f.scatter_pays[k * width + n]))
+        paid.append((sym, n, pays[n]))
     return [{"type": "scatter_won", "symbol": t.model.symbol_ids[sym], "count": n,
              "positions": [[r, k] for r in range(t.arrays.reels) for k in range(t.rows)
                            if window[r, k] == sym],
