@@ -10,6 +10,9 @@ figures and writes them to ``benchmarks/results/composed.json``:
   the ratio line kernel / composed kernel (issue 28's bar: at most 1.5);
 * ``features``: Lucky Coin Link with every feature, beside Super 12 Stars (hand-written, a hold
   and win, wheels and free spins of its own) and fruit-5x3, for scale;
+* ``super_12_stars``: Super 12 Stars' hand-written kernel against its data model
+  (examples/composed/super-12-stars.json, the same rules and exact RTP, played by the
+  composed kernel), and the ratio coded / data (issue 28's bar on a feature game: at most 1.5);
 * ``exact_rtp``: Lucky Coin Link's exact report, warm (best of 3, model loaded).
 """
 
@@ -33,6 +36,8 @@ import slotlab  # noqa: F401
 import numba
 
 RESULTS = Path(__file__).parent / "results" / "composed.json"
+S12_DATA = (Path(__file__).resolve().parents[1] / "examples" / "composed"
+            / "super-12-stars.json")
 GID = "lucky-coin-link"
 
 
@@ -85,6 +90,14 @@ def main() -> None:
         print(f"{k}: {v['rounds_per_s'] / 1e6:.3f} M rounds/s, "
               f"{v['rounds_per_cpu_s'] / 1e6:.3f} M per CPU-s")
 
+    s12 = _rates({"coded": (find_game("super-12-stars"), 30),
+                  "data": (ComposedGame(ComposedModel.from_file(S12_DATA)), 30)},
+                 args.rounds, args.repeats)
+    s12_ratio = s12["coded"]["rounds_per_cpu_s"] / s12["data"]["rounds_per_cpu_s"]
+    print(f"Super 12 Stars: coded {s12['coded']['rounds_per_cpu_s'] / 1e6:.3f} M rounds per "
+          f"CPU-s, data model {s12['data']['rounds_per_cpu_s'] / 1e6:.3f} M: the hand-written "
+          f"kernel is {s12_ratio:.2f}x the composed one")
+
     coin.exact()
     runs = []
     for _ in range(3):
@@ -105,6 +118,8 @@ def main() -> None:
         "same_rules": {"rounds": args.rounds, "repeats": args.repeats, "bet": bet, **same,
                        "ratio_line_kernel_to_composed": same_ratio},
         "features": {"rounds": args.rounds, "repeats": args.repeats, **feats},
+        "super_12_stars": {"rounds": args.rounds, "repeats": args.repeats, "bet": 30, **s12,
+                           "ratio_coded_to_data": s12_ratio},
         "exact_rtp": {"warm_seconds": min(runs)},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,8 @@ the respins spin the other reels while the Wild ones stay; a Mega Coin three row
 its reel, is drawn as one tall symbol and starts Coin Link; a Frenzy Wheel waits for the
 player's colour (the server keeps the round open) and spins again on it; Golden and Silver
 Stars pay by their count, and a full Coin Link grid pays its Grand; three Wheel symbols spin the
-Bonus Wheel, whose segment gives its own number of free spins. All drawn from the
+Bonus Wheel, whose segment gives its own number of free spins; a second wheel, named, whose
+free spins play on reels of their own. All drawn from the
 round's events by the generic composed view. Desktop and phone size; screenshots go to
 test-artifacts/screenshots/.
 """
@@ -24,6 +25,7 @@ from tests.games.composed.conftest import (
     mega_game,
     seven_game,
     stars_raw,
+    two_wheels_game,
     wheel_symbol_game,
 )
 
@@ -43,7 +45,8 @@ BET = 20
 def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     pytest.importorskip("slotlab.server.app")
     games = [seven_game(), mega_game(), frenzy_game(),
-             ComposedGame(ComposedModel.from_dict(stars_raw(full_raw()))), wheel_symbol_game()]
+             ComposedGame(ComposedModel.from_dict(stars_raw(full_raw()))), wheel_symbol_game(),
+             two_wheels_game()]
     with serve(tmp_path_factory.mktemp("srv-mechanics"), extra_games=games) as s:
         yield s
 
@@ -187,7 +190,7 @@ def test_wheel_symbols_spin_the_wheel_and_its_segment_gives_the_free_spins(
         page: Any, srv: Server) -> None:
     gid = "lucky-wheel-link"
     _pays, help_text = _open_with_help(page, srv, gid)
-    assert "3 or more Wheel symbols anywhere spin the bonus wheel" in help_text, help_text
+    assert "3 or more Wheel symbols anywhere spin the Bonus wheel" in help_text, help_text
     assert "6 free spins ×2" in help_text, help_text
     srv.games[gid].force(BET, has("wheel_spun", lambda e: e["feature"] == "free_spins"))
     n = rounds_played(page)
@@ -199,3 +202,25 @@ def test_wheel_symbols_spin_the_wheel_and_its_segment_gives_the_free_spins(
     assert sum(col.count("WHEEL") for col in window) >= 3
     started = next(e for e in rec["events"] if e["type"] == "free_spins_triggered")
     assert (started["awarded"], started["multiplier"]) == (6, 2)
+
+
+def test_a_second_wheel_is_shown_by_its_name_and_its_free_spins_on_their_own_reels(
+        page: Any, srv: Server) -> None:
+    """Lucky Two Wheels: HELP lists both wheels and what spins each; three Wheel symbols spin
+    the Lucky Wheel, drawn under its name, whose 5 free spins play on reels of their own."""
+    gid = "lucky-two-wheels"
+    _pays, help_text = _open_with_help(page, srv, gid)
+    assert "3 or more Wheel symbols anywhere spin the Lucky Wheel" in help_text, help_text
+    assert "Bonus wheel, spun when scatters award free spins" in help_text, help_text
+    srv.games[gid].force(BET, has("wheel_spun", lambda e: e["wheel"] == 1
+                                  and e["feature"] == "free_spins"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=feature-wheel]", timeout=120_000)
+    assert "Lucky Wheel" in page.inner_text("[data-testid=wheel-panel]")
+    shot(page, f"lucky-two-wheels-wheel-{page.size_name}")
+    rec = finish(page, n)
+    started = next(e for e in rec["events"] if e["type"] == "free_spins_triggered")
+    assert (started["awarded"], started["strips"]) == (5, "lucky_free")
+    log = _replay_log(page)
+    assert "Lucky Wheel: 5 free spins" in log, log

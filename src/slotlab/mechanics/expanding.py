@@ -117,7 +117,10 @@ class ExpandingMath:
         self._patterns = patterns
         empty: Reels = frozenset()
         self.lines = sum((self._lines(empty, n) for n in self._new(empty)), Fraction(0))
-        self.scatter = sum((self._scatter(empty, n) for n in self._new(empty)), Fraction(0))
+        # each scatter's expected pay in a spin (not its respins), and all of them
+        self.scatter_each = [sum((self._scatter_of(i, empty, n) for n in self._new(empty)),
+                                 Fraction(0)) for i in range(len(scatter_pays))]
+        self.scatter = sum(self.scatter_each, Fraction(0))
         self.respin_value = sum((self._p(empty, n) * self._value(n, respins)
                                  for n in self._new(empty) if n), Fraction(0))
         self.p_expand = 1 - self._p(empty, empty)
@@ -164,14 +167,17 @@ class ExpandingMath:
                                                    p.wild_mult, p.wild_each)
         return Fraction(total, self._denominator(held))
 
-    @cache  # noqa: B019
     def _scatter(self, held: Reels, new: Reels) -> Fraction:
         """E[scatter pays, and the spin expands exactly ``new`` | ``held``]."""
-        total = 0
-        for i, pays in enumerate(self.scatter_pays):
-            dist = convolve([[1] if r in held else [s.expanded] if r in new else s.scatters[i]
-                             for r, s in enumerate(self.states)])
-            total += sum(n * int(pays[c]) for c, n in enumerate(dist))
+        return sum((self._scatter_of(i, held, new) for i in range(len(self.scatter_pays))),
+                   Fraction(0))
+
+    @cache  # noqa: B019
+    def _scatter_of(self, i: int, held: Reels, new: Reels) -> Fraction:
+        """E[scatter ``i``'s pay, and the spin expands exactly ``new`` | ``held``]."""
+        dist = convolve([[1] if r in held else [s.expanded] if r in new else s.scatters[i]
+                         for r, s in enumerate(self.states)])
+        total = sum(n * int(self.scatter_pays[i][c]) for c, n in enumerate(dist))
         return Fraction(total, self._denominator(held))
 
     @cache  # noqa: B019

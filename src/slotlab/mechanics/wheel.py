@@ -15,12 +15,13 @@ from slotlab.mechanics.weighted import WeightedTable
 class Segment:
     """What a segment brings: ``pay`` units now, and ``feature`` (if any) with its wins times
     ``multiplier``; ``spins``, when not 0, the number of spins a free-spin feature awards (a
-    game decides what it means for retriggers)."""
+    game decides what it means for retriggers), on the strip set ``strips``."""
 
     pay: int = 0
     feature: str | None = None
     multiplier: int = 1
     spins: int = 0
+    strips: str | None = None  # the reels its free spins play on; None: the game's
 
 
 def wheel_value(wheel: WeightedTable[Segment], feature_value: Mapping[str, Fraction]) -> Fraction:

@@ -145,6 +145,28 @@ def drawn_spins_game() -> ComposedGame:
     return ComposedGame(ComposedModel.from_dict(drawn_spins_raw()))
 
 
+def two_wheels_raw() -> dict[str, Any]:
+    """Lucky Wheel Link whose Bonus Wheel the Bonus scatters' award spins again (as in Lucky Coin
+    Link), beside a second wheel, the Lucky Wheel, that three Wheel symbols spin: it pays, or
+    starts Coin Link x2, or 5 free spins on reels of their own (the free reels with the Bonus
+    scatters made Tens: they never retrigger)."""
+    raw = wheel_symbol_raw()
+    lucky = raw["wheel"]
+    lucky["name"] = "Lucky Wheel"
+    lucky["segments"][-1] = {"weight": 3, "feature": "free_spins", "spins": 5,
+                             "strips": "lucky_free"}
+    raw.update(id="lucky-two-wheels", name="Lucky Two Wheels", wheel=shipped_raw()["wheel"],
+               wheels=[lucky])
+    raw["strips"]["lucky_free"] = [["TEN" if s == "BONUS" else s for s in strip]
+                                   for strip in raw["strips"][raw["free_spins"]["strips"]]]
+    return raw
+
+
+@cache
+def two_wheels_game() -> ComposedGame:
+    return ComposedGame(ComposedModel.from_dict(two_wheels_raw()))
+
+
 GRAND = 2000  # the full grid's jackpot in full_raw
 
 

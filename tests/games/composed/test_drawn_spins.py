@@ -26,7 +26,7 @@ def test_the_segment_gives_the_number_of_spins_and_each_retrigger_gives_it_again
     """The free spins start with the segment's spins at its multiplier, whatever the scatter
     count; every retrigger adds that number again, up to the cap of 50."""
     game = drawn_spins_game()
-    segments = game.describe()["wheel"]
+    segments = game.describe()["wheels"][0]["segments"]
     seen = retriggered = 0
     for r in _corpus():
         spun = next((e for e in r.events if e["type"] == "wheel_spun"), None)

@@ -191,5 +191,5 @@ def test_the_exact_wheel_is_every_window_enumerated(expanding: bool) -> None:
     report = _tiny(expanding).exact(3)
     assert Fraction(report["components"]["wheel_pays"]["fraction"]) * 3 == \
         Fraction(spun, len(stops)) * mean_pay
-    assert report["tables"]["wheel spun by its symbol"][0]["per_round"] == \
+    assert report["tables"]["wheels"][0]["per_round"] == \
         float(Fraction(spun, len(stops)))

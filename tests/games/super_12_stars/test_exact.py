@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from slotlab.games.super_12_stars import exact as ex
 from slotlab.games.super_12_stars.model import PAY_DIVISOR, load_model, model_path
+from slotlab.mechanics.colour_wheel import colour_value
 from slotlab.mechanics.hold_and_win import final_held_distribution
 
 from . import reference as ref
@@ -138,12 +140,21 @@ def lopsided_boxes() -> list[tuple[int, str, Fraction]]:
     return [(v, c, Fraction(w, total)) for v, c, w in boxes]
 
 
+def _colour_value(boxes: list[tuple[int, str, Fraction]], colour: str, limit: int) -> Fraction:
+    """The game's Frenzy value (the colour wheel mechanic's) of boxes given by probability."""
+    scale = math.lcm(*(p.denominator for *_, p in boxes))
+    colours = sorted({c for _, c, _ in boxes})
+    return colour_value([int(p * scale) for *_, p in boxes],
+                        [colours.index(c) for _, c, _ in boxes], [v for v, _, _ in boxes],
+                        colours.index(colour), limit)
+
+
 @pytest.mark.parametrize("limit", [1, 2, 5, 8, 11])
 def test_frenzy_recursion_equals_every_sequence(raw, limit):
     for boxes in (ref.frenzy_boxes(raw), lopsided_boxes()):
         for colour in ("red", "green"):
             expected = ref.frenzy_by_sequences(boxes, colour, limit)
-            assert ex.frenzy_expectation(boxes, colour, limit) == expected
+            assert _colour_value(boxes, colour, limit) == expected
             dist = ex.frenzy_distribution(boxes, colour, limit)
             enumerated: dict[int, Fraction] = {}
             for seq, p in ref.frenzy_sequences(boxes, colour, limit):

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from slotlab.games.composed.model import FEATURES, ComposedModel
+from slotlab.games.composed.model import FEATURES, CompiledWheel, ComposedModel
 from slotlab.games.lines.exact import ReelSetMath, expected_free_spins, report_head
 from slotlab.mechanics.collectors import expected_collected, expected_landings
 from slotlab.mechanics.colour_wheel import colour_value
@@ -97,27 +97,27 @@ def _scatters(model: ComposedModel) -> tuple[list[int], list[np.ndarray]]:
 
 
 def _spin_math(model: ComposedModel, strips: np.ndarray, lengths: np.ndarray
-               ) -> tuple[ReelSetMath | ExpandingMath, Fraction, Fraction]:
-    """A reel set's per-spin line and scatter math, E[every scatter's pay] of a spin, and the
-    value of the respins a spin awards (multiplier 1)."""
+               ) -> tuple[ReelSetMath | ExpandingMath, list[Fraction], Fraction]:
+    """A reel set's per-spin line and scatter math, E[each scatter's pay] of a spin (in
+    :func:`_scatters` order), and the value of the respins a spin awards (multiplier 1)."""
     f = model.features
     a = model.lines.arrays
     symbols, scatter_pays = _scatters(model)
     if f.expanding < 0:
         math = ReelSetMath(model.lines, strips, lengths)
-        paying = Fraction(0)
+        each = [math.scatter]
         for symbol, by_count in zip(symbols[1:], scatter_pays[1:], strict=True):
             dist = convolve([window_count_weights(strips[r], int(lengths[r]), a.rows, symbol)
                              for r in range(a.reels)])
-            paying += Fraction(sum(n * int(by_count[c]) for c, n in enumerate(dist)),
-                               math.cycle)
-        return math, math.scatter + paying, Fraction(0)
+            each.append(Fraction(sum(n * int(by_count[c]) for c, n in enumerate(dist)),
+                                 math.cycle))
+        return math, each, Fraction(0)
     states = [reel_states(strips[r], int(lengths[r]), a.rows, f.expanding, symbols,
                           len(model.symbol_ids)) for r in range(a.reels)]
     line_pays = LinePays(a.lines, a.paytab, a.substitutes.astype(np.int64), a.wild,
                          a.wild_mult, a.wild_each)
     expanding = ExpandingMath(states, line_pays, scatter_pays, f.expanding_respins)
-    return expanding, expanding.scatter, expanding.respin_value
+    return expanding, expanding.scatter_each, expanding.respin_value
 
 
 class _Grid:
@@ -168,19 +168,21 @@ class _Grid:
 
 
 class _FreeSpins:
-    """The value of free spins (at the model's multiplier, not a wheel's), by what they
-    award."""
+    """The value of free spins (at the model's multiplier, not a wheel's) on a strip set (by
+    default the model's free-spin reels), by what they award."""
 
-    def __init__(self, model: ComposedModel, grid: _Grid) -> None:
+    def __init__(self, model: ComposedModel, grid: _Grid, strips: str | None = None) -> None:
         a = model.lines.arrays
         fs = model.spec.free_spins
         assert fs is not None
         self.arrays = a
         self.multiplier = fs.multiplier
-        self.math, scatter, respins = _spin_math(model, a.free, a.free_len)
-        starts = _starts(_pairs(model, a.free, a.free_len), grid.trigger) if grid.on else []
+        reels, lengths = model.lines.reel_set(strips) if strips else (a.free, a.free_len)
+        self.math, scatters, respins = _spin_math(model, reels, lengths)
+        starts = _starts(_pairs(model, reels, lengths), grid.trigger) if grid.on else []
         # one free spin at multiplier 1
-        self.per_spin = self.math.lines + scatter + respins + grid.started(starts)
+        self.per_spin = self.math.lines + sum(scatters, Fraction(0)) + respins \
+            + grid.started(starts)
 
     @cache  # noqa: B019 - one per report
     def spins(self, award: int, again: int = 0) -> Fraction:
@@ -191,25 +193,45 @@ class _FreeSpins:
     def value(self, award: int, again: int = 0) -> Fraction:
         return self.spins(award, again) * self.per_spin * self.multiplier
 
+
+class _SegmentFreeSpins:
+    """The value of the free spins a wheel segment starts: its own ``spins`` (also each
+    retrigger's), else the scatters' award, on its own strip set or the model's free-spin
+    reels."""
+
+    def __init__(self, model: ComposedModel, grid: _Grid, free: _FreeSpins | None) -> None:
+        self.model, self.grid = model, grid
+        self.sets: dict[str | None, _FreeSpins] = {None: free} if free else {}
+
+    def on(self, strips: str | None) -> _FreeSpins:
+        if strips not in self.sets:
+            self.sets[strips] = _FreeSpins(self.model, self.grid, strips)
+        return self.sets[strips]
+
     def of_segment(self, award: int) -> Callable[[Segment], Fraction]:
-        """The value of the free spins a wheel segment starts: its own ``spins`` (also each
-        retrigger's), else ``award``."""
-        return lambda seg: self.value(seg.spins or award, seg.spins)
+        return lambda seg: self.on(seg.strips).value(seg.spins or award, seg.spins)
 
 
-def _add_wheel(components: dict[str, Fraction], p: Fraction, wheel: WeightedTable[Segment],
-               free_spins: Callable[[Segment], Fraction], hold_and_win: Fraction,
-               colour_wheel: Fraction) -> None:
-    """Add a wheel spun with probability ``p`` to ``components``, given the value of each
-    feature a segment may start (at multiplier 1; free spins by the segment)."""
-    components["wheel_pays"] += p * wheel_value(wheel, dict.fromkeys(FEATURES, Fraction(0)))
+def _add_wheel(components: dict[str, Fraction], own: dict[str, Fraction], p: Fraction,
+               wheel: WeightedTable[Segment], free_spins: Callable[[Segment], Fraction],
+               hold_and_win: Fraction, colour_wheel: Fraction) -> None:
+    """Add a wheel spun with probability ``p`` to ``components`` and to the wheel's ``own``
+    figures, given the value of each feature a segment may start (at multiplier 1; free spins
+    by the segment)."""
+    parts = {"wheel_pays": p * wheel_value(wheel, dict.fromkeys(FEATURES, Fraction(0))),
+             "free_spins": Fraction(0), "wheel_hold_and_win": Fraction(0),
+             "colour_wheel": Fraction(0)}
     for seg, ps in zip(wheel.values, wheel.probabilities(), strict=True):
         if seg.feature == "free_spins":
-            components["free_spins"] += p * ps * seg.multiplier * free_spins(seg)
+            parts["free_spins"] += p * ps * seg.multiplier * free_spins(seg)
         elif seg.feature == "hold_and_win":
-            components["wheel_hold_and_win"] += p * ps * seg.multiplier * hold_and_win
+            parts["wheel_hold_and_win"] += p * ps * seg.multiplier * hold_and_win
         elif seg.feature == "colour_wheel":
-            components["colour_wheel"] += p * ps * seg.multiplier * colour_wheel
+            parts["colour_wheel"] += p * ps * seg.multiplier * colour_wheel
+    for k, v in parts.items():
+        components[k] += v
+        own[k] = own.get(k, Fraction(0)) + v
+    own["spun"] = own.get("spun", Fraction(0)) + p
 
 
 def _colour_totals(model: ComposedModel) -> dict[str, Fraction]:
@@ -224,6 +246,19 @@ def _colour_totals(model: ComposedModel) -> dict[str, Fraction]:
             for i, name in enumerate(f.colours)}
 
 
+def _wheel_row(model: ComposedModel, wheel: CompiledWheel, own: dict[str, Fraction]
+               ) -> dict[str, Any]:
+    """A wheel's line of the report: what spins it, how often, and each part of the RTP it
+    brings (its pays, and the features its segments start)."""
+    spun = own.get("spun", Fraction(0))
+    return {"wheel": wheel.name,
+            "spun_by": (f"{wheel.count} {model.symbol_ids[wheel.symbol]}"
+                        if wheel.symbol >= 0 else "the scatters' award"),
+            "per_round": float(spun), "one_in": float(1 / spun) if spun else None,
+            **{f"rtp_{k}": float(own.get(k, Fraction(0)) / model.divisor)
+               for k in ("wheel_pays", "free_spins", "wheel_hold_and_win", "colour_wheel")}}
+
+
 def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     """The exact figures of the uncapped game at total bet ``bet`` credits (JSON-able)."""
     started = time.perf_counter()
@@ -231,12 +266,12 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     divisor = model.divisor
     f = model.features
     grid = _Grid(model)
-    base, base_scatter, base_respins = _spin_math(model, a.base, a.base_len)
+    base, base_scatters, base_respins = _spin_math(model, a.base, a.base_len)
     base_joint = _pairs(model, a.base, a.base_len)
     base_pairs = base_joint[0]
     base_starts = _starts(base_joint, grid.trigger) if grid.on else []
     components: dict[str, Fraction] = {
-        "base_lines": base.lines, "base_scatter": base_scatter,
+        "base_lines": base.lines, "base_scatter": sum(base_scatters, Fraction(0)),
         "hold_and_win": grid.started(base_starts),
         "wheel_pays": Fraction(0), "wheel_hold_and_win": Fraction(0),
         "free_spins": Fraction(0), "respins": base_respins, "colour_wheel": Fraction(0)}
@@ -247,9 +282,12 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     p_free = Fraction(0)
     fs_rows: list[dict[str, Any]] = []
     free = _FreeSpins(model, grid) if model.spec.free_spins is not None else None
+    by_segment = _SegmentFreeSpins(model, grid, free)
+    # each wheel's own figures per round (pay units), in the model's order
+    own: list[dict[str, Fraction]] = [{} for _w in f.wheels]
     if free is not None:
-        # the scatters spin the wheel, unless it has a symbol of its own
-        wheel = f.wheel if f.wheel_symbol < 0 else None
+        award_wheel = f.award_wheel
+        wheel = award_wheel.table if award_wheel else None
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0
             p_s = sum(row, Fraction(0))
@@ -262,25 +300,25 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
                 # The wheel's hold and win starts from the coins this window shows.
                 for j, p in enumerate(row):
                     if p:
-                        _add_wheel(components, p, wheel, free.of_segment(award),
-                                   grid.value(j), divisor * colour_total)
+                        _add_wheel(components, own[f.wheels.index(award_wheel)], p, wheel,
+                                   by_segment.of_segment(award), grid.value(j),
+                                   divisor * colour_total)
                 p_free += p_s * feature_probability(wheel, "free_spins")
             fs_rows.append({"scatters": s, "probability": float(p_s), "one_in": float(1 / p_s),
                             "awarded": award, "expected_spins": float(free.spins(award))})
-    p_wheel = Fraction(0)
-    if f.wheel is not None and f.wheel_symbol >= 0:
+    for w, spun in enumerate(f.wheels):
+        if spun.symbol < 0:
+            continue
         # spun by its own symbol: its hold and win starts from the coins in view, its free
-        # spins are the segment's
-        joint = _pairs(model, a.base, a.base_len, f.wheel_symbol)[0]
-        for row in joint[f.wheel_count:]:
+        # spins are the segment's (a segment starts free spins only in a model that has them)
+        joint = _pairs(model, a.base, a.base_len, spun.symbol)[0]
+        for row in joint[spun.count:]:
             for j, p in enumerate(row):
                 if p:
-                    # a segment starts free spins only in a model that has them
-                    _add_wheel(components, p, f.wheel,
-                               free.of_segment(0) if free else lambda _seg: Fraction(0),
+                    _add_wheel(components, own[w], p, spun.table, by_segment.of_segment(0),
                                grid.value(j), divisor * colour_total)
-                    p_wheel += p
-        p_free += p_wheel * feature_probability(f.wheel, "free_spins")
+        p_free += own[w].get("spun", Fraction(0)) * feature_probability(spun.table,
+                                                                        "free_spins")
     total = sum(components.values(), Fraction(0))
     rtp = total / divisor
     jackpots = []
@@ -313,9 +351,12 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
         "max_win_x": model.spec.max_win_x,
         "simulated": ["cap", "hit_rate", "sd"],
         "tables": {"free spins": fs_rows, "base-triggered jackpots": jackpots,
-                   "wheel spun by its symbol": [
-                       {"count": f.wheel_count, "per_round": float(p_wheel),
-                        "one_in": float(1 / p_wheel) if p_wheel else None}] if p_wheel else [],
+                   "scatters": [
+                       {"symbol": model.symbol_ids[sym], "rtp_base": float(part / divisor)}
+                       for sym, part in zip(_scatters(model)[0], base_scatters, strict=True)
+                       if sym >= 0],
+                   "wheels": [_wheel_row(model, w, figures)
+                              for w, figures in zip(f.wheels, own, strict=True)],
                    "colour wheel": [{"colour": c, "expected_total_x_bet": float(v)}
                                     for c, v in colour_totals.items()]},
         "notes": [

@@ -146,12 +146,14 @@ class ComposedGame(FamilyGame[ComposedModel]):
             "free_spins": ({**spec.free_spins.model_dump(), "awards": {
                 str(k): v for k, v in spec.free_spins.awards.items()}}
                 if spec.free_spins else None),
-            # what each segment brings, in the wheel's order (its weights stay in the model)
-            "wheel": ([s.model_dump(exclude={"weight"}) for s in spec.wheel.segments]
-                      if spec.wheel else None),
-            # what spins it: a count of its own symbol, else (null) the scatters' award
-            "wheel_trigger": (spec.wheel.trigger.model_dump()
-                              if spec.wheel and spec.wheel.trigger else None),
+            # every wheel in the model's order (``wheel_spun.wheel`` indexes them): its name,
+            # what spins it (a count of its own symbol, else null: the scatters' award) and
+            # what each segment brings, in order (the weights stay in the model)
+            "wheels": [{"name": w.name,
+                        "trigger": w.trigger.model_dump() if w.trigger else None,
+                        "segments": [s.model_dump(exclude={"weight"}, exclude_none=True)
+                                     for s in w.segments]}
+                       for _where, w in spec.all_wheels()],
             "hold_and_win": ({"name": hw.name, "symbol": hw.symbol, "trigger": hw.trigger,
                               "respins": hw.respins,
                               "jackpots": {j: hw.jackpots[j] for j in JACKPOTS

@@ -26,7 +26,7 @@ from slotlab.rng import randbelow, weighted_pick
 # scalars of pack_features
 (F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
  F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL, F_COLOURS, F_COLOUR_LIMIT, F_DIVISOR,
- F_FULL_GRID, F_WHEEL_SYMBOL, F_WHEEL_COUNT) = range(18)
+ F_FULL_GRID, F_WHEELS) = range(17)
 # parts of the win, in round.COMPONENTS order
 P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS, P_COLOUR = range(8)
 FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN, FEATURE_COLOUR_WHEEL = 0, 1, 2, 3
@@ -37,32 +37,49 @@ Features = tuple[np.ndarray, ...]
 
 def pack_features(model: ComposedModel) -> Features:
     """``(scalars, landing cumulative, coin cumulative, coin values, segment pay, segment
-    feature, segment multiplier, wheel cumulative, colour wheel cumulative, its segments'
-    colours, their multipliers, paying scatters' symbols, their pays, segment spins)``."""
+    feature, segment multiplier, segment cumulative weights, colour wheel cumulative, its
+    segments' colours, their multipliers, paying scatters' symbols, their pays, segment spins,
+    wheels' first segments, their symbols, their counts, segment strip sets, the strip sets,
+    their lengths)``. The wheels' segments are one run, wheel after wheel: wheel ``w`` is
+    ``[firsts[w], firsts[w + 1])``, its cumulative weights its own. A segment's strip set 0 is
+    the model's free-spin reels, ``k`` the model's ``features.strip_sets[k - 1]``."""
     f = model.features
     fs = model.spec.free_spins
-    wheel = f.wheel
+    award = next((w for w, wheel in enumerate(f.wheels) if wheel.symbol < 0), -1)
     scalars = np.array([f.coin, f.trigger, f.respins, model.cells(), model.spec.rows,
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
-                        int(bool(fs and fs.retrigger)), int(wheel is not None), f.expanding,
+                        int(bool(fs and fs.retrigger)), award, f.expanding,
                         f.expanding_respins, f.whole_reel, len(f.colours), f.colour_limit,
-                        model.divisor, f.full_grid, f.wheel_symbol, f.wheel_count],
-                       dtype=np.int64)
+                        model.divisor, f.full_grid, len(f.wheels)], dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
              "hold_and_win": FEATURE_HOLD_AND_WIN, "colour_wheel": FEATURE_COLOUR_WHEEL}
-    segments = wheel.values if wheel is not None else ()
+    segments = [s for w in f.wheels for s in w.table.values]
+    firsts = np.cumsum([0] + [len(w.table.values) for w in f.wheels], dtype=np.int64)
+    sets = [model.lines.reel_set(name) for name in f.strip_sets]
+    width = max([s.shape[1] for s, _n in sets] or [1])
+    strips = np.full((max(len(sets), 1), model.spec.reels, width), -1, dtype=np.int64)
+    lengths = np.ones((max(len(sets), 1), model.spec.reels), dtype=np.int64)
+    for k, (s, n) in enumerate(sets):
+        strips[k, :, :s.shape[1]] = s
+        lengths[k] = n
     return (scalars, f.landing.cumulative(), f.coins.cumulative(), f.coins.int_values(),
             np.array([s.pay for s in segments] or [0], dtype=np.int64),
             np.array([kinds[s.feature] for s in segments] or [0], dtype=np.int64),
             np.array([s.multiplier for s in segments] or [1], dtype=np.int64),
-            wheel.cumulative() if wheel is not None else np.ones(1, dtype=np.int64),
+            np.concatenate([w.table.cumulative() for w in f.wheels] or
+                           [np.ones(1, dtype=np.int64)]),
             f.colour_segments.cumulative(),
             np.array([c for c, _m in f.colour_segments.values], dtype=np.int64),
             np.array([m for _c, m in f.colour_segments.values], dtype=np.int64),
             np.array(f.scatter_symbols, dtype=np.int64),
             # one row per scatter, flattened: the compiled kernel takes 1-d arrays
             np.array([p for row in f.scatter_pays for p in row], dtype=np.int64),
-            np.array([s.spins for s in segments] or [0], dtype=np.int64))
+            np.array([s.spins for s in segments] or [0], dtype=np.int64),
+            firsts, np.array([w.symbol for w in f.wheels] or [-1], dtype=np.int64),
+            np.array([w.count for w in f.wheels] or [0], dtype=np.int64),
+            np.array([f.strip_sets.index(s.strips) + 1 if s.strips else 0 for s in segments]
+                     or [0], dtype=np.int64),
+            strips, lengths)
 
 
 @njit(cache=True, inline="always")
@@ -180,11 +197,12 @@ def _hold_and_win(stream: np.ndarray, fz: Features, start_state: np.ndarray,
 
 
 @njit(cache=True)
-def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int, mult: int,
-                again: int, scratch: tuple[np.ndarray, ...]) -> int:
-    """``awarded`` free spins at ``mult``; a retrigger awards ``again`` (0: the scatters'
-    award), up to the cap."""
-    stops, window, wins, state0, values0, state, values, landed, held = scratch
+def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.ndarray,
+                lengths: np.ndarray, awarded: int, mult: int, again: int,
+                scratch: tuple[np.ndarray, ...]) -> int:
+    """``awarded`` free spins at ``mult`` on ``strips``; a retrigger awards ``again`` (0: the
+    scatters' award), up to the cap."""
+    stops, window, wins, state0, values0, state, values, landed, held, _hits = scratch
     sc = fz[0]
     fs_awards = m[8]
     fs_max = sc[F_FS_MAX]
@@ -194,12 +212,12 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
     while played < total and played < lines.MAX_FREE_SPINS:
         played += 1
         held[:] = 0
-        lu, su, count, _n, expanded = spin(m, fz, m[3], m[4], stream, mult, held, stops, window,
-                                           wins)
+        lu, su, count, _n, expanded = spin(m, fz, strips, lengths, stream, mult, held, stops,
+                                           window, wins)
         win += lu + su
         coins, filled = _show_coins(window, stream, fz, state0, values0)
         if expanded > 0:
-            win += _respins(m, fz, m[3], m[4], stream, mult, held, stops, window, wins)
+            win += _respins(m, fz, strips, lengths, stream, mult, held, stops, window, wins)
         if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
             win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
@@ -213,23 +231,27 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, awarded: int,
 
 
 @njit(cache=True)
-def _wheel(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray, awarded: int,
-           scratch: tuple[np.ndarray, ...]) -> int:
-    """Spin the wheel: its pay and the feature its segment starts (free spins of ``awarded``, a
-    hold and win from the base spin's coins) into ``parts``. Returns the segment's multiplier
-    when it starts the colour wheel, which the round plays last; else 0."""
-    _stops, _window, _wins, state0, values0, state, values, landed, _held = scratch
+def _wheel(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray, wheel: int,
+           awarded: int, scratch: tuple[np.ndarray, ...]) -> int:
+    """Spin wheel ``wheel``: its pay and the feature its segment starts (free spins of
+    ``awarded``, a hold and win from the base spin's coins) into ``parts``. Returns the
+    segment's multiplier when it starts the colour wheel, which the round plays last; else 0."""
+    _stops, _window, _wins, state0, values0, state, values, landed, _held, _hits = scratch
     sc = fz[0]
-    seg = weighted_pick(stream, fz[7])
-    parts[P_WHEEL_PAYS] = fz[4][seg]
+    first = fz[14][wheel]
+    seg = first + weighted_pick(stream, fz[7][first:fz[14][wheel + 1]])
+    parts[P_WHEEL_PAYS] += fz[4][seg]
     kind, seg_mult = fz[5][seg], fz[6][seg]
     if kind == FEATURE_FREE_SPINS:
-        spins = fz[13][seg]
-        parts[P_FREE] += _free_spins(m, fz, stream, spins if spins > 0 else awarded,
-                                     sc[F_FS_MULT] * seg_mult, spins, scratch)
+        spins, reels = fz[13][seg], fz[17][seg]
+        strips, lengths = (m[3], m[4]) if reels == 0 else (fz[18][reels - 1],
+                                                           fz[19][reels - 1])
+        parts[P_FREE] += _free_spins(m, fz, stream, strips, lengths,
+                                     spins if spins > 0 else awarded, sc[F_FS_MULT] * seg_mult,
+                                     spins, scratch)
     elif kind == FEATURE_HOLD_AND_WIN:
-        parts[P_WHEEL_HOLD] = _hold_and_win(stream, fz, state0, values0, seg_mult, state,
-                                            values, landed)
+        parts[P_WHEEL_HOLD] += _hold_and_win(stream, fz, state0, values0, seg_mult, state,
+                                             values, landed)
     elif kind == FEATURE_COLOUR_WHEEL:
         return int(seg_mult)
     return 0
@@ -240,7 +262,7 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
                scratch: tuple[np.ndarray, ...]) -> bool:
     """One round into ``parts`` (pay units, in ``round.COMPONENTS`` order); True when a
     feature started."""
-    stops, window, wins, state0, values0, state, values, landed, held = scratch
+    stops, window, wins, state0, values0, state, values, landed, held, hits = scratch
     sc = fz[0]
     for k in range(parts.shape[0]):
         parts[k] = 0
@@ -249,9 +271,10 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
     lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
     parts[P_LINES] = lu
     parts[P_SCATTER] = su
-    by_symbol = sc[F_WHEEL_SYMBOL] >= 0
-    # counted now: the respins reuse the window
-    wheel_hits = count_in_window(window, sc[F_WHEEL_SYMBOL]) if by_symbol else 0
+    wheels, symbols, counts = sc[F_WHEELS], fz[15], fz[16]
+    for w in range(wheels):
+        # counted now: the respins reuse the window
+        hits[w] = count_in_window(window, symbols[w]) if symbols[w] >= 0 else 0
     coins, filled = _show_coins(window, stream, fz, state0, values0)
     if expanded > 0:
         feature = True
@@ -260,17 +283,19 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
         feature = True
         parts[P_HOLD] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
     awarded = m[8][count]
-    colour_mult = 0  # a colour wheel started: its segment's multiplier
-    if by_symbol and wheel_hits >= sc[F_WHEEL_COUNT]:
-        feature = True
-        colour_mult = _wheel(m, fz, stream, parts, 0, scratch)
+    colour_mult = 0  # the colour wheels started: their segments' multipliers, added
+    for w in range(wheels):
+        if symbols[w] >= 0 and hits[w] >= counts[w]:
+            feature = True
+            colour_mult += _wheel(m, fz, stream, parts, w, 0, scratch)
     if awarded > 0:
         feature = True
-        if sc[F_WHEEL] == 0 or by_symbol:
+        if sc[F_WHEEL] < 0:
             # added: a wheel its symbol spun may have started free spins too
-            parts[P_FREE] += _free_spins(m, fz, stream, awarded, sc[F_FS_MULT], 0, scratch)
+            parts[P_FREE] += _free_spins(m, fz, stream, m[3], m[4], awarded, sc[F_FS_MULT], 0,
+                                         scratch)
         else:
-            colour_mult = _wheel(m, fz, stream, parts, awarded, scratch)
+            colour_mult += _wheel(m, fz, stream, parts, sc[F_WHEEL], awarded, scratch)
     if colour_mult > 0:
         # last in the round, as the player's colour is (the simulator picks it at random)
         colour = randbelow(stream, sc[F_COLOURS])
@@ -288,7 +313,8 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
 def scratch(m: lines.Packed, fz: Features) -> tuple[np.ndarray, ...]:
     cells = int(fz[0][F_CELLS])
     return (*lines.scratch(m), *(np.zeros(cells, dtype=np.int64) for _ in range(5)),
-            np.zeros(int(m[9][lines.S_REELS]), dtype=np.int64))
+            np.zeros(int(m[9][lines.S_REELS]), dtype=np.int64),
+            np.zeros(max(int(fz[0][F_WHEELS]), 1), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -305,9 +331,10 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
     m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
          u(m[9]), u(m[10]), u(m[11]))
     fz = (u(fz[0]), u(fz[1]), u(fz[2]), u(fz[3]), u(fz[4]), u(fz[5]), u(fz[6]), u(fz[7]),
-          u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]), u(fz[13]))
+          u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]), u(fz[13]), u(fz[14]),
+          u(fz[15]), u(fz[16]), u(fz[17]), u(fz[18]), u(fz[19]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
-               u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]))
+               u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]), u(scratch[9]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)
     n = parts.shape[0]
     for _ in range(spins):

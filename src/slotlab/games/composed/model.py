@@ -39,6 +39,8 @@ class WheelSegment(Strict):
     feature: Feature | None = None
     multiplier: PositiveInt = 1
     spins: PositiveInt | None = None
+    # the strip set its free spins play on (default: free_spins.strips)
+    strips: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> WheelSegment:
@@ -49,6 +51,9 @@ class WheelSegment(Strict):
         if self.spins is not None and self.feature != "free_spins":
             raise ValueError("spins: the free spins a segment awards, but it starts no "
                              "free_spins")
+        if self.strips is not None and self.feature != "free_spins":
+            raise ValueError("strips: the reels a segment's free spins play on, but it starts "
+                             "no free_spins")
         return self
 
 
@@ -62,8 +67,9 @@ class WheelTrigger(Strict):
 class WheelSpec(Strict):
     """A wheel spun when the scatters award free spins, its segment deciding what they bring;
     or, with a ``trigger``, spun by its own symbol (the scatters then start free spins as
-    without a wheel)."""
+    without a wheel). ``name``: what the player sees it called."""
 
+    name: str | None = Field(default=None, min_length=1, max_length=24)
     trigger: WheelTrigger | None = None
     segments: list[WheelSegment] = Field(min_length=1)
 
@@ -170,6 +176,7 @@ class ComposedSpec(ReelsSpec):
     format: Literal["slotlab.composed/1"]
     version: int = 1
     wheel: WheelSpec | None = None
+    wheels: list[WheelSpec] = Field(default_factory=list)  # more wheels, after ``wheel``
     hold_and_win: HoldAndWinSpec | None = None
     expanding: ExpandingSpec | None = None
     whole_reel: WholeReelSpec | None = None
@@ -218,23 +225,47 @@ class ComposedSpec(ReelsSpec):
         if self.whole_reel is not None:
             self._check_whole_reel(self.whole_reel)
         self._check_scatters()
-        if self.wheel is not None:
-            if self.wheel.trigger is not None:
-                self._check_wheel_trigger(self.wheel)
-            elif self.free_spins is None:
-                raise ValueError("wheel: spun when scatters award free spins, but there are "
-                                 "no free_spins (or give the wheel a trigger)")
-            for i, seg in enumerate(self.wheel.segments):
-                if seg.feature == "hold_and_win" and hw is None:
-                    raise ValueError(f"wheel.segments[{i}]: starts hold_and_win, but there is "
-                                     "no hold_and_win")
-                if seg.feature == "colour_wheel" and self.colour_wheel is None:
-                    raise ValueError(f"wheel.segments[{i}]: starts colour_wheel, but there is "
-                                     "no colour_wheel")
-        if self.colour_wheel is not None and not (self.wheel and any(
-                s.feature == "colour_wheel" for s in self.wheel.segments)):
+        self._check_wheels()
+        if self.colour_wheel is not None and not any(
+                s.feature == "colour_wheel" for _w, wheel in self.all_wheels()
+                for s in wheel.segments):
             raise ValueError("colour_wheel: a wheel segment starts it, but none does")
         return self
+
+    def all_wheels(self) -> list[tuple[str, WheelSpec]]:
+        """Every wheel, with the key errors call it by: ``wheel``, then ``wheels[i]``."""
+        first = [("wheel", self.wheel)] if self.wheel is not None else []
+        return first + [(f"wheels[{i}]", w) for i, w in enumerate(self.wheels)]
+
+    def _check_wheels(self) -> None:
+        by_award: list[str] = []
+        symbols: dict[str, str] = {}
+        for where, wheel in self.all_wheels():
+            if wheel.trigger is not None:
+                sym = wheel.trigger.symbol
+                if sym in symbols:
+                    raise ValueError(f"{where}.trigger.symbol: {sym} already spins "
+                                     f"{symbols[sym]}")
+                symbols[sym] = where
+                self._check_wheel_trigger(where, wheel)
+            elif self.free_spins is None:
+                raise ValueError(f"{where}: spun when scatters award free spins, but there are "
+                                 "no free_spins (or give the wheel a trigger)")
+            else:
+                by_award.append(where)
+            if len(by_award) > 1:
+                raise ValueError(f"{where}: {by_award[0]} is already the wheel the scatters' "
+                                 "award spins; give this one a trigger")
+            for i, seg in enumerate(wheel.segments):
+                if seg.feature == "hold_and_win" and self.hold_and_win is None:
+                    raise ValueError(f"{where}.segments[{i}]: starts hold_and_win, but there "
+                                     "is no hold_and_win")
+                if seg.feature == "colour_wheel" and self.colour_wheel is None:
+                    raise ValueError(f"{where}.segments[{i}]: starts colour_wheel, but there "
+                                     "is no colour_wheel")
+                if seg.strips is not None and seg.strips not in self.strips:
+                    raise ValueError(f"{where}.segments[{i}].strips: no strip set "
+                                     f"{seg.strips!r} (there are {sorted(self.strips)})")
 
     def _special(self) -> list[tuple[str, str]]:
         """The symbols with a role of their own: (what errors call it, symbol)."""
@@ -262,18 +293,19 @@ class ComposedSpec(ReelsSpec):
             raise ValueError(f"wild.substitutes: a wild never substitutes for {sym}, which "
                              f"{role}")
 
-    def _check_wheel_trigger(self, wheel: WheelSpec) -> None:
+    def _check_wheel_trigger(self, where: str, wheel: WheelSpec) -> None:
         assert wheel.trigger is not None
-        self._check_own_symbol(wheel.trigger.symbol, "wheel.trigger.symbol", "spins the wheel")
+        self._check_own_symbol(wheel.trigger.symbol, f"{where}.trigger.symbol",
+                               "spins the wheel")
         if wheel.trigger.count > self.reels * self.rows:
-            raise ValueError(f"wheel.trigger.count: {wheel.trigger.count} do not fit the "
+            raise ValueError(f"{where}.trigger.count: {wheel.trigger.count} do not fit the "
                              f"{self.reels * self.rows} cells")
         for i, seg in enumerate(wheel.segments):
             if seg.feature == "free_spins" and seg.spins is None:
-                raise ValueError(f"wheel.segments[{i}]: a wheel its own symbol spins has no "
+                raise ValueError(f"{where}.segments[{i}]: a wheel its own symbol spins has no "
                                  "scatter award to give as free spins: give its spins")
             if seg.feature == "free_spins" and self.free_spins is None:
-                raise ValueError(f"wheel.segments[{i}]: starts free_spins, but there are no "
+                raise ValueError(f"{where}.segments[{i}]: starts free_spins, but there are no "
                                  "free_spins")
 
     def _check_scatters(self) -> None:
@@ -325,6 +357,17 @@ NO_COLOUR_WHEEL: WeightedTable[tuple[int, int]] = WeightedTable.of([((0, 1), 1)]
 
 
 @dataclass(frozen=True)
+class CompiledWheel:
+    """A wheel's segments and what spins it: ``count`` or more of ``symbol`` in the base
+    window, or (``symbol`` -1) the scatters' award of free spins."""
+
+    table: WeightedTable[Segment]
+    symbol: int = -1
+    count: int = 0
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class FeatureArrays:
     """The features compiled for the round: coin symbol, tables and their draws."""
 
@@ -334,7 +377,6 @@ class FeatureArrays:
     landing: WeightedTable[str]  # "nothing", "coin", "collector"
     coins: WeightedTable[int]  # value in pay units (a jackpot's fixed value)
     coin_labels: tuple[str | None, ...]  # the jackpot an entry is, else None
-    wheel: WeightedTable[Segment] | None
     expanding: int = -1  # symbol index, -1 without expanding reels
     expanding_respins: int = 0
     whole_reel: int = -1  # symbol index, -1 without one
@@ -346,9 +388,14 @@ class FeatureArrays:
     scatter_symbols: tuple[int, ...] = ()
     scatter_pays: tuple[tuple[int, ...], ...] = ()
     full_grid: int = 0  # what a full grid pays on top of its coins (pay units), 0 without
-    # the symbol and count that spin the wheel; -1: the scatters' award spins it
-    wheel_symbol: int = -1
-    wheel_count: int = 0
+    wheels: tuple[CompiledWheel, ...] = ()  # in the model's order: ``wheel``, then ``wheels``
+    # the strip sets wheel segments play free spins on, besides the model's free-spin set
+    strip_sets: tuple[str, ...] = ()
+
+    @property
+    def award_wheel(self) -> CompiledWheel | None:
+        """The wheel the scatters' award of free spins spins, if any."""
+        return next((w for w in self.wheels if w.symbol < 0), None)
 
 
 class ComposedModel:
@@ -384,19 +431,19 @@ class ComposedModel:
 
     def _features(self) -> FeatureArrays:
         spec = self.spec
-        wheel = spec.wheel
         ex, whole, cw = spec.expanding, spec.whole_reel, spec.colour_wheel
+        wheels = tuple(self._wheel(w) for _where, w in spec.all_wheels())
+        own = spec.free_spins.strips if spec.free_spins else "base"
         common: dict[str, Any] = {
-            "wheel": WeightedTable.of([(Segment(s.pay, s.feature, s.multiplier, s.spins or 0),
-                                        s.weight) for s in wheel.segments]) if wheel else None,
+            "wheels": wheels,
+            "strip_sets": tuple(sorted({s.strips for w in wheels for s in w.table.values
+                                        if s.strips and s.strips != own})),
             "expanding": self.index[ex.symbol] if ex else -1,
             "expanding_respins": ex.respins if ex else 0,
             "whole_reel": self.index[whole.symbol] if whole else -1,
             "scatter_symbols": tuple(self.index[sc.symbol] for sc in spec.scatters),
             "scatter_pays": tuple(tuple(sc.pays.get(n, 0) for n in range(self.cells() + 1))
-                                  for sc in spec.scatters),
-            "wheel_symbol": self.index[wheel.trigger.symbol] if wheel and wheel.trigger else -1,
-            "wheel_count": wheel.trigger.count if wheel and wheel.trigger else 0}
+                                  for sc in spec.scatters)}
         if cw is not None:
             common.update(
                 colour_segments=WeightedTable.of([((cw.colours.index(s.colour), s.multiplier),
@@ -419,6 +466,16 @@ class ComposedModel:
                              coin_labels=tuple(c.jackpot for c in hw.coins),
                              full_grid=hw.jackpots[hw.full_grid] if hw.full_grid else 0,
                              **common)
+
+    def _wheel(self, wheel: WheelSpec) -> CompiledWheel:
+        own = self.spec.free_spins.strips if self.spec.free_spins else None
+        table = WeightedTable.of([
+            (Segment(s.pay, s.feature, s.multiplier, s.spins or 0,
+                     s.strips if s.strips != own else None), s.weight)
+            for s in wheel.segments])
+        trigger = wheel.trigger
+        return CompiledWheel(table, self.index[trigger.symbol] if trigger else -1,
+                             trigger.count if trigger else 0, wheel.name)
 
     def cells(self) -> int:
         return self.spec.reels * self.spec.rows

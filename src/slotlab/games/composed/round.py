@@ -4,9 +4,11 @@ window starts, each step written as an event.
 The same :func:`play_round` serves live play and replay (``events`` is a list) and the
 simulator (``events`` is None). Draws, in order: the base spin's reel stops, one coin-table
 draw per coin in the window (cell order: reel by reel, top row first), the reel stops of each
-respin an expanding reel awards (held reels draw nothing), the base hold and win, the wheel,
-then each free spin the same way. In hold and win, each respin draws one landing per
-free cell in cell order, then one coin-table draw per coin landed, in cell order.
+respin an expanding reel awards (held reels draw nothing), the base hold and win, the wheels
+their symbols spin (in the model's order), the wheel the scatters' award spins (or the free
+spins it awards), each free spin the same way as the base spin. In hold and win, each respin
+draws one landing per free cell in cell order, then one coin-table draw per coin landed, in
+cell order.
 
 Amounts are in pay units internally; events carry credits (units times ``level``).
 """
@@ -63,7 +65,9 @@ class Tables:
         self.landing = f.landing.cumulative()
         self.coins = f.coins.cumulative()
         self.coin_values = f.coins.int_values()
-        self.wheel = f.wheel.cumulative() if f.wheel is not None else None
+        self.wheels = [w.table.cumulative() for w in f.wheels]
+        # a segment's strip set: its name, the reels (padded) and their lengths
+        self.strip_sets = {name: model.lines.reel_set(name) for name in f.strip_sets}
         self.colour_segments = f.colour_segments.cumulative()
         self.rows = model.spec.rows
         self.cells = model.cells()
@@ -94,17 +98,25 @@ class Spin(NamedTuple):
     coins: dict[int, int]  # cell: coin-table index
     expanded: int  # reels
     filled: list[int]  # reels the whole-reel symbol fills
-    wheel_hits: int  # symbols in view that spin the wheel
+    wheel_hits: list[int]  # per wheel, the symbols in view that spin it
+
+
+def _reels(t: Tables, stage: str, strips: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """A stage's reels: the base set, the free-spin set, or a segment's ``strips``."""
+    a = t.arrays
+    if stage == "base":
+        return a.base, a.base_len
+    return t.strip_sets[strips] if strips else (a.free, a.free_len)
 
 
 def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
           events: list[Event] | None, held: np.ndarray,
-          respin: tuple[int, int] | None = None) -> Spin:
+          respin: tuple[int, int] | None = None, reels: str | None = None) -> Spin:
     """Stop the reels (those in ``held`` stay wild), expand, pay the window and, unless it is
     respin ``respin = (number, of)``, draw the coins' values (a reel the whole-reel symbol
-    fills is coins)."""
+    fills is coins). ``reels``: the strip set of a segment's free spins."""
     a = t.arrays
-    strips, lengths = (a.base, a.base_len) if stage == "base" else (a.free, a.free_len)
+    strips, lengths = _reels(t, stage, reels)
     stops, window, wins = kernel.scratch(t.packed)
     was_held = [r for r in range(a.reels) if held[r]]
     lu, su, count, n_wins, expanded = composed_kernel.spin(
@@ -146,7 +158,8 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
         if coins:
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
-    hits = int(np.count_nonzero(window == t.f.wheel_symbol)) if t.f.wheel_symbol >= 0 else 0
+    hits = [int(np.count_nonzero(window == w.symbol)) if w.symbol >= 0 else 0
+            for w in t.f.wheels]
     return Spin(lu, su, count, coins, expanded, filled, hits)
 
 
@@ -165,13 +178,13 @@ def _scatters_won(t: Tables, window: np.ndarray, count: int, mult: int,
 
 
 def respins(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
-            events: list[Event] | None, held: np.ndarray) -> int:
+            events: list[Event] | None, held: np.ndarray, reels: str | None = None) -> int:
     """The respins an expansion awards, with the reels in ``held`` held: their pays in pay
     units (a respin starts nothing)."""
     win = 0
     n = t.f.expanding_respins
     for number in range(1, n + 1):
-        spin = _spin(t, stream, stage, mult, level, events, held, (number, n))
+        spin = _spin(t, stream, stage, mult, level, events, held, (number, n), reels)
         win += spin.lines + spin.scatters
     return win
 
@@ -226,16 +239,18 @@ def hold_and_win(t: Tables, stream: np.ndarray, start: dict[int, int], mult: int
 
 
 def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: int,
-               events: list[Event] | None, again: int = 0) -> int:
+               events: list[Event] | None, again: int = 0, reels: str | None = None) -> int:
     """Play ``awarded`` free spins (and their retriggers up to the cap) at ``mult``; a
-    retrigger awards ``again`` (0: the scatters' award)."""
+    retrigger awards ``again`` (0: the scatters' award). ``reels``: a segment's strip set
+    (None: the model's free-spin reels)."""
     fs = t.model.spec.free_spins
     assert fs is not None
     total = min(awarded, t.fs_max) if t.fs_max else awarded
     win = 0
     played = 0
     if events is not None:
-        events.append({"type": "free_spins_triggered", "awarded": total, "multiplier": mult})
+        events.append({"type": "free_spins_triggered", "awarded": total, "multiplier": mult,
+                       "strips": reels or t.free_name})
     while played < total and played < kernel.MAX_FREE_SPINS:
         played += 1
         if events is not None:
@@ -243,10 +258,10 @@ def free_spins(t: Tables, stream: np.ndarray, awarded: int, mult: int, level: in
                            "remaining": total - played, "multiplier": mult})
         held = np.zeros(t.arrays.reels, dtype=np.int64)
         lu, su, count, coins, expanded, filled, _hits = _spin(t, stream, "free", mult, level,
-                                                              events, held)
+                                                              events, held, None, reels)
         win += lu + su
         if expanded:
-            win += respins(t, stream, "free", mult, level, events, held)
+            win += respins(t, stream, "free", mult, level, events, held, reels)
         if t.f.coin >= 0 and (len(coins) >= t.f.trigger or filled):
             win += hold_and_win(t, stream, coins, mult, level, events)
         more = int(t.arrays.fs_awards[count]) if t.retrigger else 0
@@ -287,26 +302,28 @@ def colour_wheel(t: Tables, stream: np.ndarray, colour: int, mult: int, level: i
     return win
 
 
-def spin_wheel(t: Tables, stream: np.ndarray, tally: Tally, coins: dict[int, int], awarded: int,
-               level: int, events: list[Event] | None) -> int:
-    """Spin the wheel: its pay and the feature its segment starts (free spins of ``awarded``, a
-    hold and win from the base spin's ``coins``) into ``tally``. Returns the segment's
-    multiplier when it starts the colour wheel, which the round plays last; else 0."""
-    assert t.wheel is not None and t.f.wheel is not None
-    index = draw(stream, t.wheel)
-    seg: Segment = t.f.wheel.values[index]
+def spin_wheel(t: Tables, stream: np.ndarray, tally: Tally, wheel: int, coins: dict[int, int],
+               awarded: int, level: int, events: list[Event] | None) -> int:
+    """Spin wheel ``wheel`` (its index in the model's wheels): its pay and the feature its
+    segment starts (free spins of ``awarded``, a hold and win from the base spin's ``coins``)
+    into ``tally``. Returns the segment's multiplier when it starts the colour wheel, which the
+    round plays last; else 0."""
+    table = t.f.wheels[wheel].table
+    index = draw(stream, t.wheels[wheel])
+    seg: Segment = table.values[index]
     if events is not None:
-        events.append({"type": "wheel_spun", "segment": index,
-                       "segments": len(t.f.wheel.values), "pay": seg.pay * level,
+        events.append({"type": "wheel_spun", "wheel": wheel, "segment": index,
+                       "segments": len(table.values), "pay": seg.pay * level,
                        "feature": seg.feature, "multiplier": seg.multiplier})
     parts = tally.parts
-    parts["wheel_pays"] = seg.pay
+    parts["wheel_pays"] += seg.pay
     if seg.feature == "free_spins":
         parts["free_spins"] += free_spins(t, stream, seg.spins or awarded,
-                                          t.fs_mult * seg.multiplier, level, events, seg.spins)
+                                          t.fs_mult * seg.multiplier, level, events, seg.spins,
+                                          seg.strips)
     elif seg.feature == "hold_and_win":
-        parts["wheel_hold_and_win"] = hold_and_win(t, stream, coins, seg.multiplier, level,
-                                                   events)
+        parts["wheel_hold_and_win"] += hold_and_win(t, stream, coins, seg.multiplier, level,
+                                                    events)
     elif seg.feature == "colour_wheel":
         return seg.multiplier
     return 0
@@ -344,18 +361,19 @@ def play_round(t: Tables, stream: np.ndarray, level: int, events: list[Event] | 
         tally.feature = True
         parts["hold_and_win"] = hold_and_win(t, stream, coins, 1, level, events)
     awarded = int(t.arrays.fs_awards[count])
-    by_symbol = t.f.wheel_symbol >= 0
-    colour_mult = 0  # a colour wheel started: its segment's multiplier
-    if by_symbol and wheel_hits >= t.f.wheel_count:
-        tally.feature = True
-        colour_mult = spin_wheel(t, stream, tally, coins, 0, level, events)
+    colour_mult = 0  # the colour wheels started: their segments' multipliers, added
+    for w, wheel in enumerate(t.f.wheels):
+        if wheel.symbol >= 0 and wheel_hits[w] >= wheel.count:
+            tally.feature = True
+            colour_mult += spin_wheel(t, stream, tally, w, coins, 0, level, events)
     if awarded > 0:
         tally.feature = True
-        if t.wheel is None or by_symbol:
+        award = next((w for w, wheel in enumerate(t.f.wheels) if wheel.symbol < 0), None)
+        if award is None:
             # added: a wheel its symbol spun may have started free spins too
             parts["free_spins"] += free_spins(t, stream, awarded, t.fs_mult, level, events)
         else:
-            colour_mult = spin_wheel(t, stream, tally, coins, awarded, level, events)
+            colour_mult += spin_wheel(t, stream, tally, award, coins, awarded, level, events)
     if colour_mult:
         # last in the round: the player's colour, or the simulator's drawn at random
         if colour == WAIT:

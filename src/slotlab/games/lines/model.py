@@ -200,7 +200,7 @@ class LineModel:
     def bets(self) -> list[int]:
         return sorted(self.divisor * level for level in self.spec.bet.levels)
 
-    def _reel_set(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def reel_set(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Strips as one padded array, each wrapped by ``rows`` stops so windows need no modulo."""
         strips = self.spec.strips[name]
         lengths = np.array([len(s) for s in strips], dtype=np.int64)
@@ -243,8 +243,8 @@ class LineModel:
         if fs is not None:
             for count, award in fs.awards.items():
                 fs_awards[count] = award
-        base, base_len = self._reel_set("base")
-        free, free_len = self._reel_set(fs.strips if fs else "base")
+        base, base_len = self.reel_set("base")
+        free, free_len = self.reel_set(fs.strips if fs else "base")
         return LineArrays(
             reels=spec.reels,
             rows=spec.rows,

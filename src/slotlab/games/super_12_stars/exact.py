@@ -14,7 +14,8 @@
 * **Free spins.** By Wald's identity a feature is worth E[spins played] x E[one spin]; spins
   played follow from the retrigger probability by an exact dynamic programme over the spins
   awarded (capped at ``max_free_spins``), in integers scaled by powers of the denominator.
-* **Frenzy Wheel** by backward recursion on the running total; **Lucky Stars** by the absorbing
+* **Frenzy Wheel** by backward recursion on the running total (it is a colour wheel:
+  :func:`slotlab.mechanics.colour_wheel.colour_value`); **Lucky Stars** by the absorbing
   chain of :func:`slotlab.mechanics.hold_and_win.final_held_distribution` (every star, the three
   initial ones included, carries an independent value; the Grand is added on a full grid).
 * **Hit rate** (P(round win > 0)) exactly: a line win is decided by the first three reels, so
@@ -37,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from slotlab.mechanics.colour_wheel import colour_value
 from slotlab.mechanics.hold_and_win import final_held_distribution
 
 from .model import (
@@ -247,26 +249,6 @@ def expected_free_spins(initial: int, award: int, cap: int, retrigger: Fraction)
     return Fraction(ended, den**cap)
 
 
-def frenzy_expectation(boxes: list[tuple[int, str, Fraction]], colour: str, limit: int
-                       ) -> Fraction:
-    """E[final total] of the Frenzy Wheel for a player on ``colour``.
-
-    ``boxes``: ``(value, colour, probability)``. Each spin adds its value; the wheel spins
-    again while the colour matches and the total is at most ``limit``. ``E(t)`` for running
-    total ``t`` only needs ``E`` of larger totals, so it is filled from ``limit`` down.
-    """
-    if any(v < 1 for v, _, _ in boxes):
-        raise ValueError("Frenzy Wheel values must be at least 1")
-    e: dict[int, Fraction] = {}
-    for t in range(limit, -1, -1):
-        x = Fraction(0)
-        for v, c, p in boxes:
-            u = t + v
-            x += p * (e[u] if u <= limit and c == colour else u)
-        e[t] = x
-    return e[0]
-
-
 def frenzy_distribution(boxes: list[tuple[int, str, Fraction]], colour: str, limit: int
                         ) -> dict[int, Fraction]:
     """P(final total = f), by the forward programme on the running total."""
@@ -372,8 +354,12 @@ def compute(model: Model, sets: Sets | None = None) -> Figures:
     # Super 10: direct win, Frenzy Wheel, or immediate free spins (no multiplier).
     boxes = [(int(v), c, p) for (v, c), p in zip(model.frenzy.values,
                                                  model.frenzy.probabilities(), strict=True)]
-    frenzy_by_colour = {c: frenzy_expectation(boxes, c, model.frenzy_limit)
-                        for c in model.colours}
+    # the Frenzy Wheel is a colour wheel (mechanics/colour_wheel), E[total] per colour
+    frenzy_by_colour = {
+        c: colour_value(list(model.frenzy.weights),
+                        [model.colours.index(k) for _v, k in model.frenzy.values],
+                        [int(v) for v, _k in model.frenzy.values], i, model.frenzy_limit)
+        for i, c in enumerate(model.colours)}
     frenzy_x = frenzy_by_colour[model.colours[0]]
     if len(set(frenzy_by_colour.values())) != 1:
         raise ValueError("the Frenzy Wheel's expectation depends on the colour chosen")

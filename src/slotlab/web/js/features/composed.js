@@ -29,7 +29,12 @@ export class Composed extends Feature {
     this.host.reels.el.append(this.grid.el);
     this.counters = new Counters();
     this.host.status.append(this.counters.el);
-    this.segments = (d.wheel || []).map((s, i) => ({ id: String(i), label: this.segmentLabel(s) }));
+    // every wheel of the model (wheel_spun.wheel indexes them): its name, trigger and segments
+    this.wheels = (d.wheels || []).map((w) => ({
+      name: w.name || this.text("wheel"),
+      trigger: w.trigger,
+      segments: w.segments.map((s, i) => ({ id: String(i), label: this.segmentLabel(s) })),
+    }));
   }
 
   /** A wheel segment in words: its pay, the feature it starts and its multiplier. */
@@ -261,10 +266,11 @@ export class Composed extends Feature {
         return true;
       }
       case "wheel_spun": {
-        const wheel = new Wheel(this.segments, { testid: "feature-wheel", size: 400 });
-        showPanel(host, "wheel-panel", this.text("wheel"), wheel.el);
+        const spun = this.wheels[Number(e.wheel) || 0];
+        const wheel = new Wheel(spun.segments, { testid: "feature-wheel", size: 400 });
+        showPanel(host, "wheel-panel", spun.name, wheel.el);
         await wheel.spinTo(Number(e.segment), host);
-        host.message(this.text("msg.wheel_stops", { what: this.segments[e.segment]?.label ?? "" }), "feature");
+        host.message(this.text("msg.wheel_stops", { what: spun.segments[e.segment]?.label ?? "" }), "feature");
         await wait(host, 1000);
         if (!host.instant) hidePanel(host);
         return true;
@@ -292,11 +298,11 @@ export class Composed extends Feature {
       if (xs.length) items.push(xs.join(" · "));
       if (hw.full_grid) items.push(this.text("help.full_grid", { name: this.text(`jackpot.${hw.full_grid}`), amount: amount(hw.full_grid) }));
     }
-    if (this.segments.length) {
-      const list = this.segments.map((s) => s.label).join(", ");
-      const by = d.wheel_trigger;
+    for (const w of this.wheels) {
+      const list = w.segments.map((s) => s.label).join(", ");
+      const by = w.trigger;
       const sym = by && (d.symbols || []).find((s) => s.id === by.symbol);
-      items.push(by ? this.text("help.wheel_trigger", { n: by.count, symbol: symbolText(d, sym) || by.symbol, list }) : this.text("help.wheel", { list }));
+      items.push(by ? this.text("help.wheel_trigger", { n: by.count, symbol: symbolText(d, sym) || by.symbol, wheel: w.name, list }) : this.text("help.wheel_by_award", { wheel: w.name, list }));
     }
     if (d.expanding) items.push(this.text("help.expanding", { respins: d.expanding.respins }));
     if (d.whole_reel) items.push(this.text("help.whole_reel"));
@@ -332,8 +338,10 @@ export class Composed extends Feature {
         return e.full_grid
           ? this.text("log.ended_full", { amount: money(e.win), name: this.text(`jackpot.${e.full_grid.jackpot}`) })
           : this.text("log.ended", { amount: money(e.win) });
-      case "wheel_spun":
-        return this.text("log.wheel", { what: this.segments[e.segment]?.label ?? "" });
+      case "wheel_spun": {
+        const spun = this.wheels[Number(e.wheel) || 0];
+        return this.text("log.wheel", { wheel: spun?.name ?? "", what: spun?.segments[e.segment]?.label ?? "" });
+      }
       case "free_spins_retriggered":
         return this.text("msg.retriggered", { n: e.awarded, total: e.total_awarded });
       case "free_spins_ended":
