@@ -7,7 +7,7 @@ a reel awards a number of respins: the expanded reels stay where they are, as wi
 others spin again; a reel a respin expands is held for the respins left. A game decides what a
 respin may start (here: nothing; it pays its lines and scatters).
 
-:func:`expand_reels` is the compiled step. :class:`ExpandingMath` is the exact calculator: the
+:func:`show_and_expand` is the compiled step. :class:`ExpandingMath` is the exact calculator: the
 reels stop independently, so a reel is in one of three states (held, expanding now, showing what
 its strip shows at a stop without the symbol), and a line's or the scatters' expected pay given
 those states is a product over reels, as for a plain line game. The respins are a chain over the
@@ -34,21 +34,33 @@ Reels = frozenset[int]
 
 
 @njit(cache=True, inline="always")
-def expand_reels(window: np.ndarray, symbol: int, wild: int, held: np.ndarray) -> int:
-    """Turn every reel with ``held[r] == 0`` that shows ``symbol`` into ``wild`` in every row and
-    hold it (``held[r] = 1``). Returns how many reels expanded."""
-    n = 0
+def show_and_expand(strips: np.ndarray, stops: np.ndarray, window: np.ndarray, symbol: int,
+                    wild: int, held: np.ndarray, counts: np.ndarray) -> int:
+    """Show each reel's window (``strips`` at ``stops``; a reel with ``held[r] != 0`` shows
+    ``wild``), turn every reel not held that shows ``symbol`` into ``wild`` in every row and hold
+    it (``held[r] = 1``), and count the cells showing each symbol once expanded (``counts[s]``),
+    in one pass. Returns how many reels expanded."""
+    counts[:] = 0
     rows = window.shape[1]
+    n = 0
     for r in range(window.shape[0]):
-        if held[r] != 0:
-            continue
-        for row in range(rows):
-            if window[r, row] == symbol:
-                for k in range(rows):
-                    window[r, k] = wild
+        turn = held[r] != 0
+        if not turn:
+            for row in range(rows):
+                s = strips[r, stops[r] + row]
+                window[r, row] = s
+                counts[s] += 1
+                if s == symbol:
+                    turn = True
+            if turn:  # rare: take back what the reel showed
+                for row in range(rows):
+                    counts[window[r, row]] -= 1
                 held[r] = 1
                 n += 1
-                break
+        if turn:
+            for row in range(rows):
+                window[r, row] = wild
+            counts[wild] += rows
     return n
 
 

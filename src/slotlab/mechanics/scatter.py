@@ -49,11 +49,12 @@ def convolve(polys: list[list[int]]) -> list[int]:
 
 
 @njit(cache=True, inline="always")
-def paying_scatters(window: np.ndarray, symbols: np.ndarray, pays: np.ndarray) -> int:
-    """What the scatters ``symbols`` pay by their counts in ``window``: scatter ``k`` showing
-    ``c`` times pays ``pays[k * (cells + 1) + c]`` (one row per scatter, flattened)."""
-    width = window.shape[0] * window.shape[1] + 1
+def paying_scatters(counts: np.ndarray, symbols: np.ndarray, pays: np.ndarray,
+                    cells: int) -> int:
+    """What the scatters ``symbols`` pay by their counts in a window of ``cells`` cells
+    (``counts[s]``: how many show symbol ``s``): scatter ``k`` showing ``c`` times pays
+    ``pays[k * (cells + 1) + c]`` (one row per scatter, flattened)."""
     total = 0
     for k in range(symbols.shape[0]):
-        total += pays[k * width + count_in_window(window, symbols[k])]
+        total += pays[k * (cells + 1) + counts[symbols[k]]]
     return total

@@ -16,9 +16,9 @@ from slotlab.games.composed.model import ComposedModel
 from slotlab.games.lines import kernel as lines
 from slotlab.mechanics.accumulators import ACC_COMPONENTS, record
 from slotlab.mechanics.colour_wheel import spin_until
-from slotlab.mechanics.expanding import expand_reels
+from slotlab.mechanics.expanding import show_and_expand
 from slotlab.mechanics.hold_and_win import next_counter
-from slotlab.mechanics.scatter import count_in_window, paying_scatters
+from slotlab.mechanics.scatter import paying_scatters
 from slotlab.mechanics.unmanaged import unmanaged
 from slotlab.mechanics.whole_reel import is_full
 from slotlab.rng import randbelow, weighted_pick
@@ -26,7 +26,7 @@ from slotlab.rng import randbelow, weighted_pick
 # scalars of pack_features
 (F_COIN, F_TRIGGER, F_RESPINS, F_CELLS, F_ROWS, F_FS_MULT, F_FS_MAX, F_RETRIGGER, F_WHEEL,
  F_EXPANDING, F_EXPANDING_RESPINS, F_WHOLE_REEL, F_COLOURS, F_COLOUR_LIMIT, F_DIVISOR,
- F_FULL_GRID, F_WHEELS) = range(17)
+ F_FULL_GRID, F_WHEELS, F_COUNTED) = range(18)
 # parts of the win, in round.COMPONENTS order
 P_LINES, P_SCATTER, P_HOLD, P_WHEEL_PAYS, P_WHEEL_HOLD, P_FREE, P_RESPINS, P_COLOUR = range(8)
 FEATURE_NONE, FEATURE_FREE_SPINS, FEATURE_HOLD_AND_WIN, FEATURE_COLOUR_WHEEL = 0, 1, 2, 3
@@ -50,7 +50,12 @@ def pack_features(model: ComposedModel) -> Features:
                         fs.multiplier if fs else 1, (fs.max_spins or 0) if fs else 0,
                         int(bool(fs and fs.retrigger)), award, f.expanding,
                         f.expanding_respins, f.whole_reel, len(f.colours), f.colour_limit,
-                        model.divisor, f.full_grid, len(f.wheels)], dtype=np.int64)
+                        model.divisor, f.full_grid, len(f.wheels),
+                        # whether a spin counts its symbols: paying scatters and wheels' symbols
+                        # need the counts (a coin alone is found by the cell loop that draws
+                        # its value; the expanding spin counts anyway)
+                        int(bool(f.scatter_symbols) or any(w.symbol >= 0 for w in f.wheels)
+                            or f.expanding >= 0)], dtype=np.int64)
     kinds = {None: FEATURE_NONE, "free_spins": FEATURE_FREE_SPINS,
              "hold_and_win": FEATURE_HOLD_AND_WIN, "colour_wheel": FEATURE_COLOUR_WHEEL}
     segments = [s for w in f.wheels for s in w.table.values]
@@ -83,60 +88,71 @@ def pack_features(model: ComposedModel) -> Features:
 
 
 @njit(cache=True, inline="always")
+def _count_symbols(fz: Features, window: np.ndarray, counts: np.ndarray) -> None:
+    """How many cells show each symbol, in one pass, when the game needs counts."""
+    if fz[0][F_COUNTED] == 0:
+        return
+    counts[:] = 0  # (the expanding spin counts as it shows the window)
+    for r in range(window.shape[0]):
+        for row in range(window.shape[1]):
+            counts[window[r, row]] += 1
+
+
+@njit(cache=True, inline="always")
 def spin(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
          stream: np.ndarray, mult: int, held: np.ndarray, stops: np.ndarray, window: np.ndarray,
-         wins: np.ndarray) -> tuple[int, int, int, int, int]:
+         wins: np.ndarray, counts: np.ndarray) -> tuple[int, int, int, int, int]:
     """The line family's spin with expanding reels: reels with ``held[r] != 0`` are not drawn
     (they stay wild); a reel that shows the expanding symbol turns wild and is held before the
     window is counted or paid. ``(line units, scatter units, scatters, paying lines, reels
     expanded)``, pays times ``mult``; the scatter units are every scatter's, the count the line
-    keys' scatter's (the one that awards free spins)."""
+    keys' scatter's (the one that awards free spins). ``counts``: how many cells show each
+    symbol, once the reels expanded (only in a game that needs them, ``F_COUNTED``)."""
     symbol = fz[0][F_EXPANDING]
     if symbol < 0:  # no reel ever held: the line family's spin, loops fused
         lu, su, count, n = lines.spin(m, strips, lengths, stream, mult, stops, window, wins)
-        return lu, su + paying_scatters(window, fz[11], fz[12]) * mult, count, n, 0
+        _count_symbols(fz, window, counts)
+        paid = paying_scatters(counts, fz[11], fz[12], fz[0][F_CELLS])
+        return lu, su + paid * mult, count, n, 0
     sc = m[9]
     wild, scatter = sc[lines.S_WILD], sc[lines.S_SCATTER]
     for r in range(stops.shape[0]):
         if held[r] == 0:
             stops[r] = randbelow(stream, lengths[r])
-    for r in range(window.shape[0]):
-        for row in range(window.shape[1]):
-            window[r, row] = wild if held[r] != 0 else strips[r, stops[r] + row]
-    expanded = expand_reels(window, symbol, wild, held)
-    count = 0
-    for r in range(window.shape[0]):
-        for row in range(window.shape[1]):
-            if window[r, row] == scatter:
-                count += 1
+    expanded = show_and_expand(strips, stops, window, symbol, wild, held, counts)
+    count = counts[scatter] if scatter >= 0 else 0
     line_units, n = lines.pay_lines(m, window, wins)
-    su = m[7][count] + paying_scatters(window, fz[11], fz[12])
+    su = m[7][count] + paying_scatters(counts, fz[11], fz[12], fz[0][F_CELLS])
     return line_units * mult, su * mult, count, n, expanded
 
 
 @njit(cache=True)
 def _respins(m: lines.Packed, fz: Features, strips: np.ndarray, lengths: np.ndarray,
              stream: np.ndarray, mult: int, held: np.ndarray, stops: np.ndarray,
-             window: np.ndarray, wins: np.ndarray) -> int:
+             window: np.ndarray, wins: np.ndarray, counts: np.ndarray) -> int:
     """The respins an expansion awards, the reels in ``held`` held; their pays (they start
     nothing)."""
     win = 0
     for _ in range(fz[0][F_EXPANDING_RESPINS]):
         lu, su, _count, _n, _ex = spin(m, fz, strips, lengths, stream, mult, held, stops, window,
-                                       wins)
+                                       wins, counts)
         win += lu + su
     return win
 
 
 @njit(cache=True, inline="always")
 def _show_coins(window: np.ndarray, stream: np.ndarray, fz: Features, state: np.ndarray,
-                values: np.ndarray) -> tuple[int, int]:
+                values: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
     """Draw the value of every coin in view, the cells of a reel the whole-reel symbol fills
-    being coins too (cell order); returns ``(coins, reels filled)``."""
+    being coins too (cell order); returns ``(coins, reels filled)``. With none in view the
+    grid's state is left as it was: a hold and win started then starts empty
+    (:func:`_clear`)."""
     sc, coin_cum, coin_values = fz[0], fz[2], fz[3]
     coin, rows, whole = sc[F_COIN], sc[F_ROWS], sc[F_WHOLE_REEL]
     if coin < 0:
         return 0, 0  # no hold and win: no coin, and the grid's state is never read
+    if sc[F_COUNTED] == 1 and counts[coin] == 0 and (whole < 0 or counts[whole] < rows):
+        return 0, 0  # none in view (known from the counts, when the spin made them)
     n = 0
     filled = 0
     full = False
@@ -152,6 +168,12 @@ def _show_coins(window: np.ndarray, stream: np.ndarray, fz: Features, state: np.
             values[cell] = coin_values[weighted_pick(stream, coin_cum)]
             n += 1
     return n, filled
+
+
+@njit(cache=True, inline="always")
+def _clear(state: np.ndarray, values: np.ndarray) -> None:
+    state[:] = EMPTY
+    values[:] = 0
 
 
 @njit(cache=True)
@@ -202,7 +224,7 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.nd
                 scratch: tuple[np.ndarray, ...]) -> int:
     """``awarded`` free spins at ``mult`` on ``strips``; a retrigger awards ``again`` (0: the
     scatters' award), up to the cap."""
-    stops, window, wins, state0, values0, state, values, landed, held, _hits = scratch
+    stops, window, wins, state0, values0, state, values, landed, held, _hits, counts = scratch
     sc = fz[0]
     fs_awards = m[8]
     fs_max = sc[F_FS_MAX]
@@ -213,11 +235,12 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.nd
         played += 1
         held[:] = 0
         lu, su, count, _n, expanded = spin(m, fz, strips, lengths, stream, mult, held, stops,
-                                           window, wins)
+                                           window, wins, counts)
         win += lu + su
-        coins, filled = _show_coins(window, stream, fz, state0, values0)
+        coins, filled = _show_coins(window, stream, fz, state0, values0, counts)
         if expanded > 0:
-            win += _respins(m, fz, strips, lengths, stream, mult, held, stops, window, wins)
+            win += _respins(m, fz, strips, lengths, stream, mult, held, stops, window, wins,
+                            counts)
         if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
             win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
@@ -232,11 +255,12 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.nd
 
 @njit(cache=True)
 def _wheel(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray, wheel: int,
-           awarded: int, scratch: tuple[np.ndarray, ...]) -> int:
+           awarded: int, shown: int, scratch: tuple[np.ndarray, ...]) -> int:
     """Spin wheel ``wheel``: its pay and the feature its segment starts (free spins of
-    ``awarded``, a hold and win from the base spin's coins) into ``parts``. Returns the
-    segment's multiplier when it starts the colour wheel, which the round plays last; else 0."""
-    _stops, _window, _wins, state0, values0, state, values, landed, _held, _hits = scratch
+    ``awarded``, a hold and win from the base spin's coins: ``shown``, 0 when there were none)
+    into ``parts``. Returns the segment's multiplier when it starts the colour wheel, which the
+    round plays last; else 0."""
+    _stops, _window, _wins, state0, values0, state, values, landed, _held, _hits, _n = scratch
     sc = fz[0]
     first = fz[14][wheel]
     seg = first + weighted_pick(stream, fz[7][first:fz[14][wheel + 1]])
@@ -250,6 +274,8 @@ def _wheel(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndarray,
                                      spins if spins > 0 else awarded, sc[F_FS_MULT] * seg_mult,
                                      spins, scratch)
     elif kind == FEATURE_HOLD_AND_WIN:
+        if shown == 0:
+            _clear(state0, values0)
         parts[P_WHEEL_HOLD] += _hold_and_win(stream, fz, state0, values0, seg_mult, state,
                                              values, landed)
     elif kind == FEATURE_COLOUR_WHEEL:
@@ -262,32 +288,35 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
                scratch: tuple[np.ndarray, ...]) -> bool:
     """One round into ``parts`` (pay units, in ``round.COMPONENTS`` order); True when a
     feature started."""
-    stops, window, wins, state0, values0, state, values, landed, held, hits = scratch
+    stops, window, wins, state0, values0, state, values, landed, held, hits, counts = scratch
     sc = fz[0]
     for k in range(parts.shape[0]):
         parts[k] = 0
     feature = False
     held[:] = 0
-    lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
+    lu, su, count, _n, expanded = spin(m, fz, m[1], m[2], stream, 1, held, stops, window, wins,
+                                       counts)
     parts[P_LINES] = lu
     parts[P_SCATTER] = su
-    wheels, symbols, counts = sc[F_WHEELS], fz[15], fz[16]
+    wheels, symbols, needed = sc[F_WHEELS], fz[15], fz[16]
     for w in range(wheels):
         # counted now: the respins reuse the window
-        hits[w] = count_in_window(window, symbols[w]) if symbols[w] >= 0 else 0
-    coins, filled = _show_coins(window, stream, fz, state0, values0)
+        hits[w] = counts[symbols[w]] if symbols[w] >= 0 else 0
+    coins, filled = _show_coins(window, stream, fz, state0, values0, counts)
+    shown = coins + filled
     if expanded > 0:
         feature = True
-        parts[P_RESPINS] = _respins(m, fz, m[1], m[2], stream, 1, held, stops, window, wins)
+        parts[P_RESPINS] = _respins(m, fz, m[1], m[2], stream, 1, held, stops, window, wins,
+                                    counts)
     if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
         feature = True
         parts[P_HOLD] = _hold_and_win(stream, fz, state0, values0, 1, state, values, landed)
     awarded = m[8][count]
     colour_mult = 0  # the colour wheels started: their segments' multipliers, added
     for w in range(wheels):
-        if symbols[w] >= 0 and hits[w] >= counts[w]:
+        if symbols[w] >= 0 and hits[w] >= needed[w]:
             feature = True
-            colour_mult += _wheel(m, fz, stream, parts, w, 0, scratch)
+            colour_mult += _wheel(m, fz, stream, parts, w, 0, shown, scratch)
     if awarded > 0:
         feature = True
         if sc[F_WHEEL] < 0:
@@ -295,7 +324,7 @@ def play_round(m: lines.Packed, fz: Features, stream: np.ndarray, parts: np.ndar
             parts[P_FREE] += _free_spins(m, fz, stream, m[3], m[4], awarded, sc[F_FS_MULT], 0,
                                          scratch)
         else:
-            colour_mult += _wheel(m, fz, stream, parts, sc[F_WHEEL], awarded, scratch)
+            colour_mult += _wheel(m, fz, stream, parts, sc[F_WHEEL], awarded, shown, scratch)
     if colour_mult > 0:
         # last in the round, as the player's colour is (the simulator picks it at random)
         colour = randbelow(stream, sc[F_COLOURS])
@@ -314,7 +343,8 @@ def scratch(m: lines.Packed, fz: Features) -> tuple[np.ndarray, ...]:
     cells = int(fz[0][F_CELLS])
     return (*lines.scratch(m), *(np.zeros(cells, dtype=np.int64) for _ in range(5)),
             np.zeros(int(m[9][lines.S_REELS]), dtype=np.int64),
-            np.zeros(max(int(fz[0][F_WHEELS]), 1), dtype=np.int64))
+            np.zeros(max(int(fz[0][F_WHEELS]), 1), dtype=np.int64),
+            np.zeros(int(m[5].shape[0]), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -334,7 +364,8 @@ def simulate_rounds(m: lines.Packed, fz: Features, stream: np.ndarray, spins: in
           u(fz[8]), u(fz[9]), u(fz[10]), u(fz[11]), u(fz[12]), u(fz[13]), u(fz[14]),
           u(fz[15]), u(fz[16]), u(fz[17]), u(fz[18]), u(fz[19]))
     scratch = (u(scratch[0]), u(scratch[1]), u(scratch[2]), u(scratch[3]), u(scratch[4]),
-               u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]), u(scratch[9]))
+               u(scratch[5]), u(scratch[6]), u(scratch[7]), u(scratch[8]), u(scratch[9]),
+               u(scratch[10]))
     stream, acc, sq, parts = u(stream), u(acc), u(sq), u(parts)
     n = parts.shape[0]
     for _ in range(spins):

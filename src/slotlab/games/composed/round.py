@@ -119,8 +119,9 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
     strips, lengths = _reels(t, stage, reels)
     stops, window, wins = kernel.scratch(t.packed)
     was_held = [r for r in range(a.reels) if held[r]]
+    counts = np.zeros(len(t.model.symbol_ids), dtype=np.int64)
     lu, su, count, n_wins, expanded = composed_kernel.spin(
-        t.packed, t.features, strips, lengths, stream, mult, held, stops, window, wins)
+        t.packed, t.features, strips, lengths, stream, mult, held, stops, window, wins, counts)
     coins: dict[int, int] = {}
     filled: list[int] = []
     if t.f.coin >= 0 and respin is None:
