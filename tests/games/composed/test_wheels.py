@@ -176,3 +176,30 @@ def test_a_single_wheel_keeps_its_key_in_errors() -> None:
     raw["wheel"]["segments"][-1]["strips"] = "nope"
     assert_model_error(raw, ["wheel.segments[4].strips", "'nope'"])
     assert shipped_raw().get("wheels") is None  # the shipped game keeps its one wheel
+
+
+def test_a_wheel_after_free_spins_starts_its_hold_and_win_from_the_base_coins() -> None:
+    """A variant where one Wheel symbol spins the Lucky Wheel, which always gives free spins,
+    and the Bonus Wheel always starts Coin Link: in rounds with both, the Coin Link the Bonus
+    Wheel starts holds the base spin's coins, not a free spin's (compiled and traced agree
+    round by round)."""
+    raw = two_wheels_raw()
+    raw["wheels"][0]["trigger"]["count"] = 1
+    raw["wheels"][0]["segments"] = [{"weight": 1, "feature": "free_spins", "spins": 5}]
+    raw["wheel"]["segments"] = [{"weight": 1, "feature": "hold_and_win"}]
+    game = ComposedGame(ComposedModel.from_dict(raw))
+    both = 0
+    for i in range(2000):
+        r = game.play(BET, [parse_seed(i)])
+        types = [e["type"] for e in r.events]
+        if "free_spins_ended" not in types or "hold_and_win_started" not in types[
+                types.index("free_spins_ended"):]:
+            continue
+        both += 1
+        shown = r.events[next(i for i, t in enumerate(types) if t == "coins_shown")] \
+            if "coins_shown" in types[:types.index("free_spins_triggered")] else {"coins": []}
+        started = r.events[len(types) - 1 - types[::-1].index("hold_and_win_started")]
+        assert {tuple(c["cell"]) for c in started["coins"]} == {
+            tuple(c["cell"]) for c in shown["coins"]}
+    assert both > 20
+    assert _same_rounds(game, 5_000, 17) > 500

@@ -223,8 +223,9 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.nd
                 lengths: np.ndarray, awarded: int, mult: int, again: int,
                 scratch: tuple[np.ndarray, ...]) -> int:
     """``awarded`` free spins at ``mult`` on ``strips``; a retrigger awards ``again`` (0: the
-    scatters' award), up to the cap."""
-    stops, window, wins, state0, values0, state, values, landed, held, _hits, counts = scratch
+    scatters' award), up to the cap. Their coins are kept apart from the base spin's (``state0``,
+    ``values0``), which a wheel spun after them may still start a hold and win from."""
+    stops, window, wins, _state0, _values0, state, values, landed, held, _hits, counts = scratch
     sc = fz[0]
     fs_awards = m[8]
     fs_max = sc[F_FS_MAX]
@@ -237,12 +238,13 @@ def _free_spins(m: lines.Packed, fz: Features, stream: np.ndarray, strips: np.nd
         lu, su, count, _n, expanded = spin(m, fz, strips, lengths, stream, mult, held, stops,
                                            window, wins, counts)
         win += lu + su
-        coins, filled = _show_coins(window, stream, fz, state0, values0, counts)
+        coins, filled = _show_coins(window, stream, fz, state, values, counts)
         if expanded > 0:
             win += _respins(m, fz, strips, lengths, stream, mult, held, stops, window, wins,
                             counts)
         if sc[F_COIN] >= 0 and (coins >= sc[F_TRIGGER] or filled > 0):
-            win += _hold_and_win(stream, fz, state0, values0, mult, state, values, landed)
+            # the grid starts from the coins it holds (its start and its state the same)
+            win += _hold_and_win(stream, fz, state, values, mult, state, values, landed)
         more = fs_awards[count] if sc[F_RETRIGGER] == 1 else 0
         if more > 0 and again > 0:
             more = again
