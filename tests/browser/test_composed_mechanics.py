@@ -5,7 +5,8 @@ its reel, is drawn as one tall symbol and starts Coin Link; a Frenzy Wheel waits
 player's colour (the server keeps the round open) and spins again on it; Golden and Silver
 Stars pay by their count, and a full Coin Link grid pays its Grand; three Wheel symbols spin the
 Bonus Wheel, whose segment gives its own number of free spins; a second wheel, named, whose
-free spins play on reels of their own. All drawn from the
+free spins play on reels of their own; Super 12 Stars written as a data model, its Super 10
+reel starting the Frenzy Wheel. All drawn from the
 round's events by the generic composed view. Desktop and phone size; screenshots go to
 test-artifacts/screenshots/.
 """
@@ -13,6 +14,7 @@ test-artifacts/screenshots/.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +39,7 @@ from .test_languages import close_dialog
 from .test_superstars import serve
 
 pytestmark = pytest.mark.browser
+S12_DATA = Path(__file__).resolve().parents[2] / "examples" / "composed" / "super-12-stars.json"
 GID = "lucky-seven-link"
 BET = 20
 
@@ -46,7 +49,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     pytest.importorskip("slotlab.server.app")
     games = [seven_game(), mega_game(), frenzy_game(),
              ComposedGame(ComposedModel.from_dict(stars_raw(full_raw()))), wheel_symbol_game(),
-             two_wheels_game()]
+             two_wheels_game(), ComposedGame(ComposedModel.from_file(S12_DATA))]
     with serve(tmp_path_factory.mktemp("srv-mechanics"), extra_games=games) as s:
         yield s
 
@@ -224,3 +227,28 @@ def test_a_second_wheel_is_shown_by_its_name_and_its_free_spins_on_their_own_ree
     assert (started["awarded"], started["strips"]) == (5, "lucky_free")
     log = _replay_log(page)
     assert "Lucky Wheel: 5 free spins" in log, log
+
+
+def test_super_12_stars_as_data_plays_its_wheels_and_the_frenzy(page: Any, srv: Server) -> None:
+    """Super 12 Stars' data model in the generic view: HELP names its three wheels and what
+    spins each; a full Super 10 spins the Super 10 Stars wheel, drawn under its name, which
+    starts the Frenzy Wheel; the round waits for the colour and pays the total times the bet."""
+    gid = "super-12-stars-data"
+    _pays, help_text = _open_with_help(page, srv, gid)
+    for said in ("3 or more Wheel symbols anywhere spin the Wheel",
+                 "3 or more Super 10 symbols anywhere spin the Super 10 Stars",
+                 "TV, spun when scatters award free spins"):
+        assert said in help_text, help_text
+    srv.games[gid].force(30, has("wheel_spun", lambda e: e["wheel"] == 2
+                                 and e["feature"] == "colour_wheel"))
+    n = rounds_played(page)
+    page.click("[data-testid=spin]")
+    page.wait_for_selector("[data-testid=feature-wheel]", timeout=120_000)
+    assert "Super 10 Stars" in page.inner_text("[data-testid=wheel-panel]")
+    page.wait_for_selector("[data-testid=choice-red]", timeout=120_000)
+    assert "Frenzy Wheel" in page.inner_text("[data-testid=colour-wheel-panel]")
+    shot(page, f"super-12-stars-data-frenzy-{page.size_name}")
+    page.click("[data-testid=choice-red]")
+    rec = finish(page, n)
+    ended = next(e for e in rec["events"] if e["type"] == "colour_wheel_ended")
+    assert ended["win"] == ended["total"] * 30 and rec["win"] >= ended["win"]

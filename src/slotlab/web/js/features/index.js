@@ -1,12 +1,14 @@
-// Which feature module draws a game (by its describe().kind, else its id), and the hosts the
-// game screen and the RECALL replay give it.
+// Which feature module draws a game (by its describe().kind; by its id only for a description
+// without one: a composed game whose id starts like a coded game's is still composed), and the
+// hosts the game screen and the RECALL replay give it.
 import { Composed } from "./composed.js";
 import { Super12Stars } from "./super12stars.js";
 import { Superstars } from "./superstars.js";
 
+const byKindOrId = (kind, id) => (d) => (d.kind ? d.kind === kind : id.test(d.id || ""));
 const MODULES = [
-  { test: (d) => d.kind === "super-12-stars" || d.id === "super-12-stars" || /^super-12-stars/.test(d.id || ""), make: Super12Stars },
-  { test: (d) => d.kind === "superstars" || /^superstars(-|$)/.test(d.id || ""), make: Superstars },
+  { test: byKindOrId("super-12-stars", /^super-12-stars/), make: Super12Stars },
+  { test: byKindOrId("superstars", /^superstars(-|$)/), make: Superstars },
   { test: (d) => d.kind === "composed", make: Composed },
 ];
 
