@@ -286,8 +286,8 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
     # each wheel's own figures per round (pay units), in the model's order
     own: list[dict[str, Fraction]] = [{} for _w in f.wheels]
     if free is not None:
-        award_wheel = f.award_wheel
-        wheel = award_wheel.table if award_wheel else None
+        spun_by_award = f.award_index
+        wheel = f.wheels[spun_by_award].table if spun_by_award >= 0 else None
         for s, row in enumerate(base_pairs):
             award = int(a.fs_awards[s]) if s < len(a.fs_awards) else 0
             p_s = sum(row, Fraction(0))
@@ -300,7 +300,7 @@ def exact_report(model: ComposedModel, bet: int) -> dict[str, Any]:
                 # The wheel's hold and win starts from the coins this window shows.
                 for j, p in enumerate(row):
                     if p:
-                        _add_wheel(components, own[f.wheels.index(award_wheel)], p, wheel,
+                        _add_wheel(components, own[spun_by_award], p, wheel,
                                    by_segment.of_segment(award), grid.value(j),
                                    divisor * colour_total)
                 p_free += p_s * feature_probability(wheel, "free_spins")

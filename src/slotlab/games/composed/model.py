@@ -393,9 +393,9 @@ class FeatureArrays:
     strip_sets: tuple[str, ...] = ()
 
     @property
-    def award_wheel(self) -> CompiledWheel | None:
-        """The wheel the scatters' award of free spins spins, if any."""
-        return next((w for w in self.wheels if w.symbol < 0), None)
+    def award_index(self) -> int:
+        """Which of :attr:`wheels` the scatters' award of free spins spins; -1 for none."""
+        return next((w for w, wheel in enumerate(self.wheels) if wheel.symbol < 0), -1)
 
 
 class ComposedModel:
@@ -433,11 +433,11 @@ class ComposedModel:
         spec = self.spec
         ex, whole, cw = spec.expanding, spec.whole_reel, spec.colour_wheel
         wheels = tuple(self._wheel(w) for _where, w in spec.all_wheels())
-        own = spec.free_spins.strips if spec.free_spins else "base"
         common: dict[str, Any] = {
             "wheels": wheels,
+            # a segment's strips are None on the free-spin set (see _wheel)
             "strip_sets": tuple(sorted({s.strips for w in wheels for s in w.table.values
-                                        if s.strips and s.strips != own})),
+                                        if s.strips})),
             "expanding": self.index[ex.symbol] if ex else -1,
             "expanding_respins": ex.respins if ex else 0,
             "whole_reel": self.index[whole.symbol] if whole else -1,

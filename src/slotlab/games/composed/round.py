@@ -152,25 +152,26 @@ def _spin(t: Tables, stream: np.ndarray, stage: str, mult: int, level: int,
                            "count": w[W_COUNT],
                            "positions": [[r, line[r]] for r in range(w[W_COUNT])],
                            "multiplier": w[W_MULT] * mult, "win": w[W_UNITS] * mult * level})
-        events.extend(_scatters_won(t, window, count, mult, level))
+        events.extend(_scatters_won(t, window, counts, count, mult, level))
         if filled:
             events.append({"type": "whole_reel_shown", "stage": stage, "reels": filled,
                            "symbol": ids[t.f.whole_reel]})
         if coins:
             events.append({"type": "coins_shown",
                            "coins": [_coin(t, i, level, c) for c, i in coins.items()]})
-    hits = [int(np.count_nonzero(window == w.symbol)) if w.symbol >= 0 else 0
-            for w in t.f.wheels]
+    # the kernel counts the window's symbols whenever a wheel has a symbol (F_COUNTED)
+    hits = [int(counts[w.symbol]) if w.symbol >= 0 else 0 for w in t.f.wheels]
     return Spin(lu, su, count, coins, expanded, filled, hits)
 
 
-def _scatters_won(t: Tables, window: np.ndarray, count: int, mult: int,
+def _scatters_won(t: Tables, window: np.ndarray, counts: np.ndarray, count: int, mult: int,
                   level: int) -> list[Event]:
-    """A ``scatter_won`` event for each scatter that pays in ``window`` (``count``: how many
-    of the line keys' scatter it shows), in the model's order."""
+    """A ``scatter_won`` event for each scatter that pays in ``window`` (``counts``: the
+    kernel's count of each symbol; ``count``: how many of the line keys' scatter it shows), in
+    the model's order."""
     paid = [(t.arrays.scatter, count, int(t.arrays.scatter_pays[count]))]
     for sym, pays in zip(t.f.scatter_symbols, t.f.scatter_pays, strict=True):
-        n = int(np.count_nonzero(window == sym))
+        n = int(counts[sym])
         paid.append((sym, n, pays[n]))
     return [{"type": "scatter_won", "symbol": t.model.symbol_ids[sym], "count": n,
              "positions": [[r, k] for r in range(t.arrays.reels) for k in range(t.rows)
@@ -369,8 +370,8 @@ def play_round(t: Tables, stream: np.ndarray, level: int, events: list[Event] | 
             colour_mult += spin_wheel(t, stream, tally, w, coins, 0, level, events)
     if awarded > 0:
         tally.feature = True
-        award = next((w for w, wheel in enumerate(t.f.wheels) if wheel.symbol < 0), None)
-        if award is None:
+        award = t.f.award_index
+        if award < 0:
             # added: a wheel its symbol spun may have started free spins too
             parts["free_spins"] += free_spins(t, stream, awarded, t.fs_mult, level, events)
         else:
