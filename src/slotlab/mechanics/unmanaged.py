@@ -9,11 +9,13 @@ arrays its caller keeps alive for the whole call. This reaches into numba's arra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+_Arrays = TypeVar("_Arrays", bound=tuple[np.ndarray, ...])
 
 if TYPE_CHECKING:
     # What compiled code sees: the intrinsic's typing context is numba's, not an argument.
@@ -30,3 +32,24 @@ else:
             return ary._getvalue()
 
         return arr(arr), codegen
+
+
+if TYPE_CHECKING:
+    def unmanaged_all(arrays: _Arrays) -> _Arrays: ...
+else:
+    @intrinsic
+    def unmanaged_all(typingctx: Any, arrays: Any) -> Any:
+        """:func:`unmanaged` of every array in a tuple. A compiled function that takes arrays
+        from its caller takes this first: its reference counts are then known to be none, and
+        LLVM drops every count operation of its body (an argument's could be any)."""
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            out = args[0]
+            for i, ty in enumerate(arrays.types):
+                ary = context.make_array(ty)(context, builder,
+                                             value=builder.extract_value(args[0], i))
+                ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+                ary.parent = cgutils.get_null_value(ary.parent.type)
+                out = builder.insert_value(out, ary._getvalue(), i)
+            return out
+
+        return arrays(arrays), codegen

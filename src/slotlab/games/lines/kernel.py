@@ -14,7 +14,7 @@ Speed notes: a call between compiled functions that passes an array costs an ato
 and decrement of its reference count, and numba adds more of those for every array variable of
 an inlined function. So ``spin``, ``play_round`` and the line pays are inlined into the
 simulation loop, which first takes views of its arrays without a reference count
-(:func:`unmanaged`, views that never leave that loop): a round then makes no atomic reference
+(:func:`unmanaged_all`, views that never leave that loop): a round then makes no atomic reference
 count operation. The reel stops are drawn with the inlined ``rng.randbelow``, reel by reel: the
 same draws as ``fill_randbelow`` without a call. The base spin and the free spins share one
 loop so the spin is compiled once (cold compile time), and event rows are written element by
@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from slotlab.games.lines.model import LineArrays
-from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record
+from slotlab.mechanics.accumulators import ACC_COMPONENTS, ACC_WIN, record_inline
 from slotlab.mechanics.events import put_event
 from slotlab.mechanics.lines import (
     W_COUNT,
@@ -40,7 +40,7 @@ from slotlab.mechanics.lines import (
     sort_wins,
     walk_lines,
 )
-from slotlab.mechanics.unmanaged import unmanaged
+from slotlab.mechanics.unmanaged import unmanaged_all
 from slotlab.rng import randbelow
 
 S_REELS, S_ROWS, S_WILD, S_WILD_MULT, S_WILD_EACH = 0, 1, 2, 3, 4
@@ -174,11 +174,6 @@ def play_round(m: Packed, stream: np.ndarray, trace: bool, ev: np.ndarray, stops
     return win, base_lines, base_scatter, free_units, uncapped, triggered, n_ev
 
 
-# ``record`` compiled into the simulation loop from its own source (the same sums): a call per
-# round, its arrays passed field by field, cost about 5 % of the loop's time.
-_record = njit(cache=True, inline="always")(record.py_func)
-
-
 def scratch(m: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for :func:`play_round`: stops, window, wins."""
     sc = m[9]
@@ -196,15 +191,14 @@ def simulate_rounds(m: Packed, stream: np.ndarray, spins: int, level: int, bet: 
 
     Components: base line pays, base scatter pays, free spins, and what the cap removed.
     """
-    u = unmanaged  # the caller keeps every one of these arrays alive during the call
-    m = (u(m[0]), u(m[1]), u(m[2]), u(m[3]), u(m[4]), u(m[5]), u(m[6]), u(m[7]), u(m[8]),
-         u(m[9]), u(m[10]), u(m[11]))
-    stream, acc, sq, stops, window, wins = u(stream), u(acc), u(sq), u(stops), u(window), u(wins)
+    # the caller keeps every one of these arrays alive during the call
+    m = unmanaged_all(m)
+    stream, acc, sq, stops, window, wins = unmanaged_all((stream, acc, sq, stops, window, wins))
     ev = wins[:0]  # no event rows: never written when not tracing
     for _ in range(spins):
         win, bl, bs, fu, uncapped, triggered, _n = play_round(m, stream, False, ev, stops,
                                                               window, wins)
-        _record(acc, sq, win * level, bet, triggered)
+        record_inline(acc, sq, win * level, bet, triggered)
         acc[ACC_COMPONENTS] += bl * level
         acc[ACC_COMPONENTS + 1] += bs * level
         acc[ACC_COMPONENTS + 2] += fu * level
