@@ -247,6 +247,7 @@ BENCH_ARGS = {
     "bench_metrics.py": "--rounds 20000",
     "bench_production_mix.py": "--seconds 1 --levels 2 --players-per-client 4",
     "bench_autoplay_run.py": "--players 2 --segments 2 --segment 5",
+    "bench_composed.py": "--rounds 20000 --repeats 1",
 }
 
 
