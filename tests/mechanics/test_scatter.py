@@ -6,13 +6,7 @@ import itertools
 
 import numpy as np
 
-from slotlab.mechanics.scatter import convolve, count_in_window, window_count_weights
-
-
-def test_count_in_window() -> None:
-    window = np.array([[1, 2, 1], [0, 0, 0], [1, 1, 1]], dtype=np.int64)
-    assert count_in_window(window, 1) == 5
-    assert count_in_window(window, 3) == 0
+from slotlab.mechanics.scatter import convolve, window_count_weights
 
 
 def test_window_counts_wrap_round_the_strip() -> None:

@@ -1,6 +1,6 @@
 """Symbols that pay or trigger by their count anywhere in the window, whatever the lines.
 
-:func:`count_in_window` counts in a compiled round; :func:`window_count_weights` and
+:func:`paying_scatters` pays the counts in a compiled round; :func:`window_count_weights` and
 :func:`convolve` give the exact distribution of that count over a full reel cycle (each reel's
 stops weighted by how many of them show ``k`` of the symbol, the reels' polynomials multiplied).
 """
@@ -9,17 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-
-@njit(cache=True, inline="always")
-def count_in_window(window: np.ndarray, symbol: int) -> int:
-    """How many cells of ``window`` (``int64[reels, rows]``) show ``symbol``."""
-    count = 0
-    for r in range(window.shape[0]):
-        for row in range(window.shape[1]):
-            if window[r, row] == symbol:
-                count += 1
-    return count
 
 
 def window_count_weights(strip: np.ndarray, length: int, rows: int, symbol: int) -> list[int]:

@@ -17,26 +17,30 @@ from numba.extending import intrinsic
 
 _Arrays = TypeVar("_Arrays", bound=tuple[np.ndarray, ...])
 
+
 if TYPE_CHECKING:
-    # What compiled code sees: the intrinsic's typing context is numba's, not an argument.
+    # What compiled code sees: the intrinsics' typing context is numba's, not an argument.
     def unmanaged(arr: np.ndarray) -> np.ndarray: ...
+
+    def unmanaged_all(arrays: _Arrays) -> _Arrays: ...
 else:
+    def _uncounted(context: Any, builder: Any, ty: Any, value: Any) -> Any:
+        """The array ``value`` of type ``ty`` with no meminfo (so no reference count) and no
+        parent object."""
+        ary = context.make_array(ty)(context, builder, value=value)
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
     @intrinsic
     def unmanaged(typingctx: Any, arr: Any) -> Any:
         """A view of ``arr`` without its reference count, valid while ``arr`` lives; it must
         never leave the loop that made it."""
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            ary = context.make_array(arr)(context, builder, value=args[0])
-            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-            ary.parent = cgutils.get_null_value(ary.parent.type)
-            return ary._getvalue()
+            return _uncounted(context, builder, arr, args[0])
 
         return arr(arr), codegen
 
-
-if TYPE_CHECKING:
-    def unmanaged_all(arrays: _Arrays) -> _Arrays: ...
-else:
     @intrinsic
     def unmanaged_all(typingctx: Any, arrays: Any) -> Any:
         """:func:`unmanaged` of every array in a tuple. A compiled function that takes arrays
@@ -45,11 +49,8 @@ else:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             out = args[0]
             for i, ty in enumerate(arrays.types):
-                ary = context.make_array(ty)(context, builder,
-                                             value=builder.extract_value(args[0], i))
-                ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-                ary.parent = cgutils.get_null_value(ary.parent.type)
-                out = builder.insert_value(out, ary._getvalue(), i)
+                item = _uncounted(context, builder, ty, builder.extract_value(args[0], i))
+                out = builder.insert_value(out, item, i)
             return out
 
         return arrays(arrays), codegen
