@@ -2,7 +2,8 @@
 
 Starts a real ``slotlab serve`` process offering the three seed games, on SQLite (a fresh file,
 synchronous=FULL) and on PostgreSQL (a fresh schema; ``--pg`` or ``SLOTLAB_TEST_DATABASE_URL``),
-every round durable. Each client (one keep-alive connection) plays for a ring of players:
+every round durable. Each client (one keep-alive connection) plays for a ring of players, of
+both halves below alike:
 
 - half of them under the ``gb`` profile (set by the admin API): a round every 2.5 s at most per
   player, counted from the previous round's answer as a player who sees each result would
@@ -16,9 +17,10 @@ every round durable. Each client (one keep-alive connection) plays for a ring of
 
 Jackpot wins come at the games' own rates (no forcing: this server has no test hook). Per level
 of concurrent clients: completed rounds/s, p50/p90/p99/max latency of every request (choices
-included), answers by status, the server's CPU ms per round and the machine's load. A pacing
-profile limits each player, not the server, so each client holds enough players
-(``--players-per-client``) to be busy. The round starts each path answered (the batched money
+included), answers by status, the server's CPU ms per round and the machine's load, the
+server's own mean time per round start, and the database batches' mean size and time (the
+group commit). A pacing profile limits each player, not the server, so each client holds
+enough players (``--players-per-client``) to be busy. The round starts each path answered (the batched money
 path and the ORM path) come from the server's /metrics. ``--operator``: the same mix in
 seamless-wallet mode, every bet and win a signed call to the reference operator (its own
 process and SQLite file). Writes benchmarks/results/production_mix.json.
@@ -250,13 +252,24 @@ async def _send(c: aiohttp.ClientSession, p: Player, path: str, body: dict[str, 
     return None
 
 
+# The database batches' figures on /metrics, and their keys here (each a whole number).
+_BATCH_FIGURES = {"slotlab_db_batch_rounds_count": ("batch:count", 1),
+                  "slotlab_db_batch_rounds_sum": ("batch:rounds", 1),
+                  "slotlab_db_batch_seconds_sum": ("batch:us", 1_000_000)}
+
+
 def by_path(base: str) -> Counter[str]:
     """Round starts and choices answered so far, per path (fast: the batched money path;
     general: the ORM path), from the server's own /metrics: ``fast``, ``general`` (round
-    starts), ``choice:fast``, ``choice:general``."""
+    starts), ``choice:fast``, ``choice:general``; and the database batches written so far:
+    ``batch:count``, ``batch:rounds``, ``batch:us`` (microseconds)."""
     text = httpx.get(f"{base}/metrics", timeout=30).text
     out: Counter[str] = Counter()
     for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name in _BATCH_FIGURES:
+                key, scale = _BATCH_FIGURES[sample.name]
+                out[key] += round(sample.value * scale)
         prefix = {"slotlab_round_seconds": "", "slotlab_choice_seconds": "choice:"}.get(
             family.name)
         if prefix is None:
@@ -264,6 +277,8 @@ def by_path(base: str) -> Counter[str]:
         for sample in family.samples:
             if sample.name.endswith("_count"):
                 out[prefix + sample.labels["path"]] += int(sample.value)
+            elif sample.name.endswith("_sum"):  # the server's own time, microseconds
+                out[prefix + sample.labels["path"] + ":us"] += round(sample.value * 1e6)
     return out
 
 
@@ -307,7 +322,10 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     paths0 = by_path(base)
     calls0 = operator_calls(base)
     tally = Tally()
-    rings = [ring[i::clients] for i in range(clients)]
+    # Contiguous blocks, so that each client holds both profiles' players (alternate in the
+    # ring): a stride of an even client count would give half the clients only paced players.
+    size = len(ring) // clients
+    rings = [ring[i * size:(i + 1) * size] for i in range(clients)]
     start_t = time.perf_counter()
     cpu0 = time.process_time()
 
@@ -330,9 +348,25 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         "status_counts": {str(k): v for k, v in sorted(tally.statuses.items())},
         "rounds_by_kind": dict(tally.kinds),
         "round_starts_by_path": {k: v for k, v in paths.items() if ":" not in k},
-        "choices_by_path": {k[7:]: v for k, v in paths.items() if k.startswith("choice:")},
+        # the server's own time per round start on the batched path, from its reading of the
+        # request to its answer: the rest of the latency is the HTTP server's and the client's
+        **({"server_ms_mean": round(paths["fast:us"] / paths["fast"] / 1000, 3)}
+           if paths["fast"] else {}),
+        "choices_by_path": {k[7:]: v for k, v in paths.items()
+                            if k.startswith("choice:") and not k.endswith(":us")},
+        **_batches(paths),
         **({"operator_calls": calls} if calls else {}),
         "client_cpu_s": time.process_time() - cpu0})
+
+
+def _batches(paths: Counter[str]) -> dict[str, float]:
+    """The level's database batches: how many rounds each held and how long each took to write
+    and commit, on average (the group commit's figures)."""
+    count = paths["batch:count"]
+    if not count:
+        return {}
+    return {"batch_rounds_mean": round(paths["batch:rounds"] / count, 2),
+            "batch_ms_mean": round(paths["batch:us"] / count / 1000, 3)}
 
 
 def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -357,6 +391,9 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
                   f"{row['rounds_by_kind']}  paths {row['round_starts_by_path']}  "
                   f"choices {row['choices_by_path']}"
+                  + (f"  server {row['server_ms_mean']} ms" if "server_ms_mean" in row else "")
+                  + (f"  batches of {row['batch_rounds_mean']} rounds, {row['batch_ms_mean']} ms"
+                     if "batch_rounds_mean" in row else "")
                   + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
                   flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",
