@@ -75,6 +75,8 @@ class OperatorWalletOp(OpsBase):
     __table_args__ = (
         Index("ix_operator_wallet_ops_due", "status", "next_attempt_at"),
         Index("ix_operator_wallet_ops_round", "round_id"),
+        # A player's operations since a time: the session's net position (migration 0018).
+        Index("ix_operator_wallet_ops_player_time", "player_id", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
