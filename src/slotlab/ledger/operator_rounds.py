@@ -49,7 +49,7 @@ from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundSession, pool_mov
 from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
-    NO_SEQUENTIAL_SCANS,
+    KEYED_PLANS,
     OP_COLUMNS,
     SESSION_FIELDS,
     SESSION_LIVE,
@@ -312,7 +312,7 @@ class PostgresOperatorRounds:
         pool = await asyncpg.create_pool(
             asyncpg_dsn(url), min_size=connections, max_size=connections,
             statement_cache_size=100 if prepared else 0,
-            server_settings=NO_SEQUENTIAL_SCANS if prepared else None)
+            server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
 
     async def open(self, batch: Sequence[Opening]) -> list[bool | None]:

@@ -321,9 +321,13 @@ def parameters(batch: Sequence[RoundWrite]) -> list[str]:
 # plan scanned rounds and idempotency_keys whole, and kept scanning them as they grew (measured:
 # 346 rounds/s and 7 ms of PostgreSQL CPU per round after a minute, against 900 and 0.5 ms once
 # planned on indexes). Sequential scans off on these connections keeps the plan on the indexes
-# whatever the statistics said when it was made. (Behind PgBouncer nothing stays prepared: each
-# batch is planned afresh on the tables as they are.)
-NO_SEQUENTIAL_SCANS = {"enable_seqscan": "off"}
+# whatever the statistics said when it was made; hash and merge joins off keep it from reading a
+# whole index to join a batch to a table (the operator pipeline's settling and completion read
+# every operation of the log by its transaction id index, a hash join to a batch of a few: 1.2 ms
+# of PostgreSQL CPU per round in the operator-wallet mix), so each batch row is looked up by its
+# key. (Behind PgBouncer nothing stays prepared: each batch is planned afresh on the tables as
+# they are.)
+KEYED_PLANS = {"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -375,7 +379,7 @@ class PostgresRoundWriter:
             asyncpg_dsn(url), min_size=connections + 1, max_size=connections + 1,
             reset=_no_reset,
             statement_cache_size=100 if prepared else 0,
-            server_settings=NO_SEQUENTIAL_SCANS if prepared else None)
+            server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
 
     async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
