@@ -20,10 +20,10 @@ of concurrent clients: completed rounds/s, p50/p90/p99/max latency of every requ
 included), answers by status, the server's CPU ms per round and the machine's load, the
 server's own mean time per round start, and the database batches' mean size and time (the
 group commit). A pacing profile limits each player, not the server, so each client holds
-enough players (``--players-per-client``) to be busy. The round starts each path answered (the batched money
-path and the ORM path) come from the server's /metrics. ``--operator``: the same mix in
-seamless-wallet mode, every bet and win a signed call to the reference operator (its own
-process and SQLite file). Writes benchmarks/results/production_mix.json.
+enough players (``--players-per-client``) to be busy. The round starts each path answered (the
+batched money path and the ORM path) come from the server's /metrics. ``--operator``: the
+same mix in seamless-wallet mode, every bet and win a signed call to the reference operator
+(its own process and SQLite file). Writes benchmarks/results/production_mix.json.
 
     .venv/bin/python benchmarks/bench_production_mix.py [--seconds 10] [--levels 1,8,32,128]
         [--operator]
