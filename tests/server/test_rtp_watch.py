@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import logging
 import math
+import os
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,6 +52,15 @@ class SwappedGame(ModelGame):
         r = super().play(bet, seeds, choices)
         return r if r.win else RoundResult(r.game_id, r.model_hash, bet, r.events, bet,
                                            None, ())
+
+
+class PidGame(ModelGame):
+    """Writes the id of the process that made its SD to the file the environment names."""
+
+    def sd(self) -> float:
+        with open(os.environ["SLOTLAB_TEST_FIGURES_PID_FILE"], "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return super().sd()
 
 
 @pytest.fixture
@@ -93,6 +103,27 @@ def test_a_game_paying_wrong_alerts_and_a_right_one_does_not(
     assert value(samples, "slotlab_rtp_alert", game="watch-right", currency="EUR", bet="5") == 0
     assert value(samples, "slotlab_rtp_window_rounds", game="watch-right", currency="EUR",
                  bet="5") == ROUNDS
+
+
+def test_the_figures_are_made_outside_the_serving_process(
+        make_server: Callable[..., LiveServer], fixed_seeds: None, tmp_path: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exact report or a simulation would hold the serving process's interpreter for
+    seconds: the watch makes a level's figures in a process of its own, once."""
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("SLOTLAB_TEST_FIGURES_PID_FILE", str(pids))
+    srv = make_server(games={"watch-pid": PidGame("watch-pid")}, rtp_watch_min_rounds=10)
+    player, _ = srv.player()
+    with player:
+        for _ in range(10):
+            assert player.post("/api/games/watch-pid/rounds", json={"bet": 5},
+                               headers=key()).status_code == 201
+    with srv.admin() as admin:
+        for _ in range(2):  # made once, then remembered
+            (level,) = admin.get("/api/admin/rtp-watch").json()["levels"]
+            assert level["expected_rtp"] == 1.5 and level["interval"] is not None
+    made_by = pids.read_text().split()
+    assert len(made_by) == 1 and int(made_by[0]) != os.getpid(), made_by
 
 
 def test_a_level_with_too_few_rounds_is_not_judged(make_server: Callable[..., LiveServer],

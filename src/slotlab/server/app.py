@@ -158,6 +158,7 @@ def create_app(settings: Settings | None = None, *,
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
             await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
+            await anyio.to_thread.run_sync(ctx.rtp_watch.close)  # its figures process
             if ctx.operator is not None:
                 ctx.operator.close()
             ctx.password_pool.shutdown(wait=False, cancel_futures=True)

@@ -66,11 +66,19 @@ def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
         if k not in _sd_cache:
             if not compute:
                 return None, None
-            _sd_cache[k] = _made_sd(entry, bet_credits)
+            _sd_cache[k] = made_sd(entry, bet_credits)
         return _sd_cache[k]
 
 
-def _made_sd(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
+def remember_sd(entry: GameEntry, bet_credits: int, sd: tuple[float | None, str | None]
+                ) -> None:
+    """An SD made elsewhere (the live RTP watch's figures process), kept as if made here."""
+    with _sd_lock:
+        _sd_cache.setdefault((entry.id, entry.game.model_hash, bet_credits), sd)
+
+
+def made_sd(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
+    """The SD of :func:`standard_deviation`, made now: the model's, else a simulation's."""
     game = entry.game
     if game.sd is not None:
         try:

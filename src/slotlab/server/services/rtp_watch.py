@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import threading
 from collections.abc import Iterator
+from concurrent.futures import CancelledError, ProcessPoolExecutor
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -32,11 +34,18 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 
 from slotlab.server.services import reports
+from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
 from slotlab.store.models import COMPLETED, Round
 
 log = logging.getLogger("slotlab.server")
 Level = tuple[str, str, int]  # game, currency, bet (minor units)
+Figures = tuple[float | None, tuple[float | None, str | None]]  # RTP; SD and its source
+
+
+def _made(entry: GameEntry, credits: int) -> Figures:
+    """A level's model figures, made in the watch's figures process: its RTP and its SD."""
+    return reports.theoretical_rtp(entry, credits), reports.made_sd(entry, credits)
 
 
 @dataclass(frozen=True)
@@ -73,14 +82,42 @@ class RtpWatch:
         self._alerting: set[Level] = set()
         self._lock = threading.Lock()
         self._rtp: dict[tuple[str, str, int], float | None] = {}
+        self._figures: ProcessPoolExecutor | None = None  # started when first needed
+        self._closed = False
 
-    def _expected(self, entry: Any, credits: int, compute: bool) -> float | None:
-        k = (entry.id, entry.game.model_hash, credits)
-        if k not in self._rtp:  # an exact report can take seconds: once per model and bet
-            if not compute:
-                return None
-            self._rtp[k] = reports.theoretical_rtp(entry, credits)
-        return self._rtp[k]
+    def _make_figures(self, needed: dict[tuple[str, str, int], tuple[GameEntry, int]]) -> None:
+        """The model figures of levels new to this process, made in a process of their own,
+        once per model and bet. An exact report is Python arithmetic on fractions and an SD may
+        be a simulation: here they would hold the interpreter for seconds and stall every round
+        this process serves (measured: a minute after start, a 32-client level of the
+        production mix fell from about 1,400 to 900 rounds/s, p99 200 ms). A model that cannot
+        be sent there (an embedder's own class, say) is measured here."""
+        with self._lock:
+            if self._figures is None and not self._closed:
+                self._figures = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"))
+            pool = self._figures
+        if pool is None:  # the server is stopping
+            return
+        futures = {k: pool.submit(_made, entry, credits) for k, (entry, credits) in needed.items()}
+        for k, (entry, credits) in needed.items():
+            try:
+                rtp, sd = futures[k].result()
+            except CancelledError:  # the server is stopping
+                return
+            except Exception:
+                log.info("%s: its figures are made in the serving process", entry.id,
+                         exc_info=True)
+                rtp, sd = _made(entry, credits)
+            self._rtp[k] = rtp
+            reports.remember_sd(entry, credits, sd)
+
+    def close(self) -> None:
+        """Stop the figures process, if started."""
+        with self._lock:
+            pool, self._figures, self._closed = self._figures, None, True
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def levels(self, compute: bool = True) -> list[LevelWatch]:
         """Every level in the window, judged. ``compute=False`` (a scrape): only by figures
@@ -96,18 +133,29 @@ class RtpWatch:
                        Round.free_round_id.is_(None), reports._REAL_MONEY)
                 .group_by(Round.game_id, Round.currency, Round.bet, Round.bet_credits,
                           Round.variant, Round.model_hash)).all()
+        models = [reports._model_entry(self.ctx, gid, variant or gid, model_hash)
+                  for gid, _, _, _, variant, model_hash, *_ in rows]
+        if compute:
+            needed: dict[tuple[str, str, int], tuple[GameEntry, int]] = {}
+            for model, row in zip(models, rows, strict=True):
+                credits = int(row[3])
+                if model is not None and (k := (model.id, model.game.model_hash, credits)
+                                          ) not in self._rtp:
+                    needed[k] = (model, credits)
+            if needed:
+                self._make_figures(needed)
         acc: dict[Level, dict[str, Any]] = {}
-        for gid, currency, bet, credits, variant, model_hash, n, tb, tw in rows:
+        for (gid, currency, bet, credits, _, _, n, tb, tw), model in zip(rows, models,
+                                                                           strict=True):
             lv = acc.setdefault((gid, currency, int(bet)),
                                 {"n": 0, "tb": 0, "tw": 0, "exp": 0.0, "var": 0.0})
             lv["n"] += int(n)
             lv["tb"] += int(tb)
             lv["tw"] += int(tw)
-            model = reports._model_entry(self.ctx, gid, variant or gid, model_hash)
             rtp = sd = None
             if model is not None:
-                rtp = self._expected(model, int(credits), compute)
-                sd = reports.standard_deviation(model, int(credits), compute)[0]
+                rtp = self._rtp.get((model.id, model.game.model_hash, int(credits)))
+                sd = reports.standard_deviation(model, int(credits), compute=False)[0]
             lv["exp"] = None if lv["exp"] is None or rtp is None else lv["exp"] + rtp * int(tb)
             lv["var"] = None if lv["var"] is None or sd is None else (
                 lv["var"] + int(n) * (int(bet) * sd) ** 2)
