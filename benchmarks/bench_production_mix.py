@@ -258,7 +258,7 @@ _BATCH_FIGURES = {"slotlab_db_batch_rounds_count": ("batch:count", 1),
                   "slotlab_db_batch_seconds_sum": ("batch:us", 1_000_000)}
 
 
-def by_path(base: str) -> Counter[str]:
+def server_counts(base: str) -> Counter[str]:
     """Round starts and choices answered so far, per path (fast: the batched money path;
     general: the ORM path), from the server's own /metrics: ``fast``, ``general`` (round
     starts), ``choice:fast``, ``choice:general``; and the database batches written so far:
@@ -319,7 +319,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
-    paths0 = by_path(base)
+    paths0 = server_counts(base)
     calls0 = operator_calls(base)
     tally = Tally()
     # Contiguous blocks, so that each client holds both profiles' players (alternate in the
@@ -336,7 +336,7 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
     with bs.Meter(pid, postgres) as meter:
         asyncio.run(run())
     elapsed = time.perf_counter() - start_t
-    paths = by_path(base)
+    paths = server_counts(base)
     paths.subtract(paths0)
     calls = operator_latency(calls0, operator_calls(base))
     lat = sorted(tally.latencies) or [0.0]

@@ -56,12 +56,17 @@ def _float_or_none(x: Any) -> float | None:
     return v if math.isfinite(v) and v >= 0 else None
 
 
+def figures_key(entry: GameEntry, bet_credits: int) -> tuple[str, str, int]:
+    """What a model's figures are kept by: the game, its model and the bet."""
+    return entry.id, entry.game.model_hash, bet_credits
+
+
 def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
                        ) -> tuple[float | None, str | None]:
     """SD of one round's return per unit bet, and where it came from (``model``/``simulation``),
     made once per game, model and bet. ``compute=False``: only a figure already made (a scrape
     never runs a simulation)."""
-    k = (entry.id, entry.game.model_hash, bet_credits)
+    k = figures_key(entry, bet_credits)
     with _sd_lock:  # one figure per game and bet, whoever asks first
         if k not in _sd_cache:
             if not compute:
@@ -74,7 +79,7 @@ def remember_sd(entry: GameEntry, bet_credits: int, sd: tuple[float | None, str 
                 ) -> None:
     """An SD made elsewhere (the live RTP watch's figures process), kept as if made here."""
     with _sd_lock:
-        _sd_cache.setdefault((entry.id, entry.game.model_hash, bet_credits), sd)
+        _sd_cache.setdefault(figures_key(entry, bet_credits), sd)
 
 
 def made_sd(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:

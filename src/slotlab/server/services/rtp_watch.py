@@ -43,7 +43,7 @@ Level = tuple[str, str, int]  # game, currency, bet (minor units)
 Figures = tuple[float | None, tuple[float | None, str | None]]  # RTP; SD and its source
 
 
-def _made(entry: GameEntry, credits: int) -> Figures:
+def level_figures(entry: GameEntry, credits: int) -> Figures:
     """A level's model figures, made in the watch's figures process: its RTP and its SD."""
     return reports.theoretical_rtp(entry, credits), reports.made_sd(entry, credits)
 
@@ -99,7 +99,8 @@ class RtpWatch:
             pool = self._figures
         if pool is None:  # the server is stopping
             return
-        futures = {k: pool.submit(_made, entry, credits) for k, (entry, credits) in needed.items()}
+        futures = {k: pool.submit(level_figures, entry, credits)
+                   for k, (entry, credits) in needed.items()}
         for k, (entry, credits) in needed.items():
             try:
                 rtp, sd = futures[k].result()
@@ -108,7 +109,7 @@ class RtpWatch:
             except Exception:
                 log.info("%s: its figures are made in the serving process", entry.id,
                          exc_info=True)
-                rtp, sd = _made(entry, credits)
+                rtp, sd = level_figures(entry, credits)
             self._rtp[k] = rtp
             reports.remember_sd(entry, credits, sd)
 
@@ -138,10 +139,11 @@ class RtpWatch:
         if compute:
             needed: dict[tuple[str, str, int], tuple[GameEntry, int]] = {}
             for model, row in zip(models, rows, strict=True):
-                credits = int(row[3])
-                if model is not None and (k := (model.id, model.game.model_hash, credits)
-                                          ) not in self._rtp:
-                    needed[k] = (model, credits)
+                if model is None:
+                    continue
+                k = reports.figures_key(model, int(row[3]))
+                if k not in self._rtp:
+                    needed[k] = (model, int(row[3]))
             if needed:
                 self._make_figures(needed)
         acc: dict[Level, dict[str, Any]] = {}
@@ -154,7 +156,7 @@ class RtpWatch:
             lv["tw"] += int(tw)
             rtp = sd = None
             if model is not None:
-                rtp = self._rtp.get((model.id, model.game.model_hash, int(credits)))
+                rtp = self._rtp.get(reports.figures_key(model, int(credits)))
                 sd = reports.standard_deviation(model, int(credits), compute=False)[0]
             lv["exp"] = None if lv["exp"] is None or rtp is None else lv["exp"] + rtp * int(tb)
             lv["var"] = None if lv["var"] is None or sd is None else (
