@@ -260,26 +260,42 @@ def test_concurrent_retries_of_one_key_on_the_fast_path(make_server: Any) -> Non
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
-def test_short_funds_and_a_live_round_are_answered_by_the_general_path(make_server: Any) -> None:
+def test_short_funds_are_refused_here_with_the_general_paths_answer(make_server: Any) -> None:
+    """A bet above the balance: the write refuses it for the funds (batch.Refused) and this
+    path answers, nothing moved; a process with the fast path off answers the same request in
+    the same state with the same body."""
     srv = make_server(games=games(), play_money_balance=15)
+    there = make_server(games=games(), fast_rounds=False)  # another process on the database
     c, _ = srv.player()
     assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
                   headers=key()).json()["balance"] == 5
     assert served(srv)["served"] == 1
     short = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
-    assert short.status_code == 402 and short.json()["error"]["code"] == "insufficient_funds"
-    assert served(srv)["passed:refused"] == 1
+    assert short.status_code == 402, short.text
+    assert short.json()["error"] == {"code": "insufficient_funds",
+                                     "message": "balance 5 is below 10"}
+    assert served(srv)["refused:funds"] == 1 and served(srv)["passed:refused"] == 0, served(srv)
+    with there.client(c.headers["Authorization"].split()[1]) as other:
+        same = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+    assert (same.status_code, same.json()) == (402, short.json())
     assert c.get("/api/wallet").json()["balance"] == 5
-    # A live round: the fast path's statement sees it and hands the request over.
-    srv2 = make_server(games=games())
-    c2, _ = srv2.player()
-    pick = c2.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key())
+    assert len(c.get("/api/history").json()["rounds"]) == 1
+    audit = srv.admin().get("/api/admin/audit").json()
+    assert audit["ok"], json.dumps(audit)
+
+
+def test_a_live_round_is_answered_by_the_general_path(make_server: Any) -> None:
+    """A live round: the fast path's statement sees it and hands the request over (the answer
+    carries the live round, which the general path reads)."""
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    pick = c.post("/api/games/pick-test/rounds", json={"bet": 1}, headers=key())
     assert pick.json()["status"] == "awaiting_choice"
-    assert served(srv2)["served"] == 1  # a round waiting for a choice starts here too
-    live = c2.post("/api/games/instant-test/rounds", json={"bet": 1}, headers=key())
+    assert served(srv)["served"] == 1  # a round waiting for a choice starts here too
+    live = c.post("/api/games/instant-test/rounds", json={"bet": 1}, headers=key())
     assert live.status_code == 409 and live.json()["error"]["code"] == "round_open"
     assert live.json()["round"]["round_id"] == pick.json()["round_id"]
-    assert served(srv2)["passed:refused"] == 1
+    assert served(srv)["passed:refused"] == 1
     audit = srv.admin().get("/api/admin/audit").json()
     assert audit["ok"], json.dumps(audit)
 
@@ -472,13 +488,15 @@ def test_many_players_at_once_reconcile(make_server: Any) -> None:
 def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_path(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """gb (a round every 2.5 s, the session's figures in every answer, an hourly reminder): the
-    fast path serves its rounds, refuses one too soon through the general path's 429 with
-    nothing moved, returns the same net position the general path reads, and hands a round
-    over once a reminder is due; both paths stamp the same clock."""
+    fast path serves its rounds, refuses one too soon with the general path's 429 (the same body
+    as a process with the fast path off answers) with nothing moved, returns the same net
+    position the general path reads, and hands a round over once a reminder is due; both paths
+    stamp the same clock."""
     # The reminder every ten minutes (gb's hour would pass the session's idle timeout first).
     monkeypatch.setitem(profiles.PROFILES, "gb",
                         dataclasses.replace(profiles.PROFILES["gb"], reality_check_s=600))
     srv = make_server(games=games(), jurisdiction="gb")
+    there = make_server(games=games(), jurisdiction="gb", fast_rounds=False)
     clock = ServerClock(monkeypatch, (auth_service, reality_service, rounds, fast_rounds,
                                       round_view))
     c, _ = srv.player()
@@ -491,10 +509,13 @@ def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_
         balance = r.json()["balance"]
         soon = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
         assert soon.status_code == 429 and soon.json()["error"]["code"] == "too_fast"
+        with there.client(c.headers["Authorization"].split()[1]) as other:
+            same = other.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+        assert (same.status_code, same.json()) == (429, soon.json())
         assert c.get("/api/wallet").json()["balance"] == balance
         clock.advance(2.5)
     assert served(srv)["served"] == 4 and served(srv)["passed:round"] == 0, served(srv)
-    assert served(srv)["passed:refused"] == 4  # the rounds too soon: 429 from the general path
+    assert served(srv)["refused:pace"] == 4 and served(srv)["passed:refused"] == 0
     assert c.get("/api/session/reality-check").json()["net_position"] == net
     clock.advance(600)
     due = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())

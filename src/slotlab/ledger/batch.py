@@ -194,10 +194,28 @@ class Written:
     net: int | None = None
 
 
-# A backend writes a batch in one transaction: per round, what it wrote, or None where the
-# database's state calls for the general path (short funds, a live round, a key already used, a
-# limit to check, a round too soon for the pace, a wallet changed since the statement began).
-WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Written | None]]]
+FUNDS, PACE = "funds", "pace"  # why a round start is refused (Refused.reason)
+
+
+@dataclass(slots=True, frozen=True)
+class Refused:
+    """A round start the database refused for a reason the player is told, decided where the
+    general path would decide it (its checks run in this order: the session, the wallet's
+    currency, the key, a live round, the pace, the loss limits, the funds): ``PACE``, every check
+    before the pace passed and the player's last round started at ``last_round_at``, too
+    recently; ``FUNDS``, every other check passed and the wallet's ``balance`` is below the bet.
+    Nothing of the round is written; the session's last-seen time is, where due, as for any
+    call."""
+
+    reason: str
+    balance: int
+    last_round_at: datetime | None = None
+
+
+# A backend writes a batch in one transaction: per round, what it wrote, why it refused it, or
+# None where the database's state calls for the general path (a live round, a key already used,
+# a loss limit passed, a package or run changed, a wallet changed since the statement began).
+WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Written | Refused | None]]]
 
 T = TypeVar("T")  # what one caller asks written (a round, or one step of an operator round)
 R = TypeVar("R")  # what the backend says of it once written

@@ -17,7 +17,10 @@ stored answer, and adds the jackpot contributions to the pools. A choice's write
 read with (locked), and updates that row. In operator-wallet mode a round that carries its
 credit's row (a free round, or a choice that completes its round) is not credited to the wallet:
 the row is inserted ``pending`` for the operator pipeline to send. A round whose checks fail is
-simply left out of every insert, and the caller takes the general path for it. A round that won
+left out of every insert: refused for the pace or the funds where the general path would refuse
+it for them (its row returned with the reason, :class:`~.batch.Refused`, and the session's
+last-seen time set where due: the caller answers the player), else returned as nothing, and
+the caller takes the general path for it. A round that won
 jackpots is written alone (:meth:`PostgresRoundWriter.write_won`): its wallet and its game's
 pools locked first, the amounts paid from the pools' values as locked, then the same statement
 with the awards among its pool entries.
@@ -50,8 +53,11 @@ from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger import loss_limits
 from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
+    FUNDS,
+    PACE,
     RUN_ACTIVE,
     RUN_STOPPED,
+    Refused,
     RoundSession,
     RoundWrite,
     Written,
@@ -210,10 +216,23 @@ WITH r AS MATERIALIZED (
     AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
     AND CASE WHEN r.c_step IS NULL THEN
       NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
-      AND (r.fr_id IS NOT NULL OR NOT {_LOSS_LIMIT_PASSED})
     ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
     AND {SESSION_LIVE}
-    {_DEMO}
+    {_DEMO}, false) AS ready
+  FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
+  LEFT JOIN lkp ON lkp.id = r.pid LEFT JOIN lkf ON lkf.id = r.fr_id
+  LEFT JOIN lka ON lka.id = r.ap_id
+), ok AS MATERIALIZED (
+  SELECT chk.*, chk.held - chk.bet + chk.paid AS balance FROM chk
+  WHERE chk.ready AND chk.paced AND chk.in_limits AND chk.package_ok AND chk.funded
+), refused AS MATERIALIZED (  -- batch.Refused: decided in the general path's order
+  SELECT chk.n, chk.held, chk.last_at, chk.ts, chk.sid, chk.seen,
+    CASE WHEN chk.paced THEN '{FUNDS}' ELSE '{PACE}' END AS reason
+  FROM chk WHERE chk.ready AND chk.c_step IS NULL
+    AND (NOT chk.paced OR (chk.in_limits AND NOT chk.funded AND chk.fr_id IS NULL))
+), seen_refused AS (
+  UPDATE sessions SET last_seen = refused.ts FROM refused
+  WHERE sessions.id = refused.sid AND refused.seen RETURNING sessions.id
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.paid FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
@@ -267,8 +286,10 @@ SELECT ok.n, ok.balance,
   CASE WHEN ok.since IS NOT NULL THEN ok.play + (
     SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
     WHERE e.wallet_id = ok.wallet_id AND e.created_at >= ok.since AND e.kind IN ({_PLAY}))
-  END AS net
+  END AS net, NULL::text AS reason, NULL::timestamptz AS last_at
 FROM ok
+UNION ALL
+SELECT refused.n, refused.held, NULL, refused.reason, refused.last_at FROM refused
 """
 
 
@@ -354,11 +375,13 @@ async def lock_pools(conn: asyncpg.pool.PoolConnectionProxy[Any], pools: Sequenc
     return {r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in rows}
 
 
-def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | None]:
-    written: list[Written | None] = [None] * n
+def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | Refused | None]:
+    written: list[Written | Refused | None] = [None] * n
     for row in rows:
-        net = row["net"]
-        written[row["n"]] = Written(int(row["balance"]), None if net is None else int(net))
+        net, reason = row["net"], row["reason"]
+        written[row["n"]] = (
+            Refused(reason, int(row["balance"]), row["last_at"]) if reason is not None
+            else Written(int(row["balance"]), None if net is None else int(net)))
     return written
 
 
@@ -382,14 +405,14 @@ class PostgresRoundWriter:
             server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | Refused | None]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(BATCH_SQL, *parameters(batch))
         return _written(rows, len(batch))
 
     async def write_won(self, player_id: int, pools: Sequence[int],
                         build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                        ) -> tuple[RoundWrite, Written | None]:
+                        ) -> tuple[RoundWrite, Written | Refused | None]:
         """A round that won jackpots, alone in its transaction: the player's wallet locked, then
         the pools in tier order (the order every writer locks them in), ``build`` given their
         values (pool id -> (value, reset value)) to make the round's write with its awards, and

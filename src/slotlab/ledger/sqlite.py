@@ -6,11 +6,13 @@ held, what the general path checks (funds, the wallet's currency, no live round,
 unused, the player's loss limits, the pace of a paced profile, a free round's package and an
 autoplay run as they were read, no older package of the free round's game playable, the
 session still live and the player in its jurisdiction; for a choice, its round still waiting
-as it was read); a
-round that passes is debited and credited and its ledger entries, round (a choice's: updated)
-and key are written; the batch's jackpot contributions are added to the pools at the end. A
-round that won jackpots is written alone (:meth:`SqliteRoundWriter.write_won`), its amounts paid
-from the pools as read with the write lock held.
+as it was read); a round refused for the pace or the funds where the general path would refuse
+it for them says so (:class:`~.batch.Refused`: the caller answers the player), another refused
+round is the general path's; a round that passes is debited and credited and its ledger
+entries, round (a choice's: updated) and key are written; the batch's jackpot contributions
+are added to the pools at the end. A round that won jackpots is written alone
+(:meth:`SqliteRoundWriter.write_won`), its amounts paid from the pools as read with the write
+lock held.
 One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
@@ -27,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement
 from sqlalchemy.dialects import sqlite as sqlite_dialect
@@ -37,8 +39,11 @@ from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger import loss_limits
 from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
+    FUNDS,
+    PACE,
     RUN_ACTIVE,
     RUN_STOPPED,
+    Refused,
     RoundSession,
     RoundWrite,
     Written,
@@ -73,6 +78,8 @@ _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)
 _UPDATE_CHOICE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in CHOICE_COLUMNS)} "
                   "WHERE id = ?")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
+_READ_TIME = cast(Processor, Player.__table__.c.last_round_at.type.dialect_impl(
+    _DIALECT).result_processor(_DIALECT, None))  # the stored text as a time
 # A row of the operator wallet's operations log (operator-wallet mode), every column but ``id``.
 OP_PROCESSORS = [(c.key, _processor(c)) for c in OperatorWalletOp.__table__.columns
                   if c.key != "id"]
@@ -249,21 +256,22 @@ class SqliteRoundWriter:
         self._con = writer_connection(url, busy_timeout_ms, synchronous)
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-round-writer")
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | Refused | None]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._write, list(batch))
 
-    def _write(self, batch: list[RoundWrite]) -> list[Written | None]:
+    def _write(self, batch: list[RoundWrite]) -> list[Written | Refused | None]:
         con = self._con
         with immediate(con):
             out = [self._one(con, w) for w in batch]
             add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))
-                                 for w, b in zip(batch, out, strict=True) if b is not None])
+                                 for w, b in zip(batch, out, strict=True)
+                                 if isinstance(b, Written)])
         return out
 
     async def write_won(self, player_id: int, pools: Sequence[int],
                         build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                        ) -> tuple[RoundWrite, Written | None]:
+                        ) -> tuple[RoundWrite, Written | Refused | None]:
         """A round that won jackpots, alone in its transaction (``BEGIN IMMEDIATE``: the write
         lock held throughout): ``build`` given the pools' values (pool id -> (value, reset
         value)) to make the round's write with its awards, then written as a batch's round."""
@@ -273,39 +281,46 @@ class SqliteRoundWriter:
 
     def _write_won(self, pools: list[int],
                    build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                   ) -> tuple[RoundWrite, Written | None]:
+                   ) -> tuple[RoundWrite, Written | Refused | None]:
         con = self._con
         with immediate(con):
             w = build(pool_values(con, pools))
             out = self._one(con, w)
-            if out is not None:
+            if isinstance(out, Written):
                 add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])
         return w, out
 
-    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | None:
+    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | Refused | None:
         row = con.execute(_CHECK, (w.owner, w.key, w.player_id)).fetchone()
         if row is None:
             return None
         wallet_id, balance, currency, live, used, limited, demo, last_round_at = row
-        if balance < w.bet or currency != w.currency or used or (demo and w.contributions):
+        if currency != w.currency or used or (demo and w.contributions):
             return None
         at = _TIME(w.at)
         if not session_live(con, w.session, w.player_id, at):
             return None
         started = w.continues is None
-        if started and (live or too_soon(last_round_at, w.at, w.pace_ms)):
+        if started and live:
             return None
+        if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
+                and not run_unchanged(con, w.autoplay[0], w.autoplay[1])):
+            return None  # stopped, or played, since it was read
+        # The refusals the player is told (batch.Refused), in the general path's order.
+        if started and too_soon(last_round_at, w.at, w.pace_ms):
+            mark_seen(con, w.session, at)
+            return Refused(PACE, balance, _READ_TIME(last_round_at))
         if (started and limited and w.free_round is None
                 and loss_limit_passed(con, w.player_id, w.bet, w.at)):
             return None
+        if balance < w.bet:
+            mark_seen(con, w.session, at)
+            return Refused(FUNDS, balance)
         c = w.continues
         if c is not None and con.execute(_WAITING, (
                 w.round_id, w.player_id, c.step, _TIME(c.updated_at), c.seeds, c.choices,
                 c.events)).fetchone() is None:
             return None  # the round changed since it was read
-        if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
-                and not run_unchanged(con, w.autoplay[0], w.autoplay[1])):
-            return None  # stopped, or played, since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
             if started and con.execute(_OLDER_PACKAGE, (package, at)).fetchone() is not None:

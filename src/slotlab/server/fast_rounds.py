@@ -26,11 +26,13 @@ pipeline.
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
-but cannot settle here (a tier won that the game has no pool for, or the database saying short
-funds, a live round, a key already used, a bet past a loss limit, a round too soon for the
-pace, a wallet changed meanwhile, or a failure) is passed on with its seed and outcome
+but cannot settle here (a tier won that the game has no pool for, or the database saying a
+live round, a key already used, a bet past a loss limit, a package or run changed, a wallet
+changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
-or answers the refusal as it would have.
+or answers the refusal as it would have. A round start the database refuses for the pace or the
+funds is answered here, with the general path's error for that state
+(:func:`~slotlab.server.services.rounds.refusal`).
 
 The 413 body cap and the security headers stay the app's middlewares' (this one runs inside
 them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
@@ -55,7 +57,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import GroupWriter, LedgerLine, RoundWrite, Written, paid_lines
+from slotlab.ledger.batch import (
+    GroupWriter,
+    LedgerLine,
+    Refused,
+    RoundWrite,
+    Written,
+    paid_lines,
+)
 from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
@@ -156,7 +165,7 @@ _SESSION_SQL = str(auth_service.SESSION_QUERY.compile(
     dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
 ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
 WriteWon = Callable[[int, Sequence[int], Callable[[Mapping[int, tuple[int, int]]], RoundWrite]],
-                    Awaitable[tuple[RoundWrite, Written | None]]]
+                    Awaitable[tuple[RoundWrite, Written | Refused | None]]]
 
 
 @dataclass
@@ -164,7 +173,7 @@ class FastRoundPath:
     """The path's state in one server process: its writer and the pools' ids (fixed rows)."""
 
     ctx: Services
-    writer: GroupWriter[RoundWrite, Written | None]
+    writer: GroupWriter[RoundWrite, Written | Refused | None]
     close_backend: Any  # the backend's ``close`` coroutine function
     read_row: ReadRow | None = None  # the backend's read, where it has one
     write_won_backend: WriteWon | None = None  # a round that won jackpots, alone
@@ -190,7 +199,8 @@ class FastRoundPath:
 
     async def write_won(self, who: Auth, ids: Mapping[str, int], tiers: Sequence[str],
                         contributions: Sequence[tuple[int, int]],
-                        make: Callable[..., RoundWrite]) -> tuple[RoundWrite, Written | None]:
+                        make: Callable[..., RoundWrite]
+                        ) -> tuple[RoundWrite, Written | Refused | None]:
         """A round (or a choice) that won jackpots, written alone (the backend's
         ``write_won``): its game's pools (``ids``, by tier) locked after the wallet, the
         amounts paid from their values as locked (:func:`jackpots.won`, after the round's own
@@ -417,6 +427,17 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -
                             **added).encode()
 
 
+async def _refuse(path: FastRoundPath, token: str, write: RoundWrite, refused: Refused,
+                  send: Send) -> None:
+    """A round start the write refused for the pace or the funds: answered with the general
+    path's error for that state (:func:`general.refusal`)."""
+    error = general.refusal(refused, write.bet, write.pace_ms, write.at)
+    path.stats[f"refused:{refused.reason}"] += 1
+    _seen(path.ctx, token, write)  # the write set the session's last-seen time, where due
+    metrics.error(error.status, error.code)
+    await _send(send, error.status, json_text(error.body()).encode())
+
+
 def _seen(ctx: Services, token: str, write: RoundWrite) -> None:
     """After a write: where it set the session's last-seen time, the process's copy follows."""
     if write.session is not None and write.session[2]:
@@ -529,6 +550,9 @@ class FastRounds:
             path.forget_run(who, run)
             path.forget_package(who, package)
             return played
+        if isinstance(written, Refused):  # nothing moved; the run and package as they were
+            await _refuse(path, req.token, write, written, send)
+            return False
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
@@ -621,7 +645,7 @@ class FastRounds:
                         exc_info=True)
             path.stats["choice:passed:failed"] += 1
             return played
-        if written is None:
+        if not isinstance(written, Written):  # a choice is never Refused: nothing to debit
             path.stats["choice:passed:refused"] += 1
             auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return played
@@ -700,6 +724,9 @@ class FastRounds:
             path.forget_run(who, run)
             path.forget_package(who, package)
             return played
+        if isinstance(written, Refused):  # too soon for the pace
+            await _refuse(path, req.token, write, written, send)
+            return False
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)

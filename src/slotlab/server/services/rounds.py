@@ -39,6 +39,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
+from slotlab.ledger.batch import FUNDS, PACE, Refused
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
 from slotlab.server import metrics
@@ -46,6 +47,7 @@ from slotlab.server.errors import (
     ApiError,
     conflict,
     forbidden,
+    insufficient_funds,
     not_found,
     too_fast,
     unprocessable,
@@ -270,12 +272,32 @@ def _round_values(r: Round) -> dict[str, Any]:
     return {k: getattr(r, k) for k in _ROUND_COLUMNS}
 
 
-def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
+def _pace_error(interval: int, last: datetime | None, now: datetime) -> ApiError | None:
+    """429 where a round at ``now`` starts less than ``interval`` ms after the player's last."""
     if last is not None:
         wait = last + timedelta(milliseconds=interval) - now
         if wait > timedelta(0):
-            raise too_fast(f"rounds may start every {interval} ms; retry in "
-                           f"{int(wait.total_seconds() * 1000) + 1} ms")
+            return too_fast(f"rounds may start every {interval} ms; retry in "
+                            f"{int(wait.total_seconds() * 1000) + 1} ms")
+    return None
+
+
+def _check_pace(interval: int, last: datetime | None, now: datetime) -> None:
+    error = _pace_error(interval, last, now)
+    if error is not None:
+        raise error
+
+
+def refusal(refused: Refused, bet: int, interval: int, at: datetime) -> ApiError:
+    """The error a round start at ``at`` that the ledger's write refused
+    (:class:`~slotlab.ledger.batch.Refused`) is answered with: the one this path raises for
+    the same state."""
+    if refused.reason == PACE:
+        error = _pace_error(interval, refused.last_round_at, at)
+        assert error is not None, "refused for the pace, yet on time"
+        return error
+    assert refused.reason == FUNDS, refused
+    return insufficient_funds(refused.balance, bet)
 
 
 @dataclasses.dataclass(frozen=True)
