@@ -16,7 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 
 from slotlab.fairness import derive
-from slotlab.ledger.operator_rounds import COMPLETE_SQL, PostgresOperatorRounds
+from slotlab.ledger.operator_rounds import COMPLETE_SQL, SETTLE_SQL, PostgresOperatorRounds
+from slotlab.ledger.postgres import BATCH_SQL
 from slotlab.server import fast_rounds, operator_rounds
 from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.services import auth as auth_service
@@ -507,3 +508,35 @@ def test_the_completion_finds_a_rounds_answers_by_index(make_server, wallet_serv
     assert "Seq Scan on idempotency_keys" not in plan, plan
     assert "ix_idempotency_keys_round_id" in plan, plan
     assert "Hash Join" not in plan and "Merge Join" not in plan, plan
+
+
+def test_a_batch_finds_its_rounds_and_operations_by_key_not_by_status(
+        make_server, wallet_server, database):
+    """PostgreSQL: the plans the batch connections keep for settling and completing operator
+    rounds, and for the fast path's writes (a choice continues a waiting round), find each
+    round and operation of the batch by its id, never by reading every row in a status
+    through the status's index: open and crediting rounds and pending operations pile up while
+    the operator is down, and rounds waiting for a choice whenever players leave one (the
+    generic plans made on tables never analysed took the status's index)."""
+    if database.backend != "postgres":
+        pytest.skip("the plan cache is PostgreSQL's")
+    make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
+                operator_wallet_secret=SECRET)  # the schema, migrated
+
+    async def plans() -> dict[str, str]:
+        backend = await PostgresOperatorRounds.connect(database.url, 1)
+        found = {}
+        try:
+            async with backend.pool.acquire() as conn:
+                for name, sql in (("settle", SETTLE_SQL), ("complete", COMPLETE_SQL),
+                                  ("batch", BATCH_SQL)):
+                    found[name] = await generic_plan(conn, sql)
+                    await conn.execute("DEALLOCATE planned")
+        finally:
+            await backend.close()
+        return found
+
+    for name, plan in run(plans()).items():
+        assert "ix_rounds_status" not in plan, (name, plan)
+        assert "ix_operator_wallet_ops_due" not in plan, (name, plan)
+        assert "Seq Scan on rounds" not in plan, (name, plan)

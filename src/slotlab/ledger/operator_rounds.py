@@ -59,6 +59,7 @@ from slotlab.ledger.postgres import (
     loss_limit_passed,
     row_sql,
     session_fields,
+    status_is,
 )
 from slotlab.ledger.sqlite import (
     INSERT_OP,
@@ -145,11 +146,12 @@ SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackp
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
 
+
 _LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
              "ORDER BY w.player_id FOR UPDATE")
 # The checks run in a statement begun once the wallets are locked: every round or key of these
 # players that another transaction wrote under the lock is seen.
-_OPEN_SQL = f"""/* slotlab operator round opening */
+OPEN_SQL = f"""/* slotlab operator round opening */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, pid bigint, currency text, owner text,
     key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
@@ -202,7 +204,7 @@ WITH r AS MATERIALIZED (
 )
 SELECT ok.n FROM ok
 """
-_SETTLE_SQL = f"""/* slotlab operator round settling */
+SETTLE_SQL = f"""/* slotlab operator round settling */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
     balance bigint, response json, st json, events json, owner text, key text, answer json,
@@ -210,7 +212,7 @@ WITH r AS MATERIALIZED (
 ), ok AS MATERIALIZED (
   SELECT r.* FROM r JOIN rounds o ON o.id = r.rid JOIN operator_wallet_ops d
     ON d.transaction_id = r.txid
-  WHERE o.status = '{OPEN}' AND d.status = '{PENDING}' FOR UPDATE OF o, d
+  WHERE {status_is("o", OPEN)} AND {status_is("d", PENDING)} FOR UPDATE OF o, d
 ), ru AS (
   UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in SETTLED)}, events = ok.events
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.st) AS x
@@ -249,7 +251,7 @@ WITH r AS MATERIALIZED (
   FROM r WHERE d.transaction_id = r.txid RETURNING 1
 ), ru AS (
   UPDATE rounds o SET status = '{COMPLETED}', completed_at = r.ts, updated_at = r.ts FROM r
-  WHERE o.id = r.rid AND o.status = '{CREDITING}' RETURNING o.id
+  WHERE o.id = r.rid AND {status_is("o", CREDITING)} RETURNING o.id
 ), ku AS (
   UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
   WHERE k.owner = r.owner AND k.key = r.key AND k.response IS NOT NULL RETURNING 1
@@ -318,13 +320,13 @@ class PostgresOperatorRounds:
     async def open(self, batch: Sequence[Opening]) -> list[bool | None]:
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_SQL, sorted({w.player_id for w in batch}))
-            rows = await conn.fetch(_OPEN_SQL, _array(
+            rows = await conn.fetch(OPEN_SQL, _array(
                 [_opening_json(n, w) for n, w in enumerate(batch)]))
         return _done(len(batch), rows)
 
     async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(_SETTLE_SQL, _array(
+            rows = await conn.fetch(SETTLE_SQL, _array(
                 [_settling_json(n, w) for n, w in enumerate(batch)]))
         return _done(len(batch), rows)
 
@@ -338,7 +340,7 @@ class PostgresOperatorRounds:
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_SQL, [player_id])
             w = build(await lock_pools(conn, pools))
-            rows = await conn.fetch(_SETTLE_SQL, _array([_settling_json(0, w)]))
+            rows = await conn.fetch(SETTLE_SQL, _array([_settling_json(0, w)]))
         return w, bool(rows)
 
     async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
