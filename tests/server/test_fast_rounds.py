@@ -224,16 +224,25 @@ def test_a_fast_round_is_stored_at_the_time_and_with_the_events_it_answered(
 
 
 def test_a_retried_key_is_answered_once_and_moves_money_once(make_server: Any) -> None:
+    """A retry gets the first answer and a key used with another body 409, both answered on
+    the fast path (the write finds the key: batch.Stored) as a process with the fast path off
+    answers them."""
     srv = make_server(games=games())
+    there = make_server(games=games(), fast_rounds=False)  # another process on the database
     c, _ = srv.player()
     headers = key()
     first = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=headers)
     again = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=headers)
     assert first.status_code == again.status_code == 201
     assert {k: v for k, v in first.json().items()} == again.json()
-    assert served(srv)["served"] == 1 and served(srv)["passed:refused"] == 1
+    assert served(srv)["served"] == 1 and served(srv)["replayed"] == 1, served(srv)
     other = c.post("/api/games/pool-test/rounds", json={"bet": 5}, headers=headers)
     assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency_key_reused"
+    assert served(srv)["refused:key"] == 1 and served(srv)["passed:refused"] == 0, served(srv)
+    with there.client(c.headers["Authorization"].split()[1]) as general:
+        for body, answer in (({"bet": 10}, again), ({"bet": 5}, other)):
+            same = general.post("/api/games/pool-test/rounds", json=body, headers=headers)
+            assert (same.status_code, same.json()) == (answer.status_code, answer.json())
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 10 + first.json()["win"]
     assert len(c.get("/api/history").json()["rounds"]) == 1
 
@@ -502,20 +511,28 @@ def test_a_paced_profile_with_session_figures_and_reality_checks_takes_the_fast_
     c, _ = srv.player()
     net = 0
     for _ in range(4):
-        r = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
+        first_key = key()
+        r = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=first_key)
         assert r.status_code == 201, r.text
         net += r.json()["win"] - 10
         assert r.json()["session"]["net_position"] == net
         balance = r.json()["balance"]
+        # A retry is answered before the pace is looked at, with the session's figures now.
+        again = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=first_key)
+        assert (again.status_code, again.json()) == (201, r.json())
         soon = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
         assert soon.status_code == 429 and soon.json()["error"]["code"] == "too_fast"
         with there.client(c.headers["Authorization"].split()[1]) as other:
             same = other.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+            replay = other.post("/api/games/pool-test/rounds", json={"bet": 10},
+                                headers=first_key)
         assert (same.status_code, same.json()) == (429, soon.json())
+        assert (replay.status_code, replay.json()) == (201, again.json())
         assert c.get("/api/wallet").json()["balance"] == balance
         clock.advance(2.5)
     assert served(srv)["served"] == 4 and served(srv)["passed:round"] == 0, served(srv)
-    assert served(srv)["refused:pace"] == 4 and served(srv)["passed:refused"] == 0
+    assert served(srv)["refused:pace"] == 4 and served(srv)["replayed"] == 4
+    assert served(srv)["passed:refused"] == 0, served(srv)
     assert c.get("/api/session/reality-check").json()["net_position"] == net
     clock.advance(600)
     due = c.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
@@ -792,9 +809,10 @@ def test_a_loss_limited_players_rounds_take_the_fast_path_up_to_the_limit(
         make_server: Any) -> None:
     """The statement counts the player's losses in the limit's window with the wallet locked
     (ledger/loss_limits.py, the general path's own count): bets within every limit are written
-    there, the bet that would pass one is the general path's to refuse, and a free round is
-    not a bet."""
+    there, the bet that would pass one is refused there with the general path's 409 (the same
+    body as a process with the fast path off answers), and a free round is not a bet."""
     srv = make_server(games=games())
+    there = make_server(games=games(), fast_rounds=False)  # another process on the database
     c, name = srv.player()
     assert c.put("/api/limits/loss/day", json={"amount": 1000}).status_code == 200
     assert c.put("/api/limits/loss/week", json={"amount": 25}).status_code == 200
@@ -806,8 +824,14 @@ def test_a_loss_limited_players_rounds_take_the_fast_path_up_to_the_limit(
     assert served(srv)["served"] == 2
     refused = lose()  # 20 + 10 > 25
     assert refused.status_code == 409, refused.text
-    assert (refused.json()["error"]["code"], refused.json()["used"]) == ("loss_limit_reached", 20)
-    assert served(srv)["passed:refused"] == 1
+    assert refused.json() == {
+        "error": {"code": "loss_limit_reached", "message": "this bet would pass your loss limit "
+                  "of 25 over the week (losses so far 20)"},
+        "limit": 25, "period": "week", "used": 20}
+    assert served(srv)["refused:loss_limit"] == 1 and served(srv)["passed:refused"] == 0
+    with there.client(c.headers["Authorization"].split()[1]) as general:
+        same = general.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+    assert (same.status_code, same.json()) == (409, refused.json())
     package = srv.admin().post("/api/admin/free-rounds", json={
         "username": name, "game": "lose-test", "bet": 10, "rounds": 1,
         "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
@@ -815,6 +839,26 @@ def test_a_loss_limited_players_rounds_take_the_fast_path_up_to_the_limit(
     assert served(srv)["served"] == 3
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 20
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_bet_past_two_loss_limits_is_told_of_the_shortest(make_server: Any) -> None:
+    """Both paths tell the player of the first limit a bet would pass, the shortest period
+    first, whatever order the limits were set in (the general path once told of whichever row
+    the database gave first)."""
+    srv = make_server(games=games())
+    there = make_server(games=games(), fast_rounds=False)
+    c, _ = srv.player()
+    for period in ("month", "week", "day"):
+        assert c.put(f"/api/limits/loss/{period}", json={"amount": 15}).status_code == 200
+    assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201
+    answers = []
+    for server in (srv, there):
+        with server.client(c.headers["Authorization"].split()[1]) as cl:
+            answers.append(cl.post("/api/games/lose-test/rounds", json={"bet": 10},
+                                   headers=key()))
+    assert [(a.status_code, a.json()["period"]) for a in answers] == [(409, "day")] * 2
+    assert served(srv)["refused:loss_limit"] == 1
 
 
 def test_off_means_the_general_path_only(make_server: Any) -> None:

@@ -194,7 +194,8 @@ class Written:
     net: int | None = None
 
 
-FUNDS, PACE = "funds", "pace"  # why a round start is refused (Refused.reason)
+# Why a round start is not written (Refused.reason; KEY: Stored).
+FUNDS, PACE, LOSS_LIMIT, KEY = "funds", "pace", "loss_limit", "key"
 
 
 @dataclass(slots=True, frozen=True)
@@ -203,19 +204,39 @@ class Refused:
     general path would decide it (its checks run in this order: the session, the wallet's
     currency, the key, a live round, the pace, the loss limits, the funds): ``PACE``, every check
     before the pace passed and the player's last round started at ``last_round_at``, too
-    recently; ``FUNDS``, every other check passed and the wallet's ``balance`` is below the bet.
+    recently; ``LOSS_LIMIT``, every check before the loss limits passed and the bet would pass
+    ``limit``, (period, amount in force, losses so far) of the first one (the shortest period
+    first); ``FUNDS``, every other check passed and the wallet's ``balance`` is below the bet.
     Nothing of the round is written; the session's last-seen time is, where due, as for any
     call."""
 
     reason: str
     balance: int
     last_round_at: datetime | None = None
+    limit: tuple[str, int, int] | None = None
 
 
-# A backend writes a batch in one transaction: per round, what it wrote, why it refused it, or
-# None where the database's state calls for the general path (a live round, a key already used,
-# a loss limit passed, a package or run changed, a wallet changed since the statement began).
-WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Written | Refused | None]]]
+@dataclass(slots=True, frozen=True)
+class Stored:
+    """A round start whose Idempotency-Key was used before, found where the general path finds
+    it (after the session and the wallet's currency): the first request's hash and, once its
+    round was answered, that answer as stored with the key (status, JSON text; None while the
+    round is in progress); with, where the write asked for it (``since``), the session's net
+    position now. Nothing is written but the session's last-seen time, where due."""
+
+    request_hash: str
+    status_code: int | None
+    response: str | None
+    net: int | None = None
+
+
+# What a backend says of one round of a batch: written, refused for a reason the player is
+# told, its key used before, or None where the database's state calls for the general path (a
+# live round, a loss limit passed, a package or run changed, a wallet changed since the
+# statement began).
+Outcome = Written | Refused | Stored | None
+# A backend writes a batch in one transaction.
+WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Outcome]]]
 
 T = TypeVar("T")  # what one caller asks written (a round, or one step of an operator round)
 R = TypeVar("R")  # what the backend says of it once written
@@ -244,8 +265,8 @@ class GroupWriter(Generic[T, R]):
         self.retried = 0
 
     async def submit(self, w: T) -> R:
-        """What the backend says of the item, once its batch is durable (for a round: the
-        balance after it, or None: not written, take the general path). Raises when the
+        """What the backend says of the item, once its batch is durable (for a round: its
+        :data:`Outcome`). Raises when the
         database failed (nothing of the item was kept, or its outcome is unknown: for a round,
         its idempotency key tells)."""
         fut: asyncio.Future[R] = asyncio.get_running_loop().create_future()

@@ -5,7 +5,8 @@ check a limited player's bet in the statement that takes it.
 A limit's period is a rolling window ending at the bet; the amount in force is the row's, or its
 pending change once that change's cooling-off day is over; the losses are the bets charged (a
 free or cancelled round costs nothing) less everything paid, over the player's rounds started in
-the window. A bet is refused when those losses plus the bet would pass the amount in force.
+the window. A bet is refused when those losses plus the bet would pass the amount in force; the
+player is told of the first limit it would pass, the shortest period first.
 """
 
 from __future__ import annotations
@@ -31,8 +32,16 @@ def passed_sql(player: str, bet: str, now: str, window_start: str) -> str:
     """A condition true where a bet of ``bet`` at ``now`` would pass one of ``player``'s loss
     limits; ``window_start``: an expression of ``l.period`` and ``now`` giving the window's start
     (each database writes its interval arithmetic its own way)."""
+    return f"EXISTS ({passing_sql(player, bet, now, window_start, '1')})"
+
+
+def passing_sql(player: str, bet: str, now: str, window_start: str, what: str) -> str:
+    """A query of ``what`` for each of ``player``'s loss limits that a bet of ``bet`` at ``now``
+    would pass (:func:`passed_sql`'s terms), shortest period first; in ``what``, ``{in_force}``
+    and ``{losses}`` are the limit's amount in force and the losses in its window."""
     in_force = IN_FORCE.format(now=now)
-    losses = LOSSES.format(player=player, since=window_start)
-    return (f"EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = {player} "
-            f"AND l.kind = '{LOSS}' AND {in_force} IS NOT NULL "
-            f"AND ({losses}) + {bet} > {in_force})")
+    losses = f"({LOSSES.format(player=player, since=window_start)})"
+    order = " ".join(f"WHEN '{p}' THEN {i}" for i, p in enumerate(PERIODS))
+    return (f"SELECT {what.format(in_force=in_force, losses=losses)} FROM player_limits l "
+            f"WHERE l.player_id = {player} AND l.kind = '{LOSS}' AND {in_force} IS NOT NULL "
+            f"AND {losses} + {bet} > {in_force} ORDER BY CASE l.period {order} END")

@@ -456,7 +456,8 @@ class SqliteOperatorRounds:
         currency, live, used, limited, last_round_at = row
         if currency != w.currency or live or used:
             return False
-        if limited and sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"], w.at):
+        if limited and sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"],
+                                                w.at) is not None:
             return False
         at = _TIME(w.at)
         if too_soon(last_round_at, w.at, w.pace_ms) or not session_live(

@@ -17,8 +17,9 @@ stored answer, and adds the jackpot contributions to the pools. A choice's write
 read with (locked), and updates that row. In operator-wallet mode a round that carries its
 credit's row (a free round, or a choice that completes its round) is not credited to the wallet:
 the row is inserted ``pending`` for the operator pipeline to send. A round whose checks fail is
-left out of every insert: refused for the pace or the funds where the general path would refuse
-it for them (its row returned with the reason, :class:`~.batch.Refused`, and the session's
+left out of every insert: refused for the pace, a loss limit or the funds where the general
+path would refuse it for them, or found to have a key used before (its row returned with the reason,
+:class:`~.batch.Refused`, or the key's first answer, :class:`~.batch.Stored`, and the session's
 last-seen time set where due: the caller answers the player), else returned as nothing, and
 the caller takes the general path for it. A round that won
 jackpots is written alone (:meth:`PostgresRoundWriter.write_won`): its wallet and its game's
@@ -42,6 +43,7 @@ statement fails whole and :class:`~.batch.GroupWriter` writes its rounds again o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -54,12 +56,16 @@ from slotlab.ledger import loss_limits
 from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
     FUNDS,
+    KEY,
+    LOSS_LIMIT,
     PACE,
     RUN_ACTIVE,
     RUN_STOPPED,
+    Outcome,
     Refused,
     RoundSession,
     RoundWrite,
+    Stored,
     Written,
     pool_moves,
 )
@@ -68,15 +74,35 @@ from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
 from slotlab.store.operator_wallet import OperatorWalletOp
 
 
+def _window_start(now: str) -> str:
+    """The start of a loss limit ``l``'s window ending at ``now``."""
+    return f"{now} - CASE l.period " + " ".join(
+        f"WHEN '{period}' THEN interval '{int(length.total_seconds())} seconds'"
+        for period, length in loss_limits.PERIODS.items()) + " END"
+
+
 def loss_limit_passed(player: str, bet: str, now: str) -> str:
     """A condition true where a bet of ``bet`` at ``now`` would pass one of ``player``'s loss
     limits (:func:`.loss_limits.passed_sql` in PostgreSQL's interval arithmetic)."""
-    return loss_limits.passed_sql(player, bet, now, f"{now} - CASE l.period " + " ".join(
-        f"WHEN '{period}' THEN interval '{int(length.total_seconds())} seconds'"
-        for period, length in loss_limits.PERIODS.items()) + " END")
+    return loss_limits.passed_sql(player, bet, now, _window_start(now))
 
 
-_LOSS_LIMIT_PASSED = loss_limit_passed("r.pid", "r.bet", "r.ts")
+def first_loss_limit_passed(player: str, bet: str, now: str) -> str:
+    """The first loss limit a bet of ``bet`` at ``now`` would pass (the shortest period first),
+    as JSON text ``[period, amount in force, losses so far]``, what the player is told; NULL:
+    none (:func:`.loss_limits.passing_sql`)."""
+    return "(" + loss_limits.passing_sql(
+        player, bet, now, _window_start(now),
+        "json_build_array(l.period, {in_force}, {losses})::text") + " LIMIT 1)"
+
+
+def limit_passed(text: str) -> tuple[str, int, int]:
+    """:func:`first_loss_limit_passed`'s JSON text as (period, amount in force, losses)."""
+    period, amount, used = json.loads(text)
+    return str(period), int(amount), int(used)
+
+
+_FIRST_LIMIT_PASSED = first_loss_limit_passed("r.pid", "r.bet", "r.ts")
 _COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _JSON_COLUMNS = frozenset(c.key for c in _COLUMNS if isinstance(c.type, JSON))
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
@@ -208,38 +234,43 @@ WITH r AS MATERIALIZED (
   ORDER BY o.id FOR UPDATE OF o
 ), chk AS MATERIALIZED (  -- each round's checks (a wallet changed meanwhile: no row at all)
   SELECT r.*, lk.id AS wallet_id, lk.balance AS held, lkp.last_round_at AS last_at,
+    k.request_hash AS k_hash, k.status_code AS k_status, k.response::text AS k_answer,
+    -- the checks the general path makes before the key, and the batch's own
+    coalesce(lk.currency = r.currency
+      AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
+      AND {SESSION_LIVE}
+      {_DEMO}, false) AS valid,
     lk.balance >= r.bet AS funded,
     coalesce(r.pace_ms = 0 OR (lkp.id IS NOT NULL AND (lkp.last_round_at IS NULL
              OR lkp.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')), false)
       AS paced,
-    (r.c_step IS NOT NULL OR r.fr_id IS NOT NULL OR NOT {_LOSS_LIMIT_PASSED}) AS in_limits,
+    CASE WHEN r.c_step IS NULL AND r.fr_id IS NULL THEN {_FIRST_LIMIT_PASSED} END AS over,
     coalesce(r.fr_id IS NULL OR (lkf.rounds_left = r.fr_left AND lkf.total_won = r.fr_won
          AND (r.c_step IS NOT NULL OR NOT EXISTS (SELECT 1 FROM free_round_packages o
               WHERE o.player_id = lkf.player_id AND o.game_id = lkf.game_id AND o.id < lkf.id
                 AND o.rounds_left > 0 AND o.expires_at > r.ts))), false) AS package_ok,
-    -- the checks the general path makes before the pace, and the batch's own
-    coalesce(lk.currency = r.currency
-    AND (r.ap_id IS NULL OR r.c_step IS NOT NULL OR (lka.status = '{RUN_ACTIVE}'
+    -- the checks the general path makes after the key, before the pace
+    coalesce((r.ap_id IS NULL OR r.c_step IS NOT NULL OR (lka.status = '{RUN_ACTIVE}'
          AND (r.ap_rounds, r.ap_bet, r.ap_win, r.ap_best)
              = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
-    AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
-    AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
     AND CASE WHEN r.c_step IS NULL THEN
       NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
-    ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END
-    AND {SESSION_LIVE}
-    {_DEMO}, false) AS ready
+    ELSE EXISTS (SELECT 1 FROM lkr WHERE lkr.id = r.rid) END, false) AS ready
   FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
   LEFT JOIN lkp ON lkp.id = r.pid LEFT JOIN lkf ON lkf.id = r.fr_id
   LEFT JOIN lka ON lka.id = r.ap_id
+  LEFT JOIN idempotency_keys k ON k.owner = r.owner AND k.key = r.key
 ), ok AS MATERIALIZED (
   SELECT chk.*, chk.held - chk.bet + chk.paid AS balance FROM chk
-  WHERE chk.ready AND chk.paced AND chk.in_limits AND chk.package_ok AND chk.funded
-), refused AS MATERIALIZED (  -- batch.Refused: decided in the general path's order
-  SELECT chk.n, chk.held, chk.last_at, chk.ts, chk.sid, chk.seen,
-    CASE WHEN chk.paced THEN '{FUNDS}' ELSE '{PACE}' END AS reason
-  FROM chk WHERE chk.ready AND chk.c_step IS NULL
-    AND (NOT chk.paced OR (chk.in_limits AND NOT chk.funded AND chk.fr_id IS NULL))
+  WHERE chk.valid AND chk.k_hash IS NULL AND chk.ready AND chk.paced AND chk.over IS NULL
+    AND chk.package_ok AND chk.funded
+), refused AS MATERIALIZED (  -- batch.Refused and batch.Stored, in the general path's order
+  SELECT chk.n, chk.held, chk.last_at, chk.ts, chk.sid, chk.seen, chk.since, chk.wallet_id,
+    chk.k_hash, chk.k_status, chk.k_answer, chk.over,
+    CASE WHEN chk.k_hash IS NOT NULL THEN '{KEY}' WHEN NOT chk.paced THEN '{PACE}'
+      WHEN chk.over IS NOT NULL THEN '{LOSS_LIMIT}' ELSE '{FUNDS}' END AS reason
+  FROM chk WHERE chk.valid AND chk.c_step IS NULL AND (chk.k_hash IS NOT NULL OR (chk.ready
+    AND (NOT chk.paced OR chk.over IS NOT NULL OR (NOT chk.funded AND chk.fr_id IS NULL))))
 ), seen_refused AS (
   UPDATE sessions SET last_seen = refused.ts FROM refused
   WHERE sessions.id = refused.sid AND refused.seen RETURNING sessions.id
@@ -296,10 +327,15 @@ SELECT ok.n, ok.balance,
   CASE WHEN ok.since IS NOT NULL THEN ok.play + (
     SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
     WHERE e.wallet_id = ok.wallet_id AND e.created_at >= ok.since AND e.kind IN ({_PLAY}))
-  END AS net, NULL::text AS reason, NULL::timestamptz AS last_at
+  END AS net, NULL::text AS reason, NULL::timestamptz AS last_at, NULL::text AS k_hash,
+  NULL::int AS k_status, NULL::text AS k_answer, NULL::text AS over
 FROM ok
 UNION ALL
-SELECT refused.n, refused.held, NULL, refused.reason, refused.last_at FROM refused
+SELECT f.n, f.held, CASE WHEN f.reason = '{KEY}' AND f.since IS NOT NULL THEN (
+    SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
+    WHERE e.wallet_id = f.wallet_id AND e.created_at >= f.since AND e.kind IN ({_PLAY}))
+  END, f.reason, f.last_at, f.k_hash, f.k_status, f.k_answer, f.over
+FROM refused f
 """
 
 
@@ -385,13 +421,16 @@ async def lock_pools(conn: asyncpg.pool.PoolConnectionProxy[Any], pools: Sequenc
     return {r["id"]: (int(r["value_micro"]), int(r["reset_micro"])) for r in rows}
 
 
-def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Written | Refused | None]:
-    written: list[Written | Refused | None] = [None] * n
+def _written(rows: Sequence[asyncpg.Record], n: int) -> list[Outcome]:
+    written: list[Outcome] = [None] * n
     for row in rows:
         net, reason = row["net"], row["reason"]
+        net = None if net is None else int(net)
         written[row["n"]] = (
-            Refused(reason, int(row["balance"]), row["last_at"]) if reason is not None
-            else Written(int(row["balance"]), None if net is None else int(net)))
+            Written(int(row["balance"]), net) if reason is None
+            else Stored(row["k_hash"], row["k_status"], row["k_answer"], net) if reason == KEY
+            else Refused(reason, int(row["balance"]), row["last_at"],
+                         None if row["over"] is None else limit_passed(row["over"])))
     return written
 
 
@@ -415,14 +454,14 @@ class PostgresRoundWriter:
             server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | Refused | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Outcome]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(BATCH_SQL, *parameters(batch))
         return _written(rows, len(batch))
 
     async def write_won(self, player_id: int, pools: Sequence[int],
                         build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                        ) -> tuple[RoundWrite, Written | Refused | None]:
+                        ) -> tuple[RoundWrite, Outcome]:
         """A round that won jackpots, alone in its transaction: the player's wallet locked, then
         the pools in tier order (the order every writer locks them in), ``build`` given their
         values (pool id -> (value, reset value)) to make the round's write with its awards, and

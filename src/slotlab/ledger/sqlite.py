@@ -1,18 +1,18 @@
 """The fast round write on SQLite: a batch of rounds in one ``BEGIN IMMEDIATE`` transaction.
 
-One writer thread with its own connection (the standard library's sqlite3: no ORM session,
-no savepoint per round) runs each batch: per round one SELECT checks, with the write lock
-held, what the general path checks (funds, the wallet's currency, no live round, the key
-unused, the player's loss limits, the pace of a paced profile, a free round's package and an
-autoplay run as they were read, no older package of the free round's game playable, the
-session still live and the player in its jurisdiction; for a choice, its round still waiting
-as it was read); a round refused for the pace or the funds where the general path would refuse
-it for them says so (:class:`~.batch.Refused`: the caller answers the player), another refused
-round is the general path's; a round that passes is debited and credited and its ledger
-entries, round (a choice's: updated) and key are written; the batch's jackpot contributions
-are added to the pools at the end. A round that won jackpots is written alone
-(:meth:`SqliteRoundWriter.write_won`), its amounts paid from the pools as read with the write
-lock held.
+One writer thread with its own connection (the standard library's sqlite3: no ORM session, no
+savepoint per round) runs each batch: per round one SELECT checks, with the write lock held,
+what the general path checks (funds, the wallet's currency, no live round, the key unused, the
+player's loss limits, the pace of a paced profile, a free round's package and an autoplay run as
+they were read, no older package of the free round's game playable, the session still live and
+the player in its jurisdiction; for a choice, its round still waiting as it was read); a round
+refused for the pace, a loss limit or the funds where the general path would refuse it for them
+says so (:class:`~.batch.Refused`), one whose key was used before returns the key's first answer
+(:class:`~.batch.Stored`): the caller answers the player; another refused round is the general
+path's; a round that passes is debited and credited and its ledger entries, round (a choice's:
+updated) and key are written; the batch's jackpot contributions are added to the pools at the
+end. A round that won jackpots is written alone (:meth:`SqliteRoundWriter.write_won`), its
+amounts paid from the pools as read with the write lock held.
 One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
@@ -40,12 +40,15 @@ from slotlab.ledger import loss_limits
 from slotlab.ledger.batch import (
     CHOICE_COLUMNS,
     FUNDS,
+    LOSS_LIMIT,
     PACE,
     RUN_ACTIVE,
     RUN_STOPPED,
+    Outcome,
     Refused,
     RoundSession,
     RoundWrite,
+    Stored,
     Written,
     pool_moves,
 )
@@ -95,12 +98,13 @@ _DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
 _CHECK = f"""
 SELECT w.id, w.balance, w.currency,
   EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
-  EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
+  k.request_hash, k.status_code, k.response,
   EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
           AND l.kind = '{loss_limits.LOSS}'),
   {_DEMO},
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
-FROM wallets w WHERE w.player_id = ?
+FROM wallets w LEFT JOIN idempotency_keys k ON k.owner = ? AND k.key = ?
+WHERE w.player_id = ?
 """
 # An older package of the same player and game still playable: it goes first.
 _OLDER_PACKAGE = ("SELECT 1 FROM free_round_packages p JOIN free_round_packages o "
@@ -194,15 +198,20 @@ _LIMITS = (f"SELECT l.period, {loss_limits.IN_FORCE.format(now='?')} FROM player
 _LOSSES = loss_limits.LOSSES.format(player="?", since="?")
 
 
-def loss_limit_passed(con: sqlite3.Connection, player_id: int, bet: int, at: datetime) -> bool:
-    """Whether a bet of ``bet`` at ``at`` would pass one of the player's loss limits."""
-    for period, amount in con.execute(_LIMITS, (_TIME(at), player_id)).fetchall():
+def loss_limit_passed(con: sqlite3.Connection, player_id: int, bet: int, at: datetime
+                      ) -> tuple[str, int, int] | None:
+    """The first of the player's loss limits (the shortest period first) that a bet of ``bet``
+    at ``at`` would pass: (period, amount in force, losses so far), what the player is told;
+    None: none."""
+    in_force = dict(con.execute(_LIMITS, (_TIME(at), player_id)).fetchall())
+    for period, length in loss_limits.PERIODS.items():
+        amount = in_force.get(period)
         if amount is None:
             continue
-        since = _TIME(at - loss_limits.PERIODS[period])
-        if con.execute(_LOSSES, (player_id, since)).fetchone()[0] + bet > amount:
-            return True
-    return False
+        used = int(con.execute(_LOSSES, (player_id, _TIME(at - length))).fetchone()[0])
+        if used + bet > amount:
+            return period, int(amount), used
+    return None
 
 
 def _round_row(w: RoundWrite) -> list[Any]:
@@ -256,11 +265,11 @@ class SqliteRoundWriter:
         self._con = writer_connection(url, busy_timeout_ms, synchronous)
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-round-writer")
 
-    async def write(self, batch: Sequence[RoundWrite]) -> list[Written | Refused | None]:
+    async def write(self, batch: Sequence[RoundWrite]) -> list[Outcome]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._write, list(batch))
 
-    def _write(self, batch: list[RoundWrite]) -> list[Written | Refused | None]:
+    def _write(self, batch: list[RoundWrite]) -> list[Outcome]:
         con = self._con
         with immediate(con):
             out = [self._one(con, w) for w in batch]
@@ -271,7 +280,7 @@ class SqliteRoundWriter:
 
     async def write_won(self, player_id: int, pools: Sequence[int],
                         build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                        ) -> tuple[RoundWrite, Written | Refused | None]:
+                        ) -> tuple[RoundWrite, Outcome]:
         """A round that won jackpots, alone in its transaction (``BEGIN IMMEDIATE``: the write
         lock held throughout): ``build`` given the pools' values (pool id -> (value, reset
         value)) to make the round's write with its awards, then written as a batch's round."""
@@ -281,7 +290,7 @@ class SqliteRoundWriter:
 
     def _write_won(self, pools: list[int],
                    build: Callable[[Mapping[int, tuple[int, int]]], RoundWrite]
-                   ) -> tuple[RoundWrite, Written | Refused | None]:
+                   ) -> tuple[RoundWrite, Outcome]:
         con = self._con
         with immediate(con):
             w = build(pool_values(con, pools))
@@ -290,17 +299,25 @@ class SqliteRoundWriter:
                 add_pool_moves(con, [(w.round_id, w.at, pool_moves(w.contributions, w.awards))])
         return w, out
 
-    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Written | Refused | None:
+    def _one(self, con: sqlite3.Connection, w: RoundWrite) -> Outcome:
         row = con.execute(_CHECK, (w.owner, w.key, w.player_id)).fetchone()
         if row is None:
             return None
-        wallet_id, balance, currency, live, used, limited, demo, last_round_at = row
-        if currency != w.currency or used or (demo and w.contributions):
+        (wallet_id, balance, currency, live, key_hash, key_status, key_answer, limited, demo,
+         last_round_at) = row
+        if currency != w.currency or (demo and w.contributions):
             return None
         at = _TIME(w.at)
         if not session_live(con, w.session, w.player_id, at):
             return None
         started = w.continues is None
+        if key_hash is not None:  # used before (batch.Stored); a choice's: the general path's
+            if not started:
+                return None
+            mark_seen(con, w.session, at)
+            net = (None if w.since is None
+                   else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))
+            return Stored(key_hash, key_status, key_answer, net)
         if started and live:
             return None
         if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
@@ -310,9 +327,11 @@ class SqliteRoundWriter:
         if started and too_soon(last_round_at, w.at, w.pace_ms):
             mark_seen(con, w.session, at)
             return Refused(PACE, balance, _READ_TIME(last_round_at))
-        if (started and limited and w.free_round is None
-                and loss_limit_passed(con, w.player_id, w.bet, w.at)):
-            return None
+        over = (loss_limit_passed(con, w.player_id, w.bet, w.at)
+                if started and limited and w.free_round is None else None)
+        if over is not None:
+            mark_seen(con, w.session, at)
+            return Refused(LOSS_LIMIT, balance, limit=over)
         if balance < w.bet:
             mark_seen(con, w.session, at)
             return Refused(FUNDS, balance)

@@ -27,12 +27,13 @@ Everything else goes to the FastAPI app unchanged (so its answers, errors and Op
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
 but cannot settle here (a tier won that the game has no pool for, or the database saying a
-live round, a key already used, a bet past a loss limit, a package or run changed, a wallet
-changed meanwhile, or a failure) is passed on with its seed and outcome
+live round, a key whose round is in progress, a package or run changed, a wallet changed
+meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
-or answers the refusal as it would have. A round start the database refuses for the pace or the
-funds is answered here, with the general path's error for that state
-(:func:`~slotlab.server.services.rounds.refusal`).
+or answers the refusal as it would have. A round start the database refuses for the pace, a
+loss limit or the funds is answered here, with the general path's error for that state
+(:func:`~slotlab.server.services.rounds.refusal`), and so is a retry (a key used before: its
+first answer, or 409 where it came with another request).
 
 The 413 body cap and the security headers stay the app's middlewares' (this one runs inside
 them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import logging
 import uuid
 from collections import Counter
@@ -58,10 +60,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import (
+    KEY,
     GroupWriter,
     LedgerLine,
+    Outcome,
     Refused,
     RoundWrite,
+    Stored,
     Written,
     paid_lines,
 )
@@ -165,7 +170,7 @@ _SESSION_SQL = str(auth_service.SESSION_QUERY.compile(
     dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
 ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
 WriteWon = Callable[[int, Sequence[int], Callable[[Mapping[int, tuple[int, int]]], RoundWrite]],
-                    Awaitable[tuple[RoundWrite, Written | Refused | None]]]
+                    Awaitable[tuple[RoundWrite, Outcome]]]
 
 
 @dataclass
@@ -173,7 +178,7 @@ class FastRoundPath:
     """The path's state in one server process: its writer and the pools' ids (fixed rows)."""
 
     ctx: Services
-    writer: GroupWriter[RoundWrite, Written | Refused | None]
+    writer: GroupWriter[RoundWrite, Outcome]
     close_backend: Any  # the backend's ``close`` coroutine function
     read_row: ReadRow | None = None  # the backend's read, where it has one
     write_won_backend: WriteWon | None = None  # a round that won jackpots, alone
@@ -200,7 +205,7 @@ class FastRoundPath:
     async def write_won(self, who: Auth, ids: Mapping[str, int], tiers: Sequence[str],
                         contributions: Sequence[tuple[int, int]],
                         make: Callable[..., RoundWrite]
-                        ) -> tuple[RoundWrite, Written | Refused | None]:
+                        ) -> tuple[RoundWrite, Outcome]:
         """A round (or a choice) that won jackpots, written alone (the backend's
         ``write_won``): its game's pools (``ids``, by tier) locked after the wallet, the
         amounts paid from their values as locked (:func:`jackpots.won`, after the round's own
@@ -429,10 +434,34 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -
 
 async def _refuse(path: FastRoundPath, token: str, write: RoundWrite, refused: Refused,
                   send: Send) -> None:
-    """A round start the write refused for the pace or the funds: answered with the general
-    path's error for that state (:func:`general.refusal`)."""
-    error = general.refusal(refused, write.bet, write.pace_ms, write.at)
-    path.stats[f"refused:{refused.reason}"] += 1
+    """A round start the write refused for the pace, a loss limit or the funds: answered with
+    the general path's error for that state (:func:`general.refusal`)."""
+    await _send_error(path, token, write, refused.reason,
+                      general.refusal(refused, write.bet, write.pace_ms, write.at), send)
+
+
+async def _answer_stored(path: FastRoundPath, who: Auth, req: _Request, write: RoundWrite,
+                         stored: Stored, send: Send) -> bool:
+    """A round start whose key was used before, answered as the general path answers it: 409
+    where the key came with another request, else the first answer as stored with the key and
+    what the player's profile adds to it now (``round_view.with_profile``: a retry gets the
+    session's figures fresh). False: its round is still in progress, or it is an operator
+    round's (the general path answers)."""
+    if stored.request_hash != req.request_hash:
+        await _send_error(path, req.token, write, KEY, idem.key_reused(), send)
+        return True
+    if stored.status_code is None or stored.response is None or write.credit is not None:
+        return False
+    path.stats["replayed"] += 1
+    _seen(path.ctx, req.token, write)  # the write set the session's last-seen time, where due
+    body = round_view.with_profile(path.ctx, who, json.loads(stored.response), stored.net)
+    await _send(send, stored.status_code, json_text(body).encode())
+    return True
+
+
+async def _send_error(path: FastRoundPath, token: str, write: RoundWrite, reason: str,
+                      error: ApiError, send: Send) -> None:
+    path.stats[f"refused:{reason}"] += 1
     _seen(path.ctx, token, write)  # the write set the session's last-seen time, where due
     metrics.error(error.status, error.code)
     await _send(send, error.status, json_text(error.body()).encode())
@@ -553,6 +582,11 @@ class FastRounds:
         if isinstance(written, Refused):  # nothing moved; the run and package as they were
             await _refuse(path, req.token, write, written, send)
             return False
+        if isinstance(written, Stored):  # a retry
+            if await _answer_stored(path, who, req, write, written, send):
+                return False
+            path.stats["passed:in_progress"] += 1
+            return played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
@@ -727,6 +761,11 @@ class FastRounds:
         if isinstance(written, Refused):  # too soon for the pace
             await _refuse(path, req.token, write, written, send)
             return False
+        if isinstance(written, Stored):  # a retry
+            if await _answer_stored(path, who, req, write, written, send):
+                return False
+            path.stats["passed:in_progress"] += 1
+            return played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from slotlab.server.errors import bad_request, conflict
+from slotlab.server.errors import ApiError, bad_request, conflict
 from slotlab.store.models import IdempotencyKey, utcnow
 
 MAX_KEY = 200
@@ -40,12 +40,17 @@ _LOOKUP = select(_K.c.request_hash, _K.c.round_id, _K.c.status_code, _K.c.respon
     _K.c.owner == bindparam("owner"), _K.c.key == bindparam("key"))
 
 
+def key_reused() -> ApiError:
+    """409: the key was used with another request (method, path or body)."""
+    return conflict("idempotency_key_reused",
+                    "this Idempotency-Key was used with a different request")
+
+
 def lookup(s: Session, owner: str, key: str, req_hash: str) -> Any:
     """The stored key, or None; a key used with another request is refused with 409."""
     row = s.execute(_LOOKUP, {"owner": owner, "key": key}).one_or_none()
     if row is not None and row.request_hash != req_hash:
-        raise conflict("idempotency_key_reused",
-                       "this Idempotency-Key was used with a different request")
+        raise key_reused()
     return row
 
 

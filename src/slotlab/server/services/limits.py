@@ -24,7 +24,7 @@ from slotlab import ledger
 from slotlab.ledger.loss_limits import LOSS as LOSS
 from slotlab.ledger.loss_limits import LOSSES
 from slotlab.ledger.loss_limits import PERIODS as PERIODS
-from slotlab.server.errors import conflict, unprocessable
+from slotlab.server.errors import ApiError, conflict, unprocessable
 from slotlab.server.services.context import Services
 from slotlab.store.models import LedgerEntry, PlayerLimit, Round, Wallet, utcnow
 
@@ -124,10 +124,13 @@ def set_limit(ctx: Services, player_id: int, kind: str, period: str,
 
 
 def _passed(s: Session, player_id: int, kind: str, amount: int) -> tuple[str, int, int] | None:
-    """``(period, limit, used)`` of the first ``kind`` limit that ``amount`` more would pass."""
+    """``(period, limit, used)`` of the first ``kind`` limit that ``amount`` more would pass, the
+    shortest period first (as the batch writers tell it: ledger/loss_limits.py)."""
     now = utcnow()
-    for (k, period), lim in limits(s, player_id, now).items():
-        if k != kind or lim.amount is None:
+    found = limits(s, player_id, now)
+    for period in PERIODS:
+        lim = found.get((kind, period))
+        if lim is None or lim.amount is None:
             continue
         used = _used(s, player_id, kind, period, now)
         if used + amount > lim.amount:
@@ -140,10 +143,15 @@ def check_bet(s: Session, player_id: int, bet: int) -> None:
     the debiting transaction, the wallet locked, so two bets cannot both pass)."""
     passed = _passed(s, player_id, LOSS, bet)
     if passed is not None:
-        period, limit, used = passed
-        raise conflict("loss_limit_reached",
-                       f"this bet would pass your loss limit of {limit} over the {period} "
-                       f"(losses so far {used})", limit=limit, period=period, used=used)
+        raise loss_limit_reached(*passed)
+
+
+def loss_limit_reached(period: str, limit: int, used: int) -> ApiError:
+    """409: a bet would pass the player's loss limit of ``limit`` over ``period``, its losses
+    so far ``used``."""
+    return conflict("loss_limit_reached",
+                    f"this bet would pass your loss limit of {limit} over the {period} "
+                    f"(losses so far {used})", limit=limit, period=period, used=used)
 
 
 def check_deposit(s: Session, player_id: int, amount: int) -> None:

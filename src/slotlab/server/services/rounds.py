@@ -39,7 +39,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
-from slotlab.ledger.batch import FUNDS, PACE, Refused
+from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
 from slotlab.server import metrics
@@ -296,6 +296,9 @@ def refusal(refused: Refused, bet: int, interval: int, at: datetime) -> ApiError
         error = _pace_error(interval, refused.last_round_at, at)
         assert error is not None, "refused for the pace, yet on time"
         return error
+    if refused.reason == LOSS_LIMIT:
+        assert refused.limit is not None
+        return limits.loss_limit_reached(*refused.limit)
     assert refused.reason == FUNDS, refused
     return insufficient_funds(refused.balance, bet)
 
