@@ -27,7 +27,7 @@ import pytest
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server.services import rounds
-from slotlab.server.services.rtp_watch import level_figures
+from slotlab.server.services.model_figures import level_figures
 
 from .server_games import PickGame
 from .server_util import LiveServer, key
@@ -115,15 +115,21 @@ def test_the_figures_are_made_outside_the_serving_process(
         make_server: Callable[..., LiveServer], fixed_seeds: None, tmp_path: Any,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An exact report or a simulation would hold the serving process's interpreter for
-    seconds: the watch makes a level's figures in a process of its own, once."""
+    seconds: the games report and the watch have a level's figures made in a process of their
+    own, once for both."""
     pids = tmp_path / "pids"
     monkeypatch.setenv("SLOTLAB_TEST_FIGURES_PID_FILE", str(pids))
-    srv = make_server(games={"watch-pid": PidGame("watch-pid")}, rtp_watch_min_rounds=10)
+    srv = make_server(games={"watch-pid": PidGame("watch-pid")}, rtp_watch_min_rounds=10,
+                      rtp_watch_interval_s=3600)
     player, _ = srv.player()
     with player:
         _play(player, "watch-pid", 10)
     with srv.admin() as admin:
         for _ in range(2):  # made once, then remembered
+            (game,) = [g for g in admin.get("/api/admin/reports/games").json()["games"]
+                       if g["game"] == "watch-pid"]
+            assert game["theoretical_rtp"] == 1.5 and game["bets"][0]["sd_source"] == "model"
+            assert game["interval_99"] is not None
             (level,) = admin.get("/api/admin/rtp-watch").json()["levels"]
             assert level["expected_rtp"] == 1.5 and level["interval"] is not None
     made_by = pids.read_text().split()

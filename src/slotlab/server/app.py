@@ -45,6 +45,7 @@ from slotlab.server.services import maintenance
 from slotlab.server.services.catalog import load_catalog
 from slotlab.server.services.context import Services
 from slotlab.server.services.integrity import IntegrityMonitor, heal_kernel_cache
+from slotlab.server.services.model_figures import ModelFigures
 from slotlab.server.services.rtp_watch import RtpWatch, RtpWatchCollector
 from slotlab.server.settings import Settings
 from slotlab.store import Database
@@ -144,6 +145,7 @@ def create_app(settings: Settings | None = None, *,
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
         app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        ctx.model_figures = ModelFigures()
         ctx.rtp_watch = RtpWatch(ctx)
         watching = asyncio.create_task(_watch_rtp(ctx.rtp_watch, settings.rtp_watch_interval_s))
         tracing.serve_with(provider)
@@ -158,7 +160,7 @@ def create_app(settings: Settings | None = None, *,
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
             await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
-            await anyio.to_thread.run_sync(ctx.rtp_watch.close)  # its figures process
+            await anyio.to_thread.run_sync(ctx.model_figures.close)  # the figures process
             if ctx.operator is not None:
                 ctx.operator.close()
             ctx.password_pool.shutdown(wait=False, cancel_futures=True)

@@ -19,6 +19,7 @@ from slotlab.store import Database
 if TYPE_CHECKING:
     from slotlab.server.operator_wallet import OperatorWallet
     from slotlab.server.services.integrity import IntegrityMonitor
+    from slotlab.server.services.model_figures import ModelFigures
     from slotlab.server.services.rtp_watch import RtpWatch
 
 
@@ -43,6 +44,9 @@ class Services:
     integrity: IntegrityMonitor | None = None
     # The live RTP watch (R22): alerts when a bet level pays outside its interval.
     rtp_watch: RtpWatch | None = None
+    # The models' figures per bet level for the reports, made in a process of their own (set
+    # with the server's start; None: a report made outside a server makes them itself).
+    model_figures: ModelFigures | None = None
 
     def __post_init__(self) -> None:
         s = self.settings

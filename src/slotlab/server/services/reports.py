@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import threading
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -34,93 +33,17 @@ from sqlalchemy import func, select
 
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
+from slotlab.server.services.model_figures import ModelFigures, figures_key, float_or_none
 from slotlab.server.services.round_view import money_of
 from slotlab.store.models import COMPLETED, Player, Round, utcnow
 
 log = logging.getLogger("slotlab.server")
 
 Z99 = 2.5758293035489004  # two-sided 99 % normal quantile
-SIM_ROUNDS = 200_000
-
-_sd_cache: dict[tuple[str, str, int], tuple[float | None, str | None]] = {}
 # Demo players' rounds are play money (services/demo.py): never in a report of real money.
 _REAL_MONEY = Round.player_id.not_in(select(Player.id).where(Player.demo))
-_sd_lock = threading.Lock()
-
-
-def _float_or_none(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) and v >= 0 else None
-
-
-def figures_key(entry: GameEntry, bet_credits: int) -> tuple[str, str, int]:
-    """What a model's figures are kept by: the game, its model and the bet."""
-    return entry.id, entry.game.model_hash, bet_credits
-
-
-def standard_deviation(entry: GameEntry, bet_credits: int, compute: bool = True
-                       ) -> tuple[float | None, str | None]:
-    """SD of one round's return per unit bet, and where it came from (``model``/``simulation``),
-    made once per game, model and bet. ``compute=False``: only a figure already made (a scrape
-    never runs a simulation)."""
-    k = figures_key(entry, bet_credits)
-    with _sd_lock:  # one figure per game and bet, whoever asks first
-        if k not in _sd_cache:
-            if not compute:
-                return None, None
-            _sd_cache[k] = made_sd(entry, bet_credits)
-        return _sd_cache[k]
-
-
-def remember_sd(entry: GameEntry, bet_credits: int, sd: tuple[float | None, str | None]
-                ) -> None:
-    """An SD made elsewhere (the live RTP watch's figures process), kept as if made here."""
-    with _sd_lock:
-        _sd_cache.setdefault(figures_key(entry, bet_credits), sd)
-
-
-def made_sd(entry: GameEntry, bet_credits: int) -> tuple[float | None, str | None]:
-    """The SD of :func:`standard_deviation`, made now: the model's, else a simulation's."""
-    game = entry.game
-    if game.sd is not None:
-        try:
-            sd = _float_or_none(game.sd())
-        except Exception:
-            log.exception("sd() of %s failed", entry.id)
-            sd = None
-        if sd is not None:
-            return sd, "model"
-    simulation = game.simulation
-    if simulation is None:
-        return None, None
-    from slotlab.simulate.runner import simulate
-
-    try:
-        res = simulate(simulation, game.id, bet_credits, SIM_ROUNDS, seed=0)
-    except Exception:
-        log.exception("simulating %s at %s for its SD failed", entry.id, bet_credits)
-        return None, None
-    sd = _float_or_none(res.sd)
-    return sd, None if sd is None else "simulation"
-
-
-def theoretical_rtp(entry: GameEntry, bet_credits: int) -> float | None:
-    """The model's RTP at this bet: its exact report's where the game has exact math; for a
-    game whose report simulates a feature (``composed``: a million Bonus Games, tens of seconds
-    of a core) the figure the catalogue offers, which that simulation proves in the game's
-    tests. A scrape or a report is never the place for a long simulation."""
-    exact = entry.game.exact
-    if exact is not None and entry.game.composed is None:
-        try:
-            v = _float_or_none(exact(bet_credits)["rtp"])
-            if v is not None:
-                return v
-        except Exception:
-            pass
-    return entry.rtp
+# The figures of a report made outside a server (no figures process): made here, kept.
+_MADE_HERE = ModelFigures(separate=False)
 
 
 def _figures(rounds: int, bet: int, win: int, rtp: float | None,
@@ -150,7 +73,7 @@ def _model_entry(ctx: Services, gid: str, variant: str | None, model_hash: str
     if game is None:
         return None
     try:
-        rtp = _float_or_none(game.theoretical_rtp())
+        rtp = float_or_none(game.theoretical_rtp())
     except Exception:
         rtp = None
     return dataclasses.replace(entry, game=game, variant=variant or gid, rtp=rtp)
@@ -177,6 +100,13 @@ def games_report(ctx: Services) -> dict[str, Any]:
     by_game: dict[tuple[str, str], list[Any]] = {}
     for row in rows:
         by_game.setdefault((row[0], row[1]), []).append(row[:1] + row[2:])
+    # Each level's model and its figures, made before any is needed (in the server's figures
+    # process: here, an exact report or a simulation would stall every round of this process).
+    models = {(gid, variant, model_hash): _model_entry(ctx, gid, variant or gid, model_hash)
+              for gid, _, variant, model_hash, *_ in rows}
+    figures = (ctx.model_figures or _MADE_HERE).of(
+        (model, int(row[5])) for row in rows
+        if (model := models[row[0], row[2], row[3]]) is not None and model.game.model_hash)
     games = []
     offered = {(e.id, e.currency) for e in ctx.catalog.every_currency()}
     for gid, currency in sorted(set(by_game) | set(free) | offered):
@@ -187,12 +117,12 @@ def games_report(ctx: Services) -> dict[str, Any]:
         for _, variant, model_hash, bet, credits, n, tb, tw, jw in by_game.get((gid, currency),
                                                                                 []):
             n, tb, tw, jw, bet, credits = int(n), int(tb), int(tw), int(jw), int(bet), int(credits)
+            model = models[gid, variant, model_hash]
             variant = variant or gid
-            model = _model_entry(ctx, gid, variant, model_hash)
             rtp = sd = source = None
-            if model is not None and model.game.model_hash:
-                rtp = theoretical_rtp(model, credits)
-                sd, source = standard_deviation(model, credits)
+            made = None if model is None else figures.get(figures_key(model, credits))
+            if made is not None:
+                rtp, (sd, source) = made
             lv = acc.setdefault((bet, credits), {"n": 0, "tb": 0, "tw": 0, "jw": 0,
                                                  "var": 0.0, "exp": 0.0, "sd_n": 0.0,
                                                  "source": source})

@@ -8,7 +8,8 @@ rounds move no stake and demo rounds no money). For ``n`` rounds at one level th
 (total win / total bet) is the mean of ``n`` returns per unit bet, so it lies within
 ``rtp +/- z * sd / sqrt(n)`` with the watch's confidence (``SLOTLAB_RTP_WATCH_CONFIDENCE``, 99.9 %
 two-sided by default: a level watched all day should not cry wolf). ``rtp`` and ``sd`` are the
-model's (services/reports.py: exact where the game has them, else a simulation); a level with
+model's (services/reports.py: exact where the game has them, else a simulation; made in a
+process of their own, :mod:`.model_figures`, as a scrape only reads them); a level with
 fewer than ``SLOTLAB_RTP_WATCH_MIN_ROUNDS`` rounds, or whose game has no SD, is shown unjudged.
 Rounds are held to the model they were played on (by model hash), as in the games report.
 
@@ -21,10 +22,8 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import threading
 from collections.abc import Iterator
-from concurrent.futures import CancelledError, ProcessPoolExecutor
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -34,18 +33,12 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 
 from slotlab.server.services import reports
-from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
+from slotlab.server.services.model_figures import ModelFigures
 from slotlab.store.models import COMPLETED, Round
 
 log = logging.getLogger("slotlab.server")
 Level = tuple[str, str, int]  # game, currency, bet (minor units)
-Figures = tuple[float | None, tuple[float | None, str | None]]  # RTP; SD and its source
-
-
-def level_figures(entry: GameEntry, credits: int) -> Figures:
-    """A level's model figures, made in the watch's figures process: its RTP and its SD."""
-    return reports.theoretical_rtp(entry, credits), reports.made_sd(entry, credits)
 
 
 @dataclass(frozen=True)
@@ -81,44 +74,8 @@ class RtpWatch:
         self.z = NormalDist().inv_cdf((1 + self.confidence) / 2)
         self._alerting: set[Level] = set()
         self._lock = threading.Lock()
-        self._rtp: dict[tuple[str, str, int], float | None] = {}
-        self._figures: ProcessPoolExecutor | None = None  # started when first needed
-        self._closed = False
-
-    def _make_figures(self, needed: dict[tuple[str, str, int], tuple[GameEntry, int]]) -> None:
-        """The model figures of levels new to this process, made in a process of their own,
-        once per model and bet. An exact report is Python arithmetic on fractions and an SD may
-        be a simulation: here they would hold the interpreter for seconds and stall every round
-        this process serves (measured: a minute after start, a 32-client level of the
-        production mix fell from about 1,400 to 900 rounds/s, p99 200 ms). A model that cannot
-        be sent there (an embedder's own class, say) is measured here."""
-        with self._lock:
-            if self._figures is None and not self._closed:
-                self._figures = ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"))
-            pool = self._figures
-        if pool is None:  # the server is stopping
-            return
-        futures = {k: pool.submit(level_figures, entry, credits)
-                   for k, (entry, credits) in needed.items()}
-        for k, (entry, credits) in needed.items():
-            try:
-                rtp, sd = futures[k].result()
-            except CancelledError:  # the server is stopping
-                return
-            except Exception:
-                log.info("%s: its figures are made in the serving process", entry.id,
-                         exc_info=True)
-                rtp, sd = level_figures(entry, credits)
-            self._rtp[k] = rtp
-            reports.remember_sd(entry, credits, sd)
-
-    def close(self) -> None:
-        """Stop the figures process, if started."""
-        with self._lock:
-            pool, self._figures, self._closed = self._figures, None, True
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        # The models' figures: the server's (made in a process of their own), else made here.
+        self.figures = ctx.model_figures or ModelFigures(separate=False)
 
     def levels(self, compute: bool = True) -> list[LevelWatch]:
         """Every level in the window, judged. ``compute=False`` (a scrape): only by figures
@@ -137,15 +94,8 @@ class RtpWatch:
         models = [reports._model_entry(self.ctx, gid, variant or gid, model_hash)
                   for gid, _, _, _, variant, model_hash, *_ in rows]
         if compute:
-            needed: dict[tuple[str, str, int], tuple[GameEntry, int]] = {}
-            for model, row in zip(models, rows, strict=True):
-                if model is None:
-                    continue
-                k = reports.figures_key(model, int(row[3]))
-                if k not in self._rtp:
-                    needed[k] = (model, int(row[3]))
-            if needed:
-                self._make_figures(needed)
+            self.figures.of((model, int(row[3])) for model, row in zip(models, rows, strict=True)
+                            if model is not None)
         acc: dict[Level, dict[str, Any]] = {}
         for (gid, currency, bet, credits, _, _, n, tb, tw), model in zip(rows, models,
                                                                            strict=True):
@@ -155,9 +105,9 @@ class RtpWatch:
             lv["tb"] += int(tb)
             lv["tw"] += int(tw)
             rtp = sd = None
-            if model is not None:
-                rtp = self._rtp.get(reports.figures_key(model, int(credits)))
-                sd = reports.standard_deviation(model, int(credits), compute=False)[0]
+            figures = None if model is None else self.figures.known(model, int(credits))
+            if figures is not None:
+                rtp, sd = figures[0], figures[1][0]
             lv["exp"] = None if lv["exp"] is None or rtp is None else lv["exp"] + rtp * int(tb)
             lv["var"] = None if lv["var"] is None or sd is None else (
                 lv["var"] + int(n) * (int(bet) * sd) ** 2)
