@@ -438,6 +438,29 @@ def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_retry_of_the_round_that_reached_a_loss_limit_gets_its_first_answer(
+        make_server, wallet_server):
+    """Operator-wallet mode: the key is looked up before the loss limits (as with the internal
+    wallet), so a retry of the bet that took the losses up to the limit is answered with that
+    round, not refused for the limit it reached; nothing is sent to the operator again."""
+    srv = make_server(games=_games(), wallet_mode="operator",
+                      operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
+                      operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
+                      operator_wallet_backoff_s=0.0)
+    c, username = _player(srv, wallet_server)
+    assert c.put("/api/limits/loss/week", json={"amount": 20}).status_code == 200
+    assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201
+    headers = key()
+    first = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
+    assert first.status_code == 201, first.text  # losses 20: at the limit, not past it
+    again = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert wallet_server.balance(username) == START - 20
+    past = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+    assert past.status_code == 409 and past.json()["error"]["code"] == "loss_limit_reached"
+
+
 def _games() -> dict[str, Any]:
     from .server_games import PickGame, PoolGame, make_test_games
 

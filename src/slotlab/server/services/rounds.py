@@ -372,10 +372,8 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
                    ctx.profile(auth.jurisdiction).min_cycle_ms)
     debit: WalletResult | None = None
     if operator and free_round_id is None:
-        with ctx.db.read() as s:  # checked again with the round; a refused bet is not debited
-            limits.check_bet(s, auth.player_id, bet)
-        # The operator's debit, outside any write transaction; rolled back below if the round
-        # is then not created.
+        # The operator's debit, outside any write transaction, once the key, a live round, the
+        # pace and the loss limits allow it; rolled back below if the round is then not created.
         early, debit = _operator_debit(ctx, auth, owner, key, req_hash, rid, bet, interval)
         if early is not None:
             return _stored(ctx, early, 201)
@@ -638,8 +636,9 @@ def _username(ctx: Services, player_id: int) -> str:
 
 def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, rid: str,
                     bet: int, interval: int) -> tuple[Any, WalletResult | None]:
-    """(stored key row, None) for a repeated request; else (None, the confirmed debit).
-    Refusals raise: 402 ``insufficient_funds``, 403 ``operator_refused``, 503
+    """(stored key row, None) for a repeated request; else, once a live round, the pace and the
+    loss limits allow the bet (each raising its own 409 or 429), (None, the confirmed debit).
+    The operator's refusals raise: 402 ``insufficient_funds``, 403 ``operator_refused``, 503
     ``operator_unavailable`` (the outcome was unknown and the debit was rolled back)."""
     assert ctx.operator is not None
     with ctx.db.read() as s:
@@ -654,6 +653,7 @@ def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: s
         if interval:  # checked again in the round's transaction; here to spare a debit
             _check_pace(interval, s.scalar(select(Player.last_round_at)
                                            .where(Player.id == auth.player_id)), utcnow())
+        limits.check_bet(s, auth.player_id, bet)  # likewise: a refused bet is not debited
     res = ctx.operator.debit(_username(ctx, auth.player_id), bet,
                              auth.currency or ctx.settings.currency, rid)
     if res.status == DONE:
