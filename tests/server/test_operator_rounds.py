@@ -413,8 +413,8 @@ def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
         make_server, wallet_server):
     """The opening write counts the player's losses in each limit's window as the general path
     counts them (ledger/loss_limits.py): bets within the limits are opened and debited there;
-    the bet that would pass one is the general path's to refuse, with nothing sent to the
-    operator."""
+    the bet that would pass one is refused there with the general path's answer, with nothing
+    sent to the operator."""
     srv = make_server(games=_games(), wallet_mode="operator",
                       operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
                       operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
@@ -432,8 +432,12 @@ def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
     assert srv.app.state.fast_rounds.stats["served"] == 2
     refused = lose()  # 20 + 10 > 25
     assert refused.status_code == 409, refused.text
-    assert (refused.json()["error"]["code"], refused.json()["used"]) == ("loss_limit_reached", 20)
-    assert srv.app.state.fast_rounds.stats["passed:refused"] == 1
+    assert refused.json() == {
+        "error": {"code": "loss_limit_reached", "message": "this bet would pass your loss limit "
+                  "of 25 over the week (losses so far 20)"},
+        "limit": 25, "period": "week", "used": 20}
+    stats = srv.app.state.fast_rounds.stats
+    assert stats["refused:loss_limit"] == 1 and stats["passed:refused"] == 0, stats
     assert wallet_server.balance(username) == START - 20  # the refused bet never sent
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
@@ -442,7 +446,8 @@ def test_a_retry_of_the_round_that_reached_a_loss_limit_gets_its_first_answer(
         make_server, wallet_server):
     """Operator-wallet mode: the key is looked up before the loss limits (as with the internal
     wallet), so a retry of the bet that took the losses up to the limit is answered with that
-    round, not refused for the limit it reached; nothing is sent to the operator again."""
+    round, not refused for the limit it reached, by the opening's checks (batch.Stored) as by
+    the general path; nothing is sent to the operator again."""
     srv = make_server(games=_games(), wallet_mode="operator",
                       operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
                       operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
@@ -456,6 +461,12 @@ def test_a_retry_of_the_round_that_reached_a_loss_limit_gets_its_first_answer(
     assert first.status_code == 201, first.text  # losses 20: at the limit, not past it
     again = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
     assert (again.status_code, again.json()) == (201, first.json())
+    assert srv.app.state.fast_rounds.stats["replayed"] == 1
+    there = make_server(games=_games(), wallet_mode="operator", fast_rounds=False,
+                        operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET)
+    with there.client(c.headers["Authorization"].split()[1]) as general:
+        same = general.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
+    assert (same.status_code, same.json()) == (201, first.json())
     assert wallet_server.balance(username) == START - 20
     past = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
     assert past.status_code == 409 and past.json()["error"]["code"] == "loss_limit_reached"
@@ -563,3 +574,29 @@ def test_a_batch_finds_its_rounds_and_operations_by_key_not_by_status(
         assert "ix_rounds_status" not in plan, (name, plan)
         assert "ix_operator_wallet_ops_due" not in plan, (name, plan)
         assert "Seq Scan on rounds" not in plan, (name, plan)
+
+
+def test_a_round_too_soon_for_the_pace_is_refused_by_the_opening(
+        make_server, wallet_server, monkeypatch):
+    """gb (a round every 2.5 s): a round too soon is refused by the opening's checks
+    (batch.Refused) with the general path's 429, the same body a process with the batched path
+    off answers on the same clock; nothing is sent to the operator."""
+    settings = {"wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
+                "operator_wallet_secret": SECRET, "jurisdiction": "gb", "games": _games()}
+    srv = make_server(**settings)
+    there = make_server(**settings, fast_rounds=False)
+    clock = ServerClock(monkeypatch, (auth_service, fast_rounds, operator_rounds, rounds))
+    c, username = _player(srv, wallet_server)
+    assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201
+    soon = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+    assert soon.status_code == 429 and soon.json()["error"]["code"] == "too_fast", soon.text
+    stats = srv.app.state.fast_rounds.stats
+    assert stats["refused:pace"] == 1 and stats["passed:refused"] == 0, stats
+    with there.client(c.headers["Authorization"].split()[1]) as general:
+        same = general.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
+    assert (same.status_code, same.json()) == (429, soon.json())
+    assert wallet_server.balance(username) == START - 10  # only the first bet was sent
+    clock.advance(2.5)
+    assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
+                  headers=key()).status_code == 201

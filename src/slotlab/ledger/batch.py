@@ -211,7 +211,7 @@ class Refused:
     call."""
 
     reason: str
-    balance: int
+    balance: int = 0  # the wallet's, where the server holds it
     last_round_at: datetime | None = None
     limit: tuple[str, int, int] | None = None
 

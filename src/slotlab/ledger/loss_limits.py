@@ -28,17 +28,12 @@ IN_FORCE = ("CASE WHEN l.pending_from IS NOT NULL AND l.pending_from <= {now} "
             "THEN l.pending_amount ELSE l.amount END")
 
 
-def passed_sql(player: str, bet: str, now: str, window_start: str) -> str:
-    """A condition true where a bet of ``bet`` at ``now`` would pass one of ``player``'s loss
-    limits; ``window_start``: an expression of ``l.period`` and ``now`` giving the window's start
-    (each database writes its interval arithmetic its own way)."""
-    return f"EXISTS ({passing_sql(player, bet, now, window_start, '1')})"
-
-
 def passing_sql(player: str, bet: str, now: str, window_start: str, what: str) -> str:
     """A query of ``what`` for each of ``player``'s loss limits that a bet of ``bet`` at ``now``
-    would pass (:func:`passed_sql`'s terms), shortest period first; in ``what``, ``{in_force}``
-    and ``{losses}`` are the limit's amount in force and the losses in its window."""
+    would pass, the shortest period first; ``window_start``: an expression of ``l.period`` and
+    ``now`` giving the window's start (each database writes its interval arithmetic its own
+    way); in ``what``, ``{in_force}`` and ``{losses}`` are the limit's amount in force and the
+    losses in its window."""
     in_force = IN_FORCE.format(now=now)
     losses = f"({LOSSES.format(player=player, since=window_start)})"
     order = " ".join(f"WHEN '{p}' THEN {i}" for i, p in enumerate(PERIODS))

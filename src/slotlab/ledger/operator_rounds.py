@@ -13,7 +13,10 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    autoplay run still active with the figures its row had when read (the opened round's share
    added: one round, its bet; stopped if the round meets a condition, as the general path's
    ``autoplay_runs.take_round`` stops it), the session it is played under still live and the
-   player still in its jurisdiction (its last-seen time set when due).
+   player still in its jurisdiction (its last-seen time set when due). A retry (the key used
+   before: :class:`~.batch.Stored`), a round too soon for the pace or a bet past a loss limit
+   (:class:`~.batch.Refused`) is said so, decided in the general path's order (the key, a live
+   round, the pace, the loss limits), and nothing is written but the session's last-seen time.
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
    to its autoplay run's figures) and the credit's row (``pending``), or the round
@@ -39,31 +42,43 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import RUN_ACTIVE, RUN_STOPPED, RoundSession, pool_moves
-from slotlab.ledger.loss_limits import LOSS as LOSS_LIMIT
+from slotlab.ledger.batch import (
+    KEY,
+    LOSS_LIMIT,
+    PACE,
+    RUN_ACTIVE,
+    RUN_STOPPED,
+    Refused,
+    RoundSession,
+    Stored,
+    pool_moves,
+)
+from slotlab.ledger.loss_limits import LOSS
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
     KEYED_PLANS,
     OP_COLUMNS,
     SESSION_FIELDS,
     SESSION_LIVE,
-    SESSION_SEEN,
     asyncpg_dsn,
+    first_loss_limit_passed,
+    limit_passed,
     lock_pools,
-    loss_limit_passed,
     row_sql,
     session_fields,
+    session_seen,
     status_is,
 )
 from slotlab.ledger.sqlite import (
     INSERT_OP,
     OP_PROCESSORS,
+    READ_TIME,
     add_pool_moves,
     immediate,
     mark_seen,
@@ -161,21 +176,38 @@ WITH r AS MATERIALIZED (
   SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
   FROM autoplay_runs a
   WHERE a.id IN (SELECT r.ap_id FROM r WHERE r.ap_id IS NOT NULL) ORDER BY a.id FOR UPDATE
-), ok AS MATERIALIZED (
-  SELECT r.* FROM r JOIN wallets w ON w.player_id = r.pid JOIN players p ON p.id = r.pid
+), chk AS MATERIALIZED (  -- each opening's checks
+  SELECT r.*, p.last_round_at AS last_at,
+    k.request_hash AS k_hash, k.status_code AS k_status, k.response::text AS k_answer,
+    -- the general path's checks before the key (the session; the currency, checked with the
+    -- round there), and the batch's own
+    coalesce(w.currency = r.currency
+      AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
+      AND {SESSION_LIVE}, false) AS valid,
+    -- after the key, before the pace: the run as read, no live round
+    coalesce((r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet,
+         r.ap_win, r.ap_best) = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
+      AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid
+                      AND o.status IN ({_LIVE})), false) AS ready,
+    (r.pace_ms = 0 OR p.last_round_at IS NULL
+     OR p.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond') AS paced,
+    {first_loss_limit_passed("r.pid", "(r.row->>'bet')::bigint", "r.ts")} AS over
+  FROM r JOIN wallets w ON w.player_id = r.pid JOIN players p ON p.id = r.pid
   LEFT JOIN lka ON lka.id = r.ap_id
-  WHERE w.currency = r.currency
-    AND (r.ap_id IS NULL OR (lka.status = '{RUN_ACTIVE}' AND (r.ap_rounds, r.ap_bet, r.ap_win,
-         r.ap_best) = (lka.rounds_played, lka.total_bet, lka.total_win, lka.best_win)))
-    AND (r.pace_ms = 0 OR p.last_round_at IS NULL
-         OR p.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond')
-    AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
-    AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = r.pid AND o.status IN ({_LIVE}))
-    AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = r.owner AND k.key = r.key)
-    AND NOT {loss_limit_passed("r.pid", "(r.row->>'bet')::bigint", "r.ts")}
-    AND {SESSION_LIVE}
+  LEFT JOIN idempotency_keys k ON k.owner = r.owner AND k.key = r.key
+), ok AS MATERIALIZED (
+  SELECT chk.* FROM chk
+  WHERE chk.valid AND chk.k_hash IS NULL AND chk.ready AND chk.paced AND chk.over IS NULL
+), refused AS MATERIALIZED (  -- batch.Refused and batch.Stored, in the general path's order
+  SELECT chk.n, chk.ts, chk.sid, chk.seen, chk.last_at, chk.over, chk.k_hash, chk.k_status,
+    chk.k_answer, CASE WHEN chk.k_hash IS NOT NULL THEN '{KEY}' WHEN NOT chk.paced
+      THEN '{PACE}' ELSE '{LOSS_LIMIT}' END AS reason
+  FROM chk WHERE chk.valid AND (chk.k_hash IS NOT NULL
+    OR (chk.ready AND (NOT chk.paced OR chk.over IS NOT NULL)))
 ), seen AS (
-  {SESSION_SEEN}
+  {session_seen("ok")}
+), seen_refused AS (
+  {session_seen("refused")}
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -202,7 +234,11 @@ WITH r AS MATERIALIZED (
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::operator_wallet_ops, ok.op) AS x
   ORDER BY ok.n RETURNING 1
 )
-SELECT ok.n FROM ok
+SELECT ok.n, NULL::text AS reason, NULL::timestamptz AS last_at, NULL::text AS over,
+  NULL::text AS k_hash, NULL::int AS k_status, NULL::text AS k_answer
+FROM ok
+UNION ALL
+SELECT f.n, f.reason, f.last_at, f.over, f.k_hash, f.k_status, f.k_answer FROM refused f
 """
 SETTLE_SQL = f"""/* slotlab operator round settling */
 WITH r AS MATERIALIZED (
@@ -317,12 +353,12 @@ class PostgresOperatorRounds:
             server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
 
-    async def open(self, batch: Sequence[Opening]) -> list[bool | None]:
+    async def open(self, batch: Sequence[Opening]) -> list[Opened]:
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(_LOCK_SQL, sorted({w.player_id for w in batch}))
             rows = await conn.fetch(OPEN_SQL, _array(
                 [_opening_json(n, w) for n, w in enumerate(batch)]))
-        return _done(len(batch), rows)
+        return _opened(len(batch), rows)
 
     async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
         async with self.pool.acquire() as conn:
@@ -351,6 +387,25 @@ class PostgresOperatorRounds:
 
     async def close(self) -> None:
         await self.pool.close()
+
+
+W = TypeVar("W")  # one item of a batch (an opening, a settling, a completion)
+R = TypeVar("R")  # what the write says of it
+# What the opening says of a round: opened, refused for a reason the player is told, its key
+# used before, or not opened (the general path's).
+Opened = bool | Refused | Stored
+
+
+def _opened(size: int, rows: Sequence[Any]) -> list[Opened]:
+    out: list[Opened] = [False] * size
+    for row in rows:
+        reason = row["reason"]
+        out[row["n"]] = (
+            True if reason is None
+            else Stored(row["k_hash"], row["k_status"], row["k_answer"]) if reason == KEY
+            else Refused(reason, last_round_at=row["last_at"],
+                         limit=None if row["over"] is None else limit_passed(row["over"])))
+    return out
 
 
 def _done(size: int, rows: Sequence[Any]) -> list[bool | None]:
@@ -383,11 +438,12 @@ _S_INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(k for k, _ in _ROUND_PROCESS
 _S_CHECK = f"""
 SELECT w.currency,
   EXISTS (SELECT 1 FROM rounds o WHERE o.player_id = w.player_id AND o.status IN ({_LIVE})),
-  EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner = ? AND k.key = ?),
+  k.request_hash, k.status_code, k.response,
   EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = w.player_id
-          AND l.kind = '{LOSS_LIMIT}'),
+          AND l.kind = '{LOSS}'),
   (SELECT p.last_round_at FROM players p WHERE p.id = w.player_id)
-FROM wallets w WHERE w.player_id = ?
+FROM wallets w LEFT JOIN idempotency_keys k ON k.owner = ? AND k.key = ?
+WHERE w.player_id = ?
 """
 # An autoplay run's round opened (its share: one round, its bet; stopped where it meets a stop
 # condition), then its win added once it is settled.
@@ -417,19 +473,19 @@ class SqliteOperatorRounds:
         self._con = writer_connection(url, busy_timeout_ms, synchronous)
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotlab-operator-writer")
 
-    async def _run(self, one: Callable[[sqlite3.Connection, Any], bool],
-                   batch: Sequence[Any]) -> list[bool | None]:
-        def write() -> list[bool | None]:
+    async def _run(self, one: Callable[[sqlite3.Connection, W], R], batch: Sequence[W]
+                   ) -> list[R]:
+        def write() -> list[R]:
             with immediate(self._con):
                 return [one(self._con, w) for w in batch]
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, write)
 
-    async def open(self, batch: Sequence[Opening]) -> list[bool | None]:
+    async def open(self, batch: Sequence[Opening]) -> list[Opened]:
         return await self._run(self._open, batch)
 
     async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
-        return await self._run(self._settle, batch)
+        return list(await self._run(self._settle, batch))
 
     async def settle_won(self, player_id: int, pools: Sequence[int],
                          build: Callable[[Mapping[int, tuple[int, int]]], Settling]
@@ -446,27 +502,34 @@ class SqliteOperatorRounds:
         return await asyncio.get_running_loop().run_in_executor(self._executor, write)
 
     async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
-        return await self._run(self._complete, batch)
+        return list(await self._run(self._complete, batch))
 
     @staticmethod
-    def _open(con: sqlite3.Connection, w: Opening) -> bool:
+    def _open(con: sqlite3.Connection, w: Opening) -> Opened:
         row = con.execute(_S_CHECK, (w.owner, w.key, w.player_id)).fetchone()
         if row is None:
             return False
-        currency, live, used, limited, last_round_at = row
-        if currency != w.currency or live or used:
-            return False
-        if limited and sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"],
-                                                w.at) is not None:
-            return False
+        currency, live, key_hash, key_status, key_answer, limited, last_round_at = row
         at = _TIME(w.at)
-        if too_soon(last_round_at, w.at, w.pace_ms) or not session_live(
-                con, w.session, w.player_id, at):
+        if currency != w.currency or not session_live(con, w.session, w.player_id, at):
             return False
+        # What the player is told (batch.Stored, batch.Refused), in the general path's order.
+        if key_hash is not None:
+            mark_seen(con, w.session, at)
+            return Stored(key_hash, key_status, key_answer)
+        if live or (w.autoplay is not None and not run_unchanged(con, w.autoplay[0],
+                                                                 w.autoplay[1])):
+            return False  # a live round; a run stopped, or played, since it was read
+        if too_soon(last_round_at, w.at, w.pace_ms):
+            mark_seen(con, w.session, at)
+            return Refused(PACE, last_round_at=READ_TIME(last_round_at))
+        over = (sqlite_loss_limit_passed(con, w.player_id, w.round_values["bet"], w.at)
+                if limited else None)
+        if over is not None:
+            mark_seen(con, w.session, at)
+            return Refused(LOSS_LIMIT, limit=over)
         if w.autoplay is not None:
-            run, figures, stop = w.autoplay
-            if not run_unchanged(con, run, figures):
-                return False  # stopped, or played, since it was read
+            run, _, stop = w.autoplay
             con.execute(_S_RUN_OPENED, (w.round_values["bet"], stop and RUN_STOPPED, stop,
                                         stop and at, run))
         if w.pace_ms:

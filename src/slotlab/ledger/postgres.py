@@ -2,29 +2,28 @@
 
 The statement is its own transaction (one commit, one WAL flush, for every round in it). Per
 round it checks, with the wallet row locked, what the general path checks in its transaction:
-the funds, the wallet's currency, no live round, the idempotency key unused, the player's
-loss limits (:mod:`.loss_limits`; a free round is not checked); where the profile paces
-rounds, that the player's last round started long enough ago (the player's row locked, then
-stamped with this round's start); for a free round, its package as it was when read and no
-older package of its game still playable (locked, then one round used and the win added); for
-a round of an autoplay run, the run still active with the figures its row had when read
-(locked, then the round's share added, and stopped if this round meets a condition); the
-session it was played under still live and the player still in its jurisdiction (its
-last-seen time set when due). Then
-it debits the bet and credits the win, inserts the ledger entries, the round, the key with its
-stored answer, and adds the jackpot contributions to the pools. A choice's write (a round that
-``continues``) instead requires its round still waiting at the step and update time it was
-read with (locked), and updates that row. In operator-wallet mode a round that carries its
-credit's row (a free round, or a choice that completes its round) is not credited to the wallet:
-the row is inserted ``pending`` for the operator pipeline to send. A round whose checks fail is
-left out of every insert: refused for the pace, a loss limit or the funds where the general
-path would refuse it for them, or found to have a key used before (its row returned with the reason,
+the funds, the wallet's currency, no live round, the idempotency key unused, the player's loss
+limits (:mod:`.loss_limits`; a free round is not checked); where the profile paces rounds, that
+the player's last round started long enough ago (the player's row locked, then stamped with this
+round's start); for a free round, its package as it was when read and no older package of its
+game still playable (locked, then one round used and the win added); for a round of an autoplay
+run, the run still active with the figures its row had when read (locked, then the round's share
+added, and stopped if this round meets a condition); the session it was played under still live
+and the player still in its jurisdiction (its last-seen time set when due). Then it debits the
+bet and credits the win, inserts the ledger entries, the round, the key with its stored answer,
+and adds the jackpot contributions to the pools. A choice's write (a round that ``continues``)
+instead requires its round still waiting at the step and update time it was read with (locked),
+and updates that row. In operator-wallet mode a round that carries its credit's row (a free
+round, or a choice that completes its round) is not credited to the wallet: the row is inserted
+``pending`` for the operator pipeline to send. A round whose checks fail is left out of every
+insert: refused for the pace, a loss limit or the funds where the general path would refuse it
+for them, or found to have a key used before (its row returned with the reason,
 :class:`~.batch.Refused`, or the key's first answer, :class:`~.batch.Stored`, and the session's
-last-seen time set where due: the caller answers the player), else returned as nothing, and
-the caller takes the general path for it. A round that won
-jackpots is written alone (:meth:`PostgresRoundWriter.write_won`): its wallet and its game's
-pools locked first, the amounts paid from the pools' values as locked, then the same statement
-with the awards among its pool entries.
+last-seen time set where due: the caller answers the player), else returned as nothing, and the
+caller takes the general path for it. A round that won jackpots is written alone
+(:meth:`PostgresRoundWriter.write_won`): its wallet and its game's pools locked first, the
+amounts paid from the pools' values as locked, then the same statement with the awards among its
+pool entries.
 
 Locks are taken in one global order, so batches of several processes and the general path
 never wait on each other in a cycle: the batch's wallets in player order, then the rows that
@@ -81,12 +80,6 @@ def _window_start(now: str) -> str:
         for period, length in loss_limits.PERIODS.items()) + " END"
 
 
-def loss_limit_passed(player: str, bet: str, now: str) -> str:
-    """A condition true where a bet of ``bet`` at ``now`` would pass one of ``player``'s loss
-    limits (:func:`.loss_limits.passed_sql` in PostgreSQL's interval arithmetic)."""
-    return loss_limits.passed_sql(player, bet, now, _window_start(now))
-
-
 def first_loss_limit_passed(player: str, bet: str, now: str) -> str:
     """The first loss limit a bet of ``bet`` at ``now`` would pass (the shortest period first),
     as JSON text ``[period, amount in force, losses so far]``, what the player is told; NULL:
@@ -113,15 +106,20 @@ _DEMO = ("AND (NOT EXISTS (SELECT 1 FROM cin WHERE cin.n = r.n) OR NOT EXISTS "
          if "demo" in Player.__table__.c else "")
 
 # A round's session (batch.RoundWrite.session; fields sid, jur, seen of the round ``r``): live at
-# the round's time, its player still in the jurisdiction the round was played under; and the
-# update that sets its last-seen time where due (``ok``: the rounds that passed).
+# the round's time, its player still in the jurisdiction the round was played under (its
+# last-seen time set where due: session_seen).
 SESSION_FIELDS = [("sid", "bigint"), ("jur", "text"), ("seen", "boolean")]
 SESSION_LIVE = """(r.sid IS NULL OR EXISTS (SELECT 1 FROM sessions s
       JOIN players sp ON sp.id = s.player_id
       WHERE s.id = r.sid AND s.player_id = r.pid AND NOT s.revoked AND s.expires_at > r.ts
         AND sp.jurisdiction IS NOT DISTINCT FROM r.jur))"""
-SESSION_SEEN = ("UPDATE sessions SET last_seen = ok.ts FROM ok "
-                "WHERE sessions.id = ok.sid AND ok.seen RETURNING sessions.id")
+
+
+def session_seen(rows: str) -> str:
+    """The update that sets the last-seen time of the sessions of ``rows`` (a CTE of rounds
+    written or answered: their ``ts``, ``sid``, ``seen``) where due."""
+    return (f"UPDATE sessions SET last_seen = {rows}.ts FROM {rows} "
+            f"WHERE sessions.id = {rows}.sid AND {rows}.seen RETURNING sessions.id")
 
 
 def status_is(alias: str, status: str) -> str:
@@ -272,13 +270,12 @@ WITH r AS MATERIALIZED (
   FROM chk WHERE chk.valid AND chk.c_step IS NULL AND (chk.k_hash IS NOT NULL OR (chk.ready
     AND (NOT chk.paced OR chk.over IS NOT NULL OR (NOT chk.funded AND chk.fr_id IS NULL))))
 ), seen_refused AS (
-  UPDATE sessions SET last_seen = refused.ts FROM refused
-  WHERE sessions.id = refused.sid AND refused.seen RETURNING sessions.id
+  {session_seen("refused")}
 ), w AS (
   UPDATE wallets SET balance = wallets.balance - ok.bet + ok.paid FROM ok
   WHERE wallets.id = ok.wallet_id RETURNING wallets.id
 ), seen AS (
-  {SESSION_SEEN}
+  {session_seen("ok")}
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id

@@ -81,7 +81,7 @@ _INSERT_ROUND = (f"INSERT INTO rounds ({', '.join(c.key for c in _ROUND_COLUMNS)
 _UPDATE_CHOICE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in CHOICE_COLUMNS)} "
                   "WHERE id = ?")
 _TIME = _processor(LedgerEntry.__table__.c.created_at)
-_READ_TIME = cast(Processor, Player.__table__.c.last_round_at.type.dialect_impl(
+READ_TIME = cast(Processor, Player.__table__.c.last_round_at.type.dialect_impl(
     _DIALECT).result_processor(_DIALECT, None))  # the stored text as a time
 # A row of the operator wallet's operations log (operator-wallet mode), every column but ``id``.
 OP_PROCESSORS = [(c.key, _processor(c)) for c in OperatorWalletOp.__table__.columns
@@ -258,6 +258,13 @@ def writer_connection(url: str, busy_timeout_ms: int, synchronous: str) -> sqlit
     return con
 
 
+def _net(con: sqlite3.Connection, wallet_id: int, since: datetime | None) -> int | None:
+    """The session's net position (its play entries since ``since``), where asked for."""
+    if since is None:
+        return None
+    return int(con.execute(_NET, (wallet_id, _TIME(since))).fetchone()[0])
+
+
 class SqliteRoundWriter:
     """Batches on one connection in one thread (SQLite has one writer at a time anyway)."""
 
@@ -315,9 +322,7 @@ class SqliteRoundWriter:
             if not started:
                 return None
             mark_seen(con, w.session, at)
-            net = (None if w.since is None
-                   else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))
-            return Stored(key_hash, key_status, key_answer, net)
+            return Stored(key_hash, key_status, key_answer, _net(con, wallet_id, w.since))
         if started and live:
             return None
         if (w.autoplay is not None and w.autoplay[1] is not None  # a start: its run as read
@@ -326,7 +331,7 @@ class SqliteRoundWriter:
         # The refusals the player is told (batch.Refused), in the general path's order.
         if started and too_soon(last_round_at, w.at, w.pace_ms):
             mark_seen(con, w.session, at)
-            return Refused(PACE, balance, _READ_TIME(last_round_at))
+            return Refused(PACE, balance, READ_TIME(last_round_at))
         over = (loss_limit_passed(con, w.player_id, w.bet, w.at)
                 if started and limited and w.free_round is None else None)
         if over is not None:
@@ -367,9 +372,7 @@ class SqliteRoundWriter:
             con.execute(INSERT_OP, [p(w.credit[k]) for k, p in OP_PROCESSORS])
         con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, w.status_code,
                                   json_object_with(w.response_json, balance=str(after)), at))
-        net = (None if w.since is None
-               else int(con.execute(_NET, (wallet_id, _TIME(w.since))).fetchone()[0]))
-        return Written(int(after), net)
+        return Written(int(after), _net(con, wallet_id, w.since))
 
     async def close(self) -> None:
         self._executor.shutdown(wait=True)

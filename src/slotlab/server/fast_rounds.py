@@ -432,39 +432,32 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -
                             **added).encode()
 
 
-async def _refuse(path: FastRoundPath, token: str, write: RoundWrite, refused: Refused,
-                  send: Send) -> None:
-    """A round start the write refused for the pace, a loss limit or the funds: answered with
-    the general path's error for that state (:func:`general.refusal`)."""
-    await _send_error(path, token, write, refused.reason,
-                      general.refusal(refused, write.bet, write.pace_ms, write.at), send)
-
-
-async def _answer_stored(path: FastRoundPath, who: Auth, req: _Request, write: RoundWrite,
-                         stored: Stored, send: Send) -> bool:
-    """A round start whose key was used before, answered as the general path answers it: 409
-    where the key came with another request, else the first answer as stored with the key and
-    what the player's profile adds to it now (``round_view.with_profile``: a retry gets the
-    session's figures fresh). False: its round is still in progress, or it is an operator
+async def _answer_unwritten(path: FastRoundPath, who: Auth, req: _Request, write: RoundWrite,
+                            outcome: Refused | Stored, send: Send) -> bool:
+    """A round start the write did not make, answered as the general path answers it: refused
+    for the pace, a loss limit or the funds (its error for that state: :func:`general.refusal`),
+    or its key used before (409 where the key came with another request, else the first answer
+    as stored with the key and what the player's profile adds to it now: a retry gets the
+    session's figures fresh). False: a key whose round is still in progress, or an operator
     round's (the general path answers)."""
-    if stored.request_hash != req.request_hash:
-        await _send_error(path, req.token, write, KEY, idem.key_reused(), send)
-        return True
-    if stored.status_code is None or stored.response is None or write.credit is not None:
-        return False
-    path.stats["replayed"] += 1
     _seen(path.ctx, req.token, write)  # the write set the session's last-seen time, where due
-    body = round_view.with_profile(path.ctx, who, json.loads(stored.response), stored.net)
-    await _send(send, stored.status_code, json_text(body).encode())
-    return True
-
-
-async def _send_error(path: FastRoundPath, token: str, write: RoundWrite, reason: str,
-                      error: ApiError, send: Send) -> None:
+    if isinstance(outcome, Refused):
+        error = general.refusal(outcome, write.bet, write.pace_ms, write.at)
+        reason = outcome.reason
+    elif outcome.request_hash != req.request_hash:
+        error, reason = idem.key_reused(), KEY
+    elif outcome.status_code is None or outcome.response is None or write.credit is not None:
+        path.stats["passed:in_progress"] += 1
+        return False
+    else:
+        path.stats["replayed"] += 1
+        body = round_view.with_profile(path.ctx, who, json.loads(outcome.response), outcome.net)
+        await _send(send, outcome.status_code, json_text(body).encode())
+        return True
     path.stats[f"refused:{reason}"] += 1
-    _seen(path.ctx, token, write)  # the write set the session's last-seen time, where due
     metrics.error(error.status, error.code)
     await _send(send, error.status, json_text(error.body()).encode())
+    return True
 
 
 def _seen(ctx: Services, token: str, write: RoundWrite) -> None:
@@ -579,14 +572,9 @@ class FastRounds:
             path.forget_run(who, run)
             path.forget_package(who, package)
             return played
-        if isinstance(written, Refused):  # nothing moved; the run and package as they were
-            await _refuse(path, req.token, write, written, send)
-            return False
-        if isinstance(written, Stored):  # a retry
-            if await _answer_stored(path, who, req, write, written, send):
-                return False
-            path.stats["passed:in_progress"] += 1
-            return played
+        if isinstance(written, Refused | Stored):  # nothing moved: run and package as they were
+            answered = await _answer_unwritten(path, who, req, write, written, send)
+            return False if answered else played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
@@ -758,14 +746,9 @@ class FastRounds:
             path.forget_run(who, run)
             path.forget_package(who, package)
             return played
-        if isinstance(written, Refused):  # too soon for the pace
-            await _refuse(path, req.token, write, written, send)
-            return False
-        if isinstance(written, Stored):  # a retry
-            if await _answer_stored(path, who, req, write, written, send):
-                return False
-            path.stats["passed:in_progress"] += 1
-            return played
+        if isinstance(written, Refused | Stored):  # too soon for the pace, or a retry
+            answered = await _answer_unwritten(path, who, req, write, written, send)
+            return False if answered else played
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
@@ -820,12 +803,12 @@ class FastRounds:
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1
             return None
-        if not served:
+        if served is None:
             path.stats["passed:refused"] += 1
             auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
             return None
-        path.stats["served"] += 1
-        if seen:  # the opening set it
+        path.stats[served] += 1
+        if seen:  # the opening set it (or, for a round it refused, its statement)
             auth_service.seen(ctx, req.token, utcnow())
         return False
 

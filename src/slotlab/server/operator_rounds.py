@@ -29,8 +29,11 @@ internal path's writers with its credit's row and joins at step 4: fast_rounds.p
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
    with its credit ``pending`` and the sweep carries on (R10).
 
-Whatever the database refuses at step 1 (a live round, the key used, a bet past a loss limit,
-the pace) goes to the general path whole, before anything was sent; at steps 3-4 a round the
+At step 1, a retry (the key used before), a round too soon for the pace and a bet past a loss
+limit are answered here from the opening's checks, as the general path answers them
+(ledger/batch.Stored, Refused), before anything was sent; whatever else the database refuses
+there (a live round, a key whose round is in progress, a run changed) goes to the general path
+whole, before anything was sent; at steps 3-4 a round the
 sweep took over meanwhile is answered by the general path from its key. Nothing here blocks
 the event loop: database batches run on asyncpg or the SQLite writer thread, the rare paths (a
 rollback, a refusal's record) in worker threads.
@@ -54,10 +57,11 @@ from starlette.types import Send
 
 from slotlab import CODE_VERSION
 from slotlab.json_text import json_text
-from slotlab.ledger.batch import GroupWriter, RoundWrite
+from slotlab.ledger.batch import GroupWriter, Refused, RoundWrite, Stored
 from slotlab.ledger.operator_rounds import (
     SETTLED,
     Completion,
+    Opened,
     Opening,
     PostgresOperatorRounds,
     Settling,
@@ -76,6 +80,7 @@ from slotlab.server.services import (
     round_operator,
     round_view,
 )
+from slotlab.server.services import idempotency as idem
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -108,7 +113,7 @@ class OperatorRounds:
     ctx: Services
     wallet: OperatorWallet
     backend: Backend
-    opens: GroupWriter[Opening, bool | None]
+    opens: GroupWriter[Opening, Opened]
     settles: GroupWriter[Settling, bool | None]
     completes: GroupWriter[Completion, bool | None]
     usernames: dict[int, str] = field(default_factory=dict)  # player -> id at the operator
@@ -163,9 +168,13 @@ class OperatorRounds:
                     contributions: tuple[tuple[int, int], ...] = (),
                     pools: Mapping[str, int] | None = None,
                     waits: Callable[[dict[str, Any], str], None] | None = None,
-                    seen: bool = False) -> bool:
-        """Answer the round start (True), or leave it to the general path (False: nothing
-        was sent to the operator, or the round's key tells the general path the answer).
+                    seen: bool = False) -> str | None:
+        """Answer the round start (what was answered: ``served``, ``refused:pace``,
+        ``refused:loss_limit``, ``refused:key``, ``replayed``), or leave it to the general path
+        (None: nothing was sent to the operator, or the round's key tells the general path the
+        answer). A round too soon for the pace or past a loss limit, and a retry, are answered
+        from the opening's checks (ledger/batch.Refused, Stored) as the general path answers
+        them, with nothing sent to the operator.
         The opening checks the session (``Opening.session``; ``seen``: its last-seen time
         is due, and the opening sets it).
         ``contributions``: a max bet's to the jackpot pools, (pool id, micro-units);
@@ -188,22 +197,27 @@ class OperatorRounds:
                         run.after(cast(Round, SimpleNamespace(**values))))
         currency = who.currency or ctx.settings.currency  # as the general path's debit
         debit = op_row(debit_txid(rid), DEBIT, rid, username, bet, currency, now)
+        pace_ms = max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms)
         opened = await self.opens.submit(Opening(
-            who.player_id, entry.currency, owner, key, request_hash, now,
-            max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms), values, debit,
+            who.player_id, entry.currency, owner, key, request_hash, now, pace_ms, values, debit,
             autoplay, (who.session_id, who.jurisdiction, seen)))
+        if isinstance(opened, Refused):  # nothing written, nothing sent
+            error = general.refusal(opened, bet, pace_ms, now)
+            await _send_error(send, error)
+            return f"refused:{opened.reason}"
+        if isinstance(opened, Stored):
+            return await self._answer_stored(who, request_hash, opened, send)
         if not opened:
             self.forget_run(who, run)
-            return False
+            return None
         payload = {"transaction_id": debit["transaction_id"], "round_id": rid,
                    "player_id": username, "amount": bet, "currency": currency}
         out = await self.wallet.call_async(DEBIT, payload)
         if out.kind != "ok":
             error = await run_in_threadpool(self._not_debited, rid, username, bet, out.kind,
                                             out.code, out.balance, out.message, out.body)
-            metrics.error(error.status, error.code)
-            await _send(send, error.status, json_text(error.body()).encode())
-            return True
+            await _send_error(send, error)
+            return "served"
         try:
             result = general.play(entry, credits, [seed], [])
         except Exception:  # the general path's advance_open settles it by the better-of rule
@@ -224,12 +238,26 @@ class OperatorRounds:
                                           out.body, out.balance, contributions, ids)
             if body is None:
                 self.forget_run(who, run)
-                return False
+                return None
         if run is not None:
             self.remember_run(who, run, autoplay, {**values, **body})
         await _send(send, 201, json_text(await self.with_profile(who, body)).encode())
         metrics.round_latency("fast", started)
-        return True
+        return "served"
+
+    async def _answer_stored(self, who: Auth, request_hash: str, stored: Stored, send: Send
+                             ) -> str | None:
+        """A retried round start, answered as the general path answers it: 409 where the key
+        came with another request, else the first answer with what the player's profile adds
+        now (None: its round is still in progress; the general path answers)."""
+        if stored.request_hash != request_hash:
+            await _send_error(send, idem.key_reused())
+            return "refused:key"
+        if stored.status_code is None or stored.response is None:
+            return None
+        body = await self.with_profile(who, json.loads(stored.response))
+        await _send(send, stored.status_code, json_text(body).encode())
+        return "replayed"
 
     async def with_profile(self, who: Auth, body: dict[str, Any]) -> dict[str, Any]:
         """The answer with what the player's profile adds (``round_view.with_profile``; the
@@ -453,3 +481,8 @@ async def _send(send: Send, status: int, data: bytes) -> None:
                 "headers": [(b"content-length", str(len(data)).encode()),
                             (b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": data})
+
+
+async def _send_error(send: Send, error: ApiError) -> None:
+    metrics.error(error.status, error.code)
+    await _send(send, error.status, json_text(error.body()).encode())
