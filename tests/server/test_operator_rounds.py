@@ -409,16 +409,20 @@ def test_a_refused_debit_on_a_runs_last_round_leaves_the_run_going(make_server, 
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def _operator(make_server: Any, ws: WalletServer, **extra: Any) -> LiveServer:
+    """A server in operator-wallet mode against ``ws``, with the test games."""
+    return make_server(games=_games(), wallet_mode="operator", operator_wallet_url=ws.url,
+                       operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0, **extra)
+
+
 def test_a_loss_limited_players_rounds_take_the_batched_path_up_to_the_limit(
         make_server, wallet_server):
     """The opening write counts the player's losses in each limit's window as the general path
     counts them (ledger/loss_limits.py): bets within the limits are opened and debited there;
     the bet that would pass one is refused there with the general path's answer, with nothing
     sent to the operator."""
-    srv = make_server(games=_games(), wallet_mode="operator",
-                      operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
-                      operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
-                      operator_wallet_backoff_s=0.0)
+    srv = _operator(make_server, wallet_server)
     c, username = _player(srv, wallet_server)
     assert c.put("/api/limits/loss/day", json={"amount": 1000}).status_code == 200
     assert c.put("/api/limits/loss/week", json={"amount": 25}).status_code == 200
@@ -448,10 +452,7 @@ def test_a_retry_of_the_round_that_reached_a_loss_limit_gets_its_first_answer(
     wallet), so a retry of the bet that took the losses up to the limit is answered with that
     round, not refused for the limit it reached, by the opening's checks (batch.Stored) as by
     the general path; nothing is sent to the operator again."""
-    srv = make_server(games=_games(), wallet_mode="operator",
-                      operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
-                      operator_wallet_timeout_s=2.0, operator_wallet_attempts=2,
-                      operator_wallet_backoff_s=0.0)
+    srv = _operator(make_server, wallet_server)
     c, username = _player(srv, wallet_server)
     assert c.put("/api/limits/loss/week", json={"amount": 20}).status_code == 200
     assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
@@ -462,8 +463,7 @@ def test_a_retry_of_the_round_that_reached_a_loss_limit_gets_its_first_answer(
     again = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
     assert (again.status_code, again.json()) == (201, first.json())
     assert srv.app.state.fast_rounds.stats["replayed"] == 1
-    there = make_server(games=_games(), wallet_mode="operator", fast_rounds=False,
-                        operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET)
+    there = _operator(make_server, wallet_server, fast_rounds=False)
     with there.client(c.headers["Authorization"].split()[1]) as general:
         same = general.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=headers)
     assert (same.status_code, same.json()) == (201, first.json())
@@ -581,10 +581,8 @@ def test_a_round_too_soon_for_the_pace_is_refused_by_the_opening(
     """gb (a round every 2.5 s): a round too soon is refused by the opening's checks
     (batch.Refused) with the general path's 429, the same body a process with the batched path
     off answers on the same clock; nothing is sent to the operator."""
-    settings = {"wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
-                "operator_wallet_secret": SECRET, "jurisdiction": "gb", "games": _games()}
-    srv = make_server(**settings)
-    there = make_server(**settings, fast_rounds=False)
+    srv = _operator(make_server, wallet_server, jurisdiction="gb")
+    there = _operator(make_server, wallet_server, jurisdiction="gb", fast_rounds=False)
     clock = ServerClock(monkeypatch, (auth_service, fast_rounds, operator_rounds, rounds))
     c, username = _player(srv, wallet_server)
     assert c.post("/api/games/lose-test/rounds", json={"bet": 10},

@@ -232,7 +232,7 @@ class Stored:
 
 # What a backend says of one round of a batch: written, refused for a reason the player is
 # told, its key used before, or None where the database's state calls for the general path (a
-# live round, a loss limit passed, a package or run changed, a wallet changed since the
+# live round, a package or run changed, the session ended, a wallet changed since the
 # statement began).
 Outcome = Written | Refused | Stored | None
 # A backend writes a batch in one transaction.
