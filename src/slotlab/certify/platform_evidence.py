@@ -45,7 +45,7 @@ PLATFORM_TESTS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             "zero, a reversal included", (
         ("tests/server/test_api.py", "test_insufficient_funds_never_negative"),
         ("tests/server/test_fast_rounds.py",
-         "test_short_funds_and_a_live_round_are_answered_by_the_general_path"),
+         "test_short_funds_are_refused_here_with_the_general_paths_answer"),
         ("tests/server/test_incident_voids.py",
          "test_a_reversal_never_takes_the_balance_below_zero"))),
     "R19": ("under gb every round's answer carries the session's net position and elapsed "
