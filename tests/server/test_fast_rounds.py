@@ -117,8 +117,10 @@ def second_database(database: Database, tmp_path: Path) -> Any:
 
 def test_the_fast_path_writes_exactly_what_the_general_path_writes(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same seeds, same requests, one server with the fast path and one without: the same
-    rounds, ledger entries, idempotency keys (answers included), pool entries and balances.
+    """Same seeds, same requests, one server with the fast path and one without (the app
+    answers every request; its round starts go through the same writer, its choices through
+    the ORM): the same rounds, ledger entries, idempotency keys (answers included), pool
+    entries and balances.
     The last rounds wait for the player's choice (the fast path takes their starts and their
     choices): a paid round, a free round and a round of an autoplay run; the last two are
     forgotten by the process before their choice, as if another process had written them, so
@@ -149,8 +151,10 @@ def test_the_fast_path_writes_exactly_what_the_general_path_writes(
             assert got[-1]["status"] == "awaiting_choice"
             if fast:
                 assert served(srv)["served"] == len(plays), served(srv)
-            else:
-                assert srv.app.state.fast_rounds is None
+            else:  # the general path wrote them with the writer, through start_anew
+                path = srv.app.state.fast_rounds
+                assert not path.serves and path.stats["served"] == 0, path.stats
+                assert path.writer.rounds == len(plays)
             r = c.post(f"/api/rounds/{c.get('/api/history').json()['rounds'][0]['round_id']}"
                        "/choices", json={"choice": "left", "step": got[-1]["step"]},
                        headers=key())
@@ -409,12 +413,11 @@ def test_a_demo_players_jackpot_is_written_here_as_the_general_path_writes_it(
     assert [k for k, *_ in found[0]["ledger"]].count("jackpot") == 2
 
 
-def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: Any,
-                                                                monkeypatch: pytest.MonkeyPatch
-                                                                ) -> None:
-    """A round the fast path played but cannot settle (here a jackpot of a tier the game has
-    no pool for: the general path logs it and pays nothing) is settled by the general path on
-    the seed drawn, never a second one."""
+def test_a_tier_with_no_pool_is_logged_and_paid_nothing_on_the_one_seed_drawn(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """A jackpot of a tier the game has no pool for is logged and pays nothing, as
+    ``rounds.settle`` does; the round is written on the one seed drawn."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -427,7 +430,8 @@ def test_a_jackpot_won_is_settled_on_the_seed_the_fast_path_drew(make_server: An
     c, _ = srv.player()
     r = c.post("/api/games/no-pool-test/rounds", json={"bet": 10}, headers=key())
     assert r.status_code == 201 and r.json()["jackpots"] == [], r.text
-    assert served(srv)["passed:outcome"] == 1
+    assert served(srv)["served"] == 1
+    assert any("middle" in m for m in caplog.messages), caplog.messages
     assert len(draws) == 1  # one seed drawn, and the round stored on it
     record = c.get(f"/api/rounds/{r.json()['round_id']}").json()
     assert record["seeds"] == [draws[0].hex()]
@@ -657,10 +661,18 @@ def test_autoplay_rounds_take_the_fast_path_and_the_write_stops_the_run(
 
 
 def test_a_run_remembered_by_one_process_and_played_in_another_is_never_trusted(
-        make_server: Any) -> None:
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process remembers a run's figures after each round it writes; a round of the run
     written by another process makes them stale, and the write refuses them: the round goes to
-    the general path, which counts the run's rounds as stored."""
+    the general path, which reads the run anew and writes the round, on the seed the fast
+    path drew (never a second one: a re-draw would let the outcome decide which counts)."""
+    draws: list[bytes] = []
+
+    def seed() -> bytes:
+        draws.append(uuid.uuid4().bytes * 2)
+        return draws[-1]
+
+    monkeypatch.setattr(rounds, "fresh_seed", seed)
     here = make_server(games=games())
     there = make_server(games=games(), fast_rounds=False)  # another process on the database
     c, _ = here.player()
@@ -674,8 +686,11 @@ def test_a_run_remembered_by_one_process_and_played_in_another_is_never_trusted(
 
     assert spin(here).status_code == 201 and served(here)["served"] == 1
     assert spin(there).status_code == 201
-    assert spin(here).status_code == 201  # remembered figures: one round; stored: two
+    third = spin(here)  # remembered figures: one round; stored: two
+    assert third.status_code == 201, third.text
     assert served(here)["served"] == 1 and served(here)["passed:refused"] == 1, served(here)
+    assert len(draws) == 3, "the handed-over round was written on the seed drawn for it"
+    assert c.get(f"/api/rounds/{third.json()['round_id']}").json()["seeds"] == [draws[2].hex()]
     got = c.get(f"/api/autoplay/{run}").json()
     assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "rounds", 3)
     stopped = spin(here)
@@ -861,12 +876,15 @@ def test_a_bet_past_two_loss_limits_is_told_of_the_shortest(make_server: Any) ->
     assert served(srv)["refused:loss_limit"] == 1
 
 
-def test_off_means_the_general_path_only(make_server: Any) -> None:
+def test_off_means_the_app_answers_and_the_writer_still_writes(make_server: Any) -> None:
+    """SLOTLAB_FAST_ROUNDS=false: no request is answered at the ASGI level; the round starts
+    the app answers are written by the one writer all the same (one money path)."""
     srv = make_server(games=games(), fast_rounds=False)
     c, _ = srv.player()
     assert c.post("/api/games/pool-test/rounds", json={"bet": 10},
                   headers=key()).status_code == 201
-    assert srv.app.state.fast_rounds is None
+    path = srv.app.state.fast_rounds
+    assert not path.serves and path.stats["served"] == 0 and path.writer.rounds == 1
 
 
 # --- the group commit, without a database ---

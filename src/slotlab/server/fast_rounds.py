@@ -193,13 +193,21 @@ class FastRoundPath:
     # Rounds this path (or its operator pipeline) wrote waiting for a choice, for the choice's
     # write.
     waiting: fast_choices.WaitingRounds = field(default_factory=fast_choices.WaitingRounds)
+    # Whether requests are answered here (SLOTLAB_FAST_ROUNDS); off, the general path still
+    # writes its round starts with this path's writer (``rounds.start_round``).
+    serves: bool = True
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
+        ids = self.pools.get(jackpots.pool_key(entry))
+        return ids if ids is not None else await run_in_threadpool(self.read_pool_ids, entry)
+
+    def read_pool_ids(self, entry: GameEntry) -> dict[str, int]:
+        """:meth:`pool_ids` on a worker thread (the general path's: it may not wait for
+        another thread)."""
         k = jackpots.pool_key(entry)
         ids = self.pools.get(k)
         if ids is None:
-            ids = await run_in_threadpool(jackpots.pool_ids, self.ctx.db, entry)
-            self.pools[k] = ids
+            ids = self.pools[k] = jackpots.pool_ids(self.ctx.db, entry)
         return ids
 
     async def write_won(self, who: Auth, ids: Mapping[str, int], tiers: Sequence[str],
@@ -306,6 +314,38 @@ class FastRoundPath:
         if package is not None:
             self.packages.pop((who.player_id, package.id), None)
 
+    async def write(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
+                    request_hash: str, seed: Seed, result: RoundResult,
+                    package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None,
+                    seen: bool, ids: dict[str, int]) -> tuple[RoundWrite, Outcome]:
+        """A played round start's rows, written: the one write of a round start on the internal
+        wallet, this path's and the general path's (``rounds.start_round``). The jackpots it
+        won paid from its game's pools (``ids``, by tier) as locked (:meth:`write_won`), a demo
+        player's at their reset values; a tier the game has no pool for is logged and paid
+        nothing, as ``rounds.settle`` does."""
+        tiers = payable_tiers(who, entry, result.jackpots, ids)
+        make = functools.partial(build, self.ctx, who, entry, credits, bet, key, request_hash,
+                                 seed, result, ids, package, run, seen=seen)
+        if tiers and not who.demo:
+            return await self.write_won(who, ids, tiers, jackpots.round_contributions(
+                entry, credits, bet, ids, who.demo, package is not None), make)
+        write = make(won=demo.reset_value_wins(entry, tiers) or [])
+        return write, await self.writer.submit(write)
+
+    def after_write(self, who: Auth, entry: GameEntry, write: RoundWrite,
+                    package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None) -> None:
+        """A round start written: what this process keeps of it (the run's and the package's
+        figures, the round waiting for a choice) and its settlement's metrics."""
+        waits = write.round_values["awaiting"] is not None
+        self.remember_run(who, run, write)
+        self.remember_package(who, package, write, waits)
+        if waits:  # its choice comes next, to this path if here
+            self.waiting.remember(fast_choices.after_start(write, entry, package))
+        else:  # a round waiting for a choice settles with it
+            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
+                                  write.win, round_id=write.round_id, player_id=who.player_id,
+                                  free=package is not None, demo=who.demo)
+
     async def close(self) -> None:
         if self.operator is not None:
             await self.operator.close()
@@ -407,6 +447,18 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
 
 
+def payable_tiers(who: Auth, entry: GameEntry, tiers: Sequence[str], pools: Mapping[str, int]
+                  ) -> list[str]:
+    """The jackpot tiers a round won that are paid: each one the game has a pool for (a demo
+    player's: a reset value for); the others are logged, as ``rounds.settle`` logs them."""
+    def known(tier: str) -> bool:
+        return demo.reset_value_wins(entry, [tier]) is not None if who.demo else tier in pools
+    paid = [tier for tier in tiers if known(tier)]
+    if len(paid) < len(tiers):
+        log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
+    return paid
+
+
 def jackpots_paid_here(who: Auth, entry: GameEntry, tiers: Sequence[str],
                        pools: Mapping[str, int]) -> tuple[bool, list[dict[str, Any]]]:
     """Whether this path pays the jackpot ``tiers`` a round (or a choice) won, and a demo
@@ -478,7 +530,7 @@ class FastRounds:
         round_id = fast_choices.round_of(scope["path"]) if post and game_id is None else None
         path: FastRoundPath | None = (getattr(scope["app"].state, "fast_rounds", None)
                                       if game_id or round_id else None)
-        if path is None:
+        if path is None or not path.serves:
             await self.app(scope, receive, send)
             return
         try:
@@ -546,25 +598,10 @@ class FastRounds:
             return None
         played = general.Played(game_id, req.bet, seed, result)
         try:
-            ids = await path.pool_ids(entry) if entry.progressives else {}
-        except Exception:
-            path.stats["passed:failed"] += 1
-            return played
-        paid_here, demo_won = jackpots_paid_here(who, entry, result.jackpots, ids)
-        if not paid_here:
-            path.stats["passed:outcome"] += 1
-            return played
-        try:
-            make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
-                                     req.request_hash, seed, result, ids, package, run,
-                                     seen=auth_service.last_seen_due(ctx, req.token))
-            if result.jackpots and not who.demo:
-                write, written = await path.write_won(
-                    who, ids, result.jackpots, jackpots.round_contributions(
-                        entry, credits, req.bet, ids, who.demo, package is not None), make)
-            else:
-                write = make(won=demo_won)
-                written = await path.writer.submit(write)
+            write, written = await path.write(
+                who, entry, credits, req.bet, req.key, req.request_hash, seed, result, package,
+                run, auth_service.last_seen_due(ctx, req.token),
+                await path.pool_ids(entry) if entry.progressives else {})
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
                         exc_info=True)
@@ -583,14 +620,7 @@ class FastRounds:
             return played
         path.stats["served"] += 1
         _seen(ctx, req.token, write)
-        path.remember_run(who, run, write)
-        path.remember_package(who, package, write, result.awaiting is not None)
-        if result.awaiting is not None:  # its choice comes next, to this path if here
-            path.waiting.remember(fast_choices.after_start(write, entry, package))
-        else:  # a round waiting for a choice settles with it
-            metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
-                                  round_id=write.round_id, player_id=who.player_id,
-                                  free=package is not None, demo=who.demo)
+        path.after_write(who, entry, write, package, run)
         await _send(send, 201, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False
@@ -853,11 +883,13 @@ async def _send(send: Send, status: int, data: bytes) -> None:
 
 
 async def start(ctx: Services) -> FastRoundPath | None:
-    """The path for this server, or None where it is off or cannot run (split commits take
-    the general path whole; a database it has no writer for). In operator-wallet mode its
-    round starts go to the operator pipeline (:mod:`.operator_rounds`)."""
+    """The path for this server, or None where it cannot run (split commits take the general
+    path whole; a database it has no writer for; operator-wallet mode with the path off). In
+    operator-wallet mode its round starts go to the operator pipeline
+    (:mod:`.operator_rounds`). With the path off (``SLOTLAB_FAST_ROUNDS=false``) on the
+    internal wallet it answers no request but still writes the general path's round starts."""
     st = ctx.settings
-    if not st.fast_rounds or st.split_round_commits:
+    if st.split_round_commits or (not st.fast_rounds and ctx.operator is not None):
         return None
     backend: PostgresRoundWriter | SqliteRoundWriter
     try:
@@ -886,10 +918,12 @@ async def start(ctx: Services) -> FastRoundPath | None:
             await backend.close()
             return None
         runs = operator.runs  # one memory of autoplay runs for both
-    log.info("fast round path on (%s, %d batch%s in flight%s)", ctx.db.dialect, depth,
-             "" if depth == 1 else "es", ", operator wallet" if operator else "")
+    log.info("fast round path %s (%s, %d batch%s in flight%s)",
+             "on" if st.fast_rounds else "off, its writer the general path's", ctx.db.dialect,
+             depth, "" if depth == 1 else "es", ", operator wallet" if operator else "")
     return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
                                           st.fast_rounds_max_batch),
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
-                         backend.write_won, runs=runs, operator=operator)
+                         backend.write_won, runs=runs, operator=operator,
+                         serves=st.fast_rounds)

@@ -29,17 +29,20 @@ record.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import uuid
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+import anyio.from_thread
 from sqlalchemy import Table, bindparam, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
-from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused
+from slotlab.json_text import json_object_with
+from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, Written
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
 from slotlab.server import metrics
@@ -72,6 +75,7 @@ from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed as fresh_seed  # fast path's too
 from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import ROUND_ID, cash_cap_of, round_public, to_jsonable
+from slotlab.store.engine import CommitFailed
 from slotlab.store.models import (
     AWAITING_CHOICE,
     CANCELLED,
@@ -88,6 +92,9 @@ from slotlab.store.models import (
     utcnow,
 )
 from slotlab.store.operator_wallet import DONE, REFUSED
+
+if TYPE_CHECKING:
+    from slotlab.server.fast_rounds import FastRoundPath
 
 log = logging.getLogger("slotlab.server")
 
@@ -336,7 +343,12 @@ PLAYED_CHOICE_KEY = "slotlab.played_choice"  # where the fast path leaves a Play
 
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
                 free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
-                played: Played | None = None) -> tuple[int, dict[str, Any]]:
+                played: Played | None = None, writer: FastRoundPath | None = None
+                ) -> tuple[int, dict[str, Any]]:
+    """A round start, on a worker thread: its checks, its seed and play, then its write. On
+    the internal wallet the write is the batched path's (``writer``: the server's
+    :class:`~slotlab.server.fast_rounds.FastRoundPath`, whose writer every round start goes
+    through); split commits and operator-wallet mode write it here (:func:`_start_round_tx`)."""
     started = metrics.clock()
     entry = ctx.catalog.get(game_id, auth.currency)  # the game in the player's currency
     credits = entry.credits_of(bet)
@@ -367,6 +379,11 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
             result = None if split else play(entry, credits, [seed0], [])
         except IllegalBetError as e:
             raise unprocessable("bet_not_allowed", str(e)) from None
+    if writer is not None and result is not None and not operator:
+        answer = _write_round(ctx, writer, auth, entry, credits, bet, key, req_hash, seed0,
+                              result, free_round_id, autoplay)
+        metrics.round_latency("general", started)
+        return answer
     rid = uuid.uuid4().hex
     interval = max(ctx.settings.min_round_interval_ms,
                    ctx.profile(auth.jurisdiction).min_cycle_ms)
@@ -385,6 +402,83 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     finally:
         if debit is not None and not _round_exists(ctx, rid):
             _operator_rollback(ctx, debit)
+
+
+def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
+                 credits: int, bet: int, key: str, req_hash: str, seed: Seed,
+                 result: RoundResult, free_round_id: int | None,
+                 autoplay: AutoplayCreate | None) -> tuple[int, dict[str, Any]]:
+    """A played round start on the internal wallet, written by the batched path's writer
+    (:meth:`FastRoundPath.write`, on the event loop; everything else here, on this thread: a
+    thread waiting for another of the pool could wait for ever): its package and run read
+    anew (a copy the batched path kept may be why the round came here), then the write.
+    A write that finds the state changed since its reads is made again on state read anew,
+    twice at most; a failed one is answered 503 unless its key shows it written."""
+    owner = key_owner(auth)
+    for _ in range(3):
+        try:
+            package = None if free_round_id is None else free_rounds.usable(
+                ctx, auth.player_id, free_round_id, entry, bet, utcnow())
+            run = autoplay_runs.usable(ctx, auth, entry.id, autoplay)
+        except (ApiError, LookupError) as e:  # a retry, or a live round, is answered first
+            answer = unwritten(ctx, auth, entry, owner, key, req_hash)
+            if answer is not None:
+                return answer
+            if isinstance(e, ApiError):
+                raise
+            # The run stopped or must stop: its check records the stop and says so.
+            autoplay_runs.check_round(ctx, auth, entry.id, autoplay, owner, key, req_hash)
+            continue
+        ids = writer.read_pool_ids(entry) if entry.progressives else {}
+        try:
+            write, outcome = anyio.from_thread.run(writer.write, auth, entry, credits, bet, key,
+                                                   req_hash, seed, result, package, run, False,
+                                                   ids)
+        except Exception as e:
+            log.warning("a round's write failed", exc_info=True)
+            answer = unwritten(ctx, auth, entry, owner, key, req_hash)
+            if answer is not None:  # its commit landed after all
+                return answer
+            raise CommitFailed("the round's write failed") from e
+        if isinstance(outcome, Written):
+            anyio.from_thread.run_sync(writer.after_write, auth, entry, write, package, run)
+            return 201, json.loads(json_object_with(write.response_json,
+                                                    balance=str(outcome.balance)))
+        if isinstance(outcome, Refused):
+            raise refusal(outcome, write.bet, write.pace_ms, write.at)
+        anyio.from_thread.run_sync(writer.forget_run, auth, run)
+        anyio.from_thread.run_sync(writer.forget_package, auth, package)
+        answer = unwritten(ctx, auth, entry, owner, key, req_hash)
+        if answer is not None:  # a retry, a key in progress, a live round
+            return answer
+    raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
+def unwritten(ctx: Services, auth: Auth, entry: GameEntry, owner: str, key: str, req_hash: str
+              ) -> tuple[int, dict[str, Any]] | None:
+    """Why a round start's write wrote nothing, where that is the player's to hear, in this
+    path's order: its key used before (the first answer; 409 for another request, or while
+    its round is in progress), the wallet in another currency, a live round (409 with it).
+    None: none of these (the state changed under the write: it may be written again)."""
+    with ctx.db.read() as s:
+        row = idem.lookup(s, owner, key, req_hash)
+        wallet = s.execute(select(Wallet.balance, Wallet.currency)
+                           .where(Wallet.player_id == auth.player_id)).one_or_none()
+        live = None if row is not None else s.scalar(
+            select(Round).where(Round.player_id == auth.player_id,
+                                Round.status.in_(LIVE_STATUSES)).limit(1))
+        live_body = None if live is None or wallet is None else round_public(
+            ctx, live, wallet.balance)
+    if row is not None:
+        return _stored(ctx, row, 201)
+    if wallet is None:
+        raise not_found("unknown_player", "no wallet for this player")
+    if wallet.currency != entry.currency:
+        raise conflict("currency_mismatch", f"the wallet holds {wallet.currency}, the bet was "
+                       f"checked in {entry.currency}; log in again")
+    if live_body is not None:
+        raise conflict("round_open", "finish the open round first", round=live_body)
+    return None
 
 
 def _round_exists(ctx: Services, rid: str) -> bool:
@@ -466,16 +560,9 @@ def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, b
                     "response": body if result is not None else None, "created_at": now})
     except IntegrityError:
         # A concurrent request with the same key, or a concurrent round, won the race.
-        with ctx.db.read() as s:
-            row = idem.lookup(s, owner, key, req_hash)
-            live = s.scalar(select(Round).where(Round.player_id == auth.player_id,
-                                                Round.status.in_(LIVE_STATUSES)))
-            balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == auth.player_id))
-            live_body = None if live is None else round_public(ctx, live, balance)
-        if row is not None:
-            return _stored(ctx, row, 201)
-        if live_body is not None:
-            raise conflict("round_open", "finish the open round first", round=live_body) from None
+        answer = unwritten(ctx, auth, entry, owner, key, req_hash)
+        if answer is not None:
+            return answer
         raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
     if stored is not None:
         return _stored(ctx, stored, 201)
