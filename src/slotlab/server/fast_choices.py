@@ -118,6 +118,11 @@ class Waiting:
     def seeds(self) -> list[bytes]:
         return [bytes.fromhex(x) for x in self.values["seeds"]]
 
+    def play(self, seed: Seed, choice: str) -> RoundResult:
+        """The round played again on its seeds and choices, with the new seed and choice."""
+        return general.play(self.entry, self.values["bet_credits"], [*self.seeds(), seed],
+                            [*self.values["choices"], choice])
+
 
 class WaitingRounds:
     """The rounds this process wrote waiting for a choice. A round is taken out when its choice
@@ -167,13 +172,6 @@ def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage |
 def after_choice(w: Waiting, write: RoundWrite) -> Waiting:
     """The round after a choice that left it waiting for another."""
     return dataclasses.replace(w, values=write.round_values, events_json=write.events_json)
-
-
-def play(w: Waiting, seed: Seed, choice: str) -> RoundResult:
-    """The round played again on its seeds and choices, with the new seed and choice."""
-    v = w.values
-    return general.play(w.entry, v["bet_credits"], [*w.seeds(), seed],
-                        [*v["choices"], choice])
 
 
 def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,

@@ -26,11 +26,11 @@ pipeline.
 Everything else goes to the FastAPI app unchanged (so its answers, errors and OpenAPI stay
 the contract): a request this path does not recognise whole before playing is passed on as it
 came (a bad body, a missing key, a 401: the app answers as it always did); a round it played
-but cannot settle here (a tier won that the game has no pool for, or the database saying a
-live round, a key whose round is in progress, a package or run changed, a wallet changed
-meanwhile, or a failure) is passed on with its seed and outcome
-(:class:`~slotlab.server.services.rounds.Played`), so the general path settles that very round
-or answers the refusal as it would have. A round start the database refuses for the pace, a
+but the write left out (a live round, a key whose round is in progress, a package or run
+changed, a wallet changed meanwhile, or a failure) is passed on with its seed and outcome
+(:class:`~slotlab.server.services.rounds.Played`), so the general path answers the refusal or
+writes that very round, with this path's writer (:meth:`FastRoundPath.write`: on the internal
+wallet every round start and choice is written by it, whichever route it took). A round start the database refuses for the pace, a
 loss limit or the funds is answered here, with the general path's error for that state
 (:func:`~slotlab.server.services.rounds.refusal`), and so is a retry (a key used before: its
 first answer, or 409 where it came with another request).
@@ -346,6 +346,47 @@ class FastRoundPath:
                                   write.win, round_id=write.round_id, player_id=who.player_id,
                                   free=package is not None, demo=who.demo)
 
+    async def write_choice(self, who: Auth, waiting: fast_choices.Waiting,
+                           req: fast_choices.ChoiceRequest, seed: Seed, result: RoundResult,
+                           username: str | None, seen: bool, ids: dict[str, int]
+                           ) -> tuple[RoundWrite, Outcome]:
+        """A played choice's rows, written: the one write of a choice on a waiting round,
+        this path's and the general path's (``rounds.submit_choice``), its jackpots paid as
+        :meth:`write` pays a start's (its bet fed the pools at its start). ``username``:
+        operator-wallet mode, a choice that completes the round (the operator pays it)."""
+        entry = waiting.entry
+        tiers = payable_tiers(who, entry, result.jackpots, ids)
+        run = waiting.values["autoplay_run_id"]
+        if run is not None:  # its figures change: its next round reads them
+            self.runs.pop((who.player_id, run), None)
+        make = functools.partial(fast_choices.build, self.ctx, who, waiting, req, seed, result,
+                                 username, seen=seen)
+        if tiers and not who.demo:
+            return await self.write_won(who, ids, tiers, (), make)
+        write = make(won=demo.reset_value_wins(entry, tiers) or [])
+        return write, await self.writer.submit(write)
+
+    def after_choice(self, who: Auth, waiting: fast_choices.Waiting, write: RoundWrite) -> None:
+        """A choice written: the round remembered for its next choice, or its settlement's
+        metrics."""
+        if write.round_values["awaiting"] is not None:
+            self.waiting.remember(fast_choices.after_choice(waiting, write))
+        else:
+            entry = waiting.entry
+            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
+                                  write.win, round_id=write.round_id, player_id=who.player_id,
+                                  free=waiting.package is not None, demo=who.demo)
+
+    def read_waiting(self, who: Auth, round_id: str) -> fast_choices.Waiting | None:
+        """:func:`fast_choices.stored`, for the general path's thread."""
+        return fast_choices.stored(self.ctx, who.player_id, round_id)
+
+    @staticmethod
+    def choice_request(round_id: str, key: str, choice: str, step: int, request_hash: str
+                       ) -> fast_choices.ChoiceRequest:
+        """A choice the general path takes, as :meth:`write_choice` writes it."""
+        return fast_choices.ChoiceRequest(round_id, "", key, choice, step, request_hash)
+
     async def close(self) -> None:
         if self.operator is not None:
             await self.operator.close()
@@ -457,20 +498,6 @@ def payable_tiers(who: Auth, entry: GameEntry, tiers: Sequence[str], pools: Mapp
     if len(paid) < len(tiers):
         log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
     return paid
-
-
-def jackpots_paid_here(who: Auth, entry: GameEntry, tiers: Sequence[str],
-                       pools: Mapping[str, int]) -> tuple[bool, list[dict[str, Any]]]:
-    """Whether this path pays the jackpot ``tiers`` a round (or a choice) won, and a demo
-    player's wins: each tier's reset value in play money, no pool moved (demo.py). A tier the
-    game has no pool for is the general path's (it logs it); a real one is paid from its pool
-    (:meth:`FastRoundPath.write_won`)."""
-    if not tiers:
-        return True, []
-    if who.demo:
-        won = demo.reset_value_wins(entry, tiers)
-        return won is not None, won or []
-    return set(tiers) <= pools.keys(), []
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -662,7 +689,7 @@ class FastRounds:
             return None
         try:
             seed = await fairness.next_seed(ctx, who, general.fresh_seed)  # as the general path's
-            result = fast_choices.play(waiting, seed, req.choice)
+            result = waiting.play(seed, req.choice)
         except Exception:
             path.stats["choice:passed:play"] += 1
             return None
@@ -670,28 +697,13 @@ class FastRounds:
         op = path.operator
         entry = waiting.entry
         try:
-            ids = await path.pool_ids(entry) if entry.progressives else {}
-        except Exception:
-            path.stats["choice:passed:failed"] += 1
-            return played
-        paid_here, demo_won = jackpots_paid_here(who, entry, result.jackpots, ids)
-        if not paid_here:
-            path.stats["choice:passed:outcome"] += 1
-            return played
-        run = waiting.values["autoplay_run_id"]
-        if run is not None:  # its figures change: its next round reads them
-            path.runs.pop((who.player_id, run), None)
-        try:
             # Operator-wallet mode: a choice that completes the round is paid by the operator.
             username = (await op.username(who.player_id)
                         if op is not None and result.awaiting is None else None)
-            make = functools.partial(fast_choices.build, ctx, who, waiting, req, seed, result,
-                                     username, seen=auth_service.last_seen_due(ctx, req.token))
-            if result.jackpots and not who.demo:  # its bet fed the pools at its start
-                write, written = await path.write_won(who, ids, result.jackpots, (), make)
-            else:
-                write = make(won=demo_won)
-                written = await path.writer.submit(write)
+            write, written = await path.write_choice(
+                who, waiting, req, seed, result, username,
+                auth_service.last_seen_due(ctx, req.token),
+                await path.pool_ids(entry) if entry.progressives else {})
         except Exception:
             log.warning("fast choice write failed; the general path takes the choice",
                         exc_info=True)
@@ -703,12 +715,7 @@ class FastRounds:
             return played
         path.stats["choice:served"] += 1
         _seen(ctx, req.token, write)
-        if result.awaiting is not None:
-            path.waiting.remember(fast_choices.after_choice(waiting, write))
-        else:
-            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
-                                  write.win, round_id=round_id, player_id=who.player_id,
-                                  free=waiting.package is not None, demo=who.demo)
+        path.after_choice(who, waiting, write)
         if op is not None and username is not None and write.credit is not None:
             final = await op.pay_written(who, username, write, written.balance)
             if final is None:  # taken over meanwhile (the sweep): its key answers

@@ -42,7 +42,8 @@ def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: 
     # Most choices never get here: server/fast_rounds.py answers them; one it played but
     # handed on is settled on the seed it drew.
     status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h,
-                                        body.step, request.scope.get(rounds.PLAYED_CHOICE_KEY))
+                                        body.step, request.scope.get(rounds.PLAYED_CHOICE_KEY),
+                                        getattr(request.app.state, "fast_rounds", None))
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)
 
 

@@ -6,10 +6,15 @@ The rest lives by concern: :mod:`.round_view` (a round's public body), :mod:`.ro
 :mod:`.round_operator` (operator wallet mode's credits and sweep).
 
 Money flow with the internal wallet: the round is played first (a pure function of its fresh
-seed), then ONE write transaction locks the wallet, reserves the idempotency key, debits the bet,
-adds jackpot contributions, inserts the round and, unless it waits for a choice, credits the win
-and completes it. So "debit + creation" and "credit + completion" are each atomic, and no round
-is ever visible half-paid. With ``split_round_commits`` (the operator-wallet shape) the debit and
+seed), then ONE write locks the wallet, checks the key, the live round, the pace, the loss
+limits and the funds, debits the bet, adds jackpot contributions, inserts the round and,
+unless it waits for a choice, credits the win and completes it: the batched path's writer's
+(:mod:`slotlab.ledger`'s statements, through :class:`~slotlab.server.fast_rounds.FastRoundPath`;
+:func:`_write_round`, :func:`_write_choice`), the one write of every round start and choice on
+the internal wallet, whichever route the request took. So "debit + creation" and "credit +
+completion" are each atomic, and no round is ever visible half-paid. This module's own
+transactions write what that writer does not: with ``split_round_commits`` (the
+operator-wallet shape) the debit and
 the round's creation (status ``open``) commit first and the round is played and settled in a
 second transaction; a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up.
@@ -620,20 +625,102 @@ def stored_play_differs(entry: GameEntry, r: Round) -> str | None:
     return None
 
 
+def _check_choice(ctx: Services, auth: Auth, r: Round | None, round_id: str, step: int,
+                  choice: str, balance: int | None) -> None:
+    """A choice's checks on its round, in order: the round, the player's, waiting for a
+    choice, at the step the choice answers, the choice offered, the game in service."""
+    if r is None:
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    if r.player_id != auth.player_id:
+        raise forbidden("not_your_round", "this round belongs to another player")
+    if r.status != AWAITING_CHOICE:
+        raise conflict("round_not_awaiting_choice", f"the round is {r.status}",
+                       round=round_public(ctx, r, balance))
+    if step != len(r.choices):
+        raise conflict("round_changed",
+                       f"the choice answers step {step}; the round is at step "
+                       f"{len(r.choices)}", round=round_public(ctx, r, balance))
+    options = list((r.awaiting or {}).get("options", []))
+    if choice not in options:
+        raise unprocessable("illegal_choice",
+                            f"choice {choice!r} is not one of {options}")
+    if not ctx.catalog.in_service(r.game_id):  # integrity check failed: wait
+        raise out_of_service(r.game_id)
+
+
+def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: str, choice: str,
+                  key: str, req_hash: str, step: int, played: PlayedChoice | None
+                  ) -> tuple[int, dict[str, Any]] | None:
+    """A choice on the internal wallet, written by the batched path's writer
+    (:meth:`FastRoundPath.write_choice`) as :func:`_write_round` writes a start: checked as
+    :func:`submit_choice` checks it, on the round read without a lock (the write requires it
+    unchanged since), played with one new seed (the batched path's, where it drew one),
+    written; a round changed under the write is read and checked again (the checks then say
+    why), twice at most. None: a round that does not re-play as stored (its settlement by
+    the better-of rule is :func:`submit_choice`'s)."""
+    owner = key_owner(auth)
+    seed = (played.seed if played is not None
+            and (played.round_id, played.step, played.choice) == (round_id, step, choice)
+            else None)
+    req = writer.choice_request(round_id, key, choice, step, req_hash)
+    for _ in range(3):
+        with ctx.db.read() as s:
+            stored = idem.lookup(s, owner, key, req_hash)
+            if stored is None:
+                r = s.scalar(select(Round).where(Round.id == round_id))
+                balance = s.scalar(select(Wallet.balance)
+                                   .where(Wallet.player_id == auth.player_id))
+                _check_choice(ctx, auth, r, round_id, step, choice, balance)
+        if stored is not None:
+            return _stored(ctx, stored, 200)
+        waiting = writer.read_waiting(auth, round_id)
+        if waiting is None:
+            return None
+        if seed is None:
+            seed = fairness.round_seed(ctx, auth.player_id, auth.jurisdiction, fresh_seed)
+        try:
+            result = waiting.play(seed, choice)
+        except IllegalChoiceError as e:
+            raise unprocessable("illegal_choice", str(e)) from None
+        ids = writer.read_pool_ids(waiting.entry) if waiting.entry.progressives else {}
+        try:
+            write, outcome = anyio.from_thread.run(writer.write_choice, auth, waiting, req, seed,
+                                                   result, None, False, ids)
+        except Exception as e:
+            log.warning("a choice's write failed", exc_info=True)
+            with ctx.db.read() as s:
+                stored = idem.lookup(s, owner, key, req_hash)
+            if stored is not None:  # its commit landed after all
+                return _stored(ctx, stored, 200)
+            raise CommitFailed("the choice's write failed") from e
+        if isinstance(outcome, Written):
+            anyio.from_thread.run_sync(writer.after_choice, auth, waiting, write)
+            return 200, json.loads(json_object_with(write.response_json,
+                                                    balance=str(outcome.balance)))
+    raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
-                  req_hash: str, step: int, played: PlayedChoice | None = None
-                  ) -> tuple[int, dict[str, Any]]:
+                  req_hash: str, step: int, played: PlayedChoice | None = None,
+                  writer: FastRoundPath | None = None) -> tuple[int, dict[str, Any]]:
     """Continue a waiting round: one transaction (the re-play is pure and takes microseconds).
 
     ``step`` names the step the choice answers (the choices made so far, the round's
     ``step``); another step is refused with 409 ``round_changed``, so a double click or a
     second tab cannot stake the same win twice. The stored round is re-played first and, if it
     does not give its stored events, settled by the better-of rule (409
-    ``round_cannot_continue``)."""
+    ``round_cannot_continue``). On the internal wallet the choice is written by the batched
+    path's writer (``writer``, :func:`_write_choice`); a round that cannot continue, and every
+    choice in operator-wallet mode, in this function's own transaction."""
     started = metrics.clock()
     owner = key_owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
+    if writer is not None and ctx.operator is None:
+        written = _write_choice(ctx, writer, auth, round_id, choice, key, req_hash, step, played)
+        if written is not None:
+            metrics.choice_latency("general", started)
+            return written
     stored = None
     broken: str | None = None
     try:
@@ -643,23 +730,8 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
             stored = idem.lookup(s, owner, key, req_hash)
             if stored is None:
                 r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
-                if r is None:
-                    raise not_found("unknown_round", f"no round {round_id!r}")
-                if r.player_id != auth.player_id:
-                    raise forbidden("not_your_round", "this round belongs to another player")
-                if r.status != AWAITING_CHOICE:
-                    raise conflict("round_not_awaiting_choice", f"the round is {r.status}",
-                                   round=round_public(ctx, r, wallet.balance))
-                if step != len(r.choices):
-                    raise conflict("round_changed",
-                                   f"the choice answers step {step}; the round is at step "
-                                   f"{len(r.choices)}", round=round_public(ctx, r, wallet.balance))
-                options = list((r.awaiting or {}).get("options", []))
-                if choice not in options:
-                    raise unprocessable("illegal_choice",
-                                        f"choice {choice!r} is not one of {options}")
-                if not ctx.catalog.in_service(r.game_id):  # integrity check failed: wait
-                    raise out_of_service(r.game_id)
+                _check_choice(ctx, auth, r, round_id, step, choice, wallet.balance)
+                assert r is not None
                 entry = continuable(ctx, r)
                 broken = ("the game or the round's model is no longer offered" if entry is None
                           else stored_play_differs(entry, r))
