@@ -30,20 +30,19 @@ but the write left out (a live round, a key whose round is in progress, a packag
 changed, a wallet changed meanwhile, or a failure) is passed on with its seed and outcome
 (:class:`~slotlab.server.services.rounds.Played`), so the general path answers the refusal or
 writes that very round, with this path's writer (:meth:`FastRoundPath.write`: on the internal
-wallet every round start and choice is written by it, whichever route it took). A round start the database refuses for the pace, a
-loss limit or the funds is answered here, with the general path's error for that state
-(:func:`~slotlab.server.services.rounds.refusal`), and so is a retry (a key used before: its
-first answer, or 409 where it came with another request).
+wallet every round start and choice is written by it, whichever route it took). A round
+start the database refuses for the pace, a loss limit or the funds is answered here, with the
+general path's error for that state (:func:`~slotlab.server.services.rounds.refusal`), and so
+is a retry (a key used before: its first answer, or 409 where it came with another request).
 
 The 413 body cap and the security headers stay the app's middlewares' (this one runs inside
-them); ``SLOTLAB_FAST_ROUNDS=false`` turns the path off.
+them); ``SLOTLAB_FAST_ROUNDS=false`` turns the answering here off (the writer stays).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import logging
 import uuid
 from collections import Counter
@@ -60,7 +59,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with, json_text
 from slotlab.ledger.batch import (
-    KEY,
     GroupWriter,
     LedgerLine,
     Outcome,
@@ -74,8 +72,9 @@ from slotlab.ledger.postgres import PostgresRoundWriter
 from slotlab.ledger.sqlite import SqliteRoundWriter
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
-from slotlab.server import fast_choices, metrics, operator_rounds
+from slotlab.server import fast_answers, fast_choices, metrics, operator_rounds
 from slotlab.server.errors import ApiError
+from slotlab.server.fast_answers import send_json
 from slotlab.server.fast_requests import token_and_key
 from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.schemas import AutoplayCreate, RoundCreate
@@ -513,30 +512,22 @@ def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -
 
 async def _answer_unwritten(path: FastRoundPath, who: Auth, req: _Request, write: RoundWrite,
                             outcome: Refused | Stored, send: Send) -> bool:
-    """A round start the write did not make, answered as the general path answers it: refused
-    for the pace, a loss limit or the funds (its error for that state: :func:`general.refusal`),
-    or its key used before (409 where the key came with another request, else the first answer
-    as stored with the key and what the player's profile adds to it now: a retry gets the
-    session's figures fresh). False: a key whose round is still in progress, or an operator
-    round's (the general path answers)."""
+    """A round start the write did not make, answered as the general path answers it
+    (:func:`fast_answers.answer_unwritten`). False: nothing sent, the general path answers (a
+    key whose round is still in progress, or an operator free round's retry: its credit may
+    still be on its way)."""
     _seen(path.ctx, req.token, write)  # the write set the session's last-seen time, where due
-    if isinstance(outcome, Refused):
-        error = general.refusal(outcome, write.bet, write.pace_ms, write.at)
-        reason = outcome.reason
-    elif outcome.request_hash != req.request_hash:
-        error, reason = idem.key_reused(), KEY
-    elif outcome.status_code is None or outcome.response is None or write.credit is not None:
-        path.stats["passed:in_progress"] += 1
-        return False
-    else:
-        path.stats["replayed"] += 1
-        body = round_view.with_profile(path.ctx, who, json.loads(outcome.response), outcome.net)
-        await _send(send, outcome.status_code, json_text(body).encode())
-        return True
-    path.stats[f"refused:{reason}"] += 1
-    metrics.error(error.status, error.code)
-    await _send(send, error.status, json_text(error.body()).encode())
-    return True
+
+    async def profiled(body: dict[str, Any], net: int | None) -> dict[str, Any]:
+        return round_view.with_profile(path.ctx, who, body, net)
+
+    answered = None
+    if not (isinstance(outcome, Stored) and write.credit is not None
+            and outcome.request_hash == req.request_hash):
+        answered = await fast_answers.answer_unwritten(outcome, req.request_hash, write.bet,
+                                                       write.pace_ms, write.at, profiled, send)
+    path.stats[answered or "passed:in_progress"] += 1
+    return answered is not None
 
 
 def _seen(ctx: Services, token: str, write: RoundWrite) -> None:
@@ -648,7 +639,7 @@ class FastRounds:
         path.stats["served"] += 1
         _seen(ctx, req.token, write)
         path.after_write(who, entry, write, package, run)
-        await _send(send, 201, answer_text(ctx, who, write, written))
+        await send_json(send, 201, answer_text(ctx, who, write, written))
         metrics.round_latency("fast", started)
         return False
 
@@ -720,9 +711,9 @@ class FastRounds:
             final = await op.pay_written(who, username, write, written.balance)
             if final is None:  # taken over meanwhile (the sweep): its key answers
                 return None
-            await _send(send, 200, json_text(final).encode())
+            await send_json(send, 200, json_text(final).encode())
         else:
-            await _send(send, 200, answer_text(ctx, who, write, written))
+            await send_json(send, 200, answer_text(ctx, who, write, written))
         metrics.choice_latency("fast", started)
         return False
 
@@ -798,7 +789,7 @@ class FastRounds:
         _seen(ctx, req.token, write)
         if result.awaiting is not None:  # its choice comes next, to this path if here
             path.waiting.remember(fast_choices.after_start(write, entry, package))
-            await _send(send, 201, answer_text(ctx, who, write, written))
+            await send_json(send, 201, answer_text(ctx, who, write, written))
             metrics.round_latency("fast", started)
             return False
         metrics.round_settled(entry.id, entry.currency, req.bet, write.win,
@@ -807,7 +798,7 @@ class FastRounds:
         final = await op.pay_written(who, username, write, written.balance)
         if final is None:  # taken over meanwhile (the sweep): its key answers
             return None
-        await _send(send, 201, json_text(final).encode())
+        await send_json(send, 201, json_text(final).encode())
         metrics.round_latency("fast", started)
         return False
 
@@ -880,13 +871,6 @@ def _raising(error: Exception) -> Receive:
         raise error
 
     return receive
-
-
-async def _send(send: Send, status: int, data: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-length", str(len(data)).encode()),
-                            (b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": data})
 
 
 async def start(ctx: Services) -> FastRoundPath | None:

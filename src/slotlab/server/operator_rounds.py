@@ -42,6 +42,7 @@ rollback, a refusal's record) in worker threads.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import uuid
@@ -72,6 +73,7 @@ from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import metrics
 from slotlab.server.errors import ApiError
+from slotlab.server.fast_answers import answer_unwritten, send_error, send_json
 from slotlab.server.operator_wallet import OperatorWallet
 from slotlab.server.services import (
     autoplay_runs,
@@ -80,7 +82,6 @@ from slotlab.server.services import (
     round_operator,
     round_view,
 )
-from slotlab.server.services import idempotency as idem
 from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
@@ -201,12 +202,9 @@ class OperatorRounds:
         opened = await self.opens.submit(Opening(
             who.player_id, entry.currency, owner, key, request_hash, now, pace_ms, values, debit,
             autoplay, (who.session_id, who.jurisdiction, seen)))
-        if isinstance(opened, Refused):  # nothing written, nothing sent
-            error = general.refusal(opened, bet, pace_ms, now)
-            await _send_error(send, error)
-            return f"refused:{opened.reason}"
-        if isinstance(opened, Stored):
-            return await self._answer_stored(who, request_hash, opened, send)
+        if isinstance(opened, Refused | Stored):  # nothing written, nothing sent
+            return await answer_unwritten(opened, request_hash, bet, pace_ms, now,
+                                          functools.partial(self.with_profile, who), send)
         if not opened:
             self.forget_run(who, run)
             return None
@@ -216,7 +214,7 @@ class OperatorRounds:
         if out.kind != "ok":
             error = await run_in_threadpool(self._not_debited, rid, username, bet, out.kind,
                                             out.code, out.balance, out.message, out.body)
-            await _send_error(send, error)
+            await send_error(send, error)
             return "served"
         try:
             result = general.play(entry, credits, [seed], [])
@@ -241,30 +239,18 @@ class OperatorRounds:
                 return None
         if run is not None:
             self.remember_run(who, run, autoplay, {**values, **body})
-        await _send(send, 201, json_text(await self.with_profile(who, body)).encode())
+        await send_json(send, 201, json_text(await self.with_profile(who, body)).encode())
         metrics.round_latency("fast", started)
         return "served"
 
-    async def _answer_stored(self, who: Auth, request_hash: str, stored: Stored, send: Send
-                             ) -> str | None:
-        """A retried round start, answered as the general path answers it: 409 where the key
-        came with another request, else the first answer with what the player's profile adds
-        now (None: its round is still in progress; the general path answers)."""
-        if stored.request_hash != request_hash:
-            await _send_error(send, idem.key_reused())
-            return "refused:key"
-        if stored.status_code is None or stored.response is None:
-            return None
-        body = await self.with_profile(who, json.loads(stored.response))
-        await _send(send, stored.status_code, json_text(body).encode())
-        return "replayed"
-
-    async def with_profile(self, who: Auth, body: dict[str, Any]) -> dict[str, Any]:
+    async def with_profile(self, who: Auth, body: dict[str, Any], net: int | None = None
+                           ) -> dict[str, Any]:
         """The answer with what the player's profile adds (``round_view.with_profile``; the
-        session's figures are read in a worker thread where the profile shows them)."""
-        if self.ctx.profile(who.jurisdiction).session_with_rounds:
+        session's figures, where the profile shows them and ``net`` does not give them, are
+        read in a worker thread)."""
+        if net is None and self.ctx.profile(who.jurisdiction).session_with_rounds:
             return await run_in_threadpool(round_view.with_profile, self.ctx, who, body)
-        return round_view.with_profile(self.ctx, who, body)
+        return round_view.with_profile(self.ctx, who, body, net)
 
     async def pay_written(self, who: Auth, username: str, write: RoundWrite, balance: int
                           ) -> dict[str, Any] | None:
@@ -474,15 +460,3 @@ def op_row(txid: str, kind: str, rid: str, username: str, amount: int, currency:
             "balance": None, "response": None, "created_at": now, "updated_at": now,
             "completed_at": None,
             "keep_until": add_months(now, KEEP_UNPAID_MONTHS) if kind == CREDIT else None}
-
-
-async def _send(send: Send, status: int, data: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-length", str(len(data)).encode()),
-                            (b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": data})
-
-
-async def _send_error(send: Send, error: ApiError) -> None:
-    metrics.error(error.status, error.code)
-    await _send(send, error.status, json_text(error.body()).encode())
