@@ -250,7 +250,7 @@ class GroupWriter(Generic[T, R]):
     """Batches of at most ``max_batch`` items, ``depth`` of them in flight at once; never two
     items of one player (``player``: an item's player id) in one batch."""
 
-    def __init__(self, write: Callable[[Sequence[T]], Awaitable[list[R]]], depth: int,
+    def __init__(self, write: Callable[[Sequence[T]], Awaitable[Sequence[R]]], depth: int,
                  max_batch: int, player: Callable[[T], int] = _player_of) -> None:
         self._write = write
         self._player = player

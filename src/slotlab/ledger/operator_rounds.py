@@ -360,7 +360,7 @@ class PostgresOperatorRounds:
                 [_opening_json(n, w) for n, w in enumerate(batch)]))
         return _opened(len(batch), rows)
 
-    async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
+    async def settle(self, batch: Sequence[Settling]) -> Sequence[bool | None]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(SETTLE_SQL, _array(
                 [_settling_json(n, w) for n, w in enumerate(batch)]))
@@ -379,7 +379,7 @@ class PostgresOperatorRounds:
             rows = await conn.fetch(SETTLE_SQL, _array([_settling_json(0, w)]))
         return w, bool(rows)
 
-    async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
+    async def complete(self, batch: Sequence[Completion]) -> Sequence[bool | None]:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(COMPLETE_SQL, _array(
                 [_completion_json(n, w) for n, w in enumerate(batch)]))
@@ -484,8 +484,8 @@ class SqliteOperatorRounds:
     async def open(self, batch: Sequence[Opening]) -> list[Opened]:
         return await self._run(self._open, batch)
 
-    async def settle(self, batch: Sequence[Settling]) -> list[bool | None]:
-        return list(await self._run(self._settle, batch))
+    async def settle(self, batch: Sequence[Settling]) -> Sequence[bool | None]:
+        return await self._run(self._settle, batch)
 
     async def settle_won(self, player_id: int, pools: Sequence[int],
                          build: Callable[[Mapping[int, tuple[int, int]]], Settling]
@@ -501,8 +501,8 @@ class SqliteOperatorRounds:
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, write)
 
-    async def complete(self, batch: Sequence[Completion]) -> list[bool | None]:
-        return list(await self._run(self._complete, batch))
+    async def complete(self, batch: Sequence[Completion]) -> Sequence[bool | None]:
+        return await self._run(self._complete, batch)
 
     @staticmethod
     def _open(con: sqlite3.Connection, w: Opening) -> Opened:

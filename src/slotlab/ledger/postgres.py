@@ -199,6 +199,14 @@ CONTRIBUTIONS = """agg AS MATERIALIZED (
 
 PARAMETERS = 1
 
+
+def _net_so_far(alias: str) -> str:
+    """The session's net position as the ledger holds it (a written round adds its own lines):
+    the play entries of the wallet of row ``alias`` since its session began (``since``)."""
+    return (f"(SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e WHERE e.wallet_id = "
+            f"{alias}.wallet_id AND e.created_at >= {alias}.since AND e.kind IN ({_PLAY}))")
+
+
 BATCH_SQL = f"""/* slotlab fast round batch */
 WITH r AS MATERIALIZED (
   SELECT *, CASE WHEN r.op IS NULL THEN r.win ELSE 0 END AS paid  -- the wallet's credit
@@ -321,17 +329,14 @@ WITH r AS MATERIALIZED (
   SELECT ok.n, ok.rid, ok.ts, e.pool, e.kind, e.micro, e.i FROM ok JOIN cin e ON e.n = ok.n
 ), {CONTRIBUTIONS}
 SELECT ok.n, ok.balance,
-  CASE WHEN ok.since IS NOT NULL THEN ok.play + (
-    SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
-    WHERE e.wallet_id = ok.wallet_id AND e.created_at >= ok.since AND e.kind IN ({_PLAY}))
-  END AS net, NULL::text AS reason, NULL::timestamptz AS last_at, NULL::text AS k_hash,
+  CASE WHEN ok.since IS NOT NULL THEN ok.play + {_net_so_far("ok")} END AS net,
+  NULL::text AS reason, NULL::timestamptz AS last_at, NULL::text AS k_hash,
   NULL::int AS k_status, NULL::text AS k_answer, NULL::text AS over
 FROM ok
 UNION ALL
-SELECT f.n, f.held, CASE WHEN f.reason = '{KEY}' AND f.since IS NOT NULL THEN (
-    SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
-    WHERE e.wallet_id = f.wallet_id AND e.created_at >= f.since AND e.kind IN ({_PLAY}))
-  END, f.reason, f.last_at, f.k_hash, f.k_status, f.k_answer, f.over
+SELECT f.n, f.held,
+  CASE WHEN f.reason = '{KEY}' AND f.since IS NOT NULL THEN {_net_so_far("f")} END,
+  f.reason, f.last_at, f.k_hash, f.k_status, f.k_answer, f.over
 FROM refused f
 """
 

@@ -190,10 +190,10 @@ W = TypeVar("W")  # a round write
 R = TypeVar("R")  # what the write of a round gives back
 
 
-def timed_batches(write: Callable[[Sequence[W]], Awaitable[list[R]]]
-                  ) -> Callable[[Sequence[W]], Awaitable[list[R]]]:
+def timed_batches(write: Callable[[Sequence[W]], Awaitable[Sequence[R]]]
+                  ) -> Callable[[Sequence[W]], Awaitable[Sequence[R]]]:
     """``write`` (a fast-path backend's batch writer), its batch sizes and times recorded."""
-    async def timed(batch: Sequence[W]) -> list[R]:
+    async def timed(batch: Sequence[W]) -> Sequence[R]:
         started = time.perf_counter()
         try:
             return await write(batch)
