@@ -8,6 +8,7 @@ after it. Money moves once in each, and the answer is the one a player can act o
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -35,6 +36,19 @@ def _draws(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return draws
 
 
+def _changed_once(real: Callable[..., Awaitable[tuple[Any, Outcome]]],
+                  calls: list[tuple[Any, ...]]) -> Callable[..., Awaitable[tuple[Any, Outcome]]]:
+    """``real``, but its first call writes nothing, as when the state changed under it; each
+    call's arguments go to ``calls``."""
+    async def changed_once(*args: Any) -> tuple[Any, Outcome]:
+        calls.append(args)
+        if len(calls) == 1:
+            return None, None  # what the statement answers when it wrote nothing
+        return await real(*args)
+
+    return changed_once
+
+
 def _general(make_server: Any) -> tuple[LiveServer, Any, Any]:
     """A process whose every round start and choice reaches the routes; its writer."""
     srv = make_server(games=games(), fast_rounds=False)
@@ -51,15 +65,8 @@ def test_a_start_the_write_leaves_out_is_read_again_and_written_on_its_seed(
     one seed drawn for it."""
     draws = _draws(monkeypatch)
     srv, c, path = _general(make_server)
-    real, calls = path.write, []
-
-    async def changed_once(*args: Any) -> tuple[Any, Outcome]:
-        calls.append(args)
-        if len(calls) == 1:
-            return None, None  # what the statement answers when it wrote nothing
-        return await real(*args)
-
-    monkeypatch.setattr(path, "write", changed_once)
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(path, "write", _changed_once(path.write, calls))
     r = c.post("/api/games/lose-test/rounds", json={"bet": 10}, headers=key())
     assert r.status_code == 201, r.text
     assert len(calls) == 2 and len(draws) == 1
@@ -133,15 +140,8 @@ def test_a_choice_the_write_leaves_out_is_checked_again_and_written_once(
     settled meanwhile is refused by the checks, nothing paid twice."""
     draws = _draws(monkeypatch)
     srv, c, path = _general(make_server)
-    real, calls = path.write_choice, []
-
-    async def changed_once(*args: Any) -> tuple[Any, Outcome]:
-        calls.append(args)
-        if len(calls) == 1:
-            return None, None
-        return await real(*args)
-
-    monkeypatch.setattr(path, "write_choice", changed_once)
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(path, "write_choice", _changed_once(path.write_choice, calls))
     start = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
     assert start["status"] == "awaiting_choice"
     r = c.post(f"/api/rounds/{start['round_id']}/choices",
