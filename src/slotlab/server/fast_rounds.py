@@ -328,7 +328,7 @@ class FastRoundPath:
         if tiers and not who.demo:
             return await self.write_won(who, ids, tiers, jackpots.round_contributions(
                 entry, credits, bet, ids, who.demo, package is not None), make)
-        write = make(won=demo.reset_value_wins(entry, tiers) or [])
+        write = make(won=(demo.reset_value_wins(entry, tiers) or []) if tiers else [])
         return write, await self.writer.submit(write)
 
     def after_write(self, who: Auth, entry: GameEntry, write: RoundWrite,
@@ -362,7 +362,7 @@ class FastRoundPath:
                                  username, seen=seen)
         if tiers and not who.demo:
             return await self.write_won(who, ids, tiers, (), make)
-        write = make(won=demo.reset_value_wins(entry, tiers) or [])
+        write = make(won=(demo.reset_value_wins(entry, tiers) or []) if tiers else [])
         return write, await self.writer.submit(write)
 
     def after_choice(self, who: Auth, waiting: fast_choices.Waiting, write: RoundWrite) -> None:
