@@ -33,6 +33,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from slotlab import ledger
 from slotlab.json_text import json_object_with, json_text
@@ -149,17 +150,22 @@ def stored(ctx: Services, player_id: int, round_id: str) -> Waiting | None:
         r = s.scalar(select(Round).where(Round.id == round_id))
         if r is None or r.player_id != player_id or r.status != AWAITING_CHOICE:
             return None
-        entry = general.continuable(ctx, r)
-        if entry is None or general.stored_play_differs(entry, r) is not None:
+        return waiting_of(ctx, s, r)
+
+
+def waiting_of(ctx: Services, s: Session, r: Round) -> Waiting | None:
+    """:func:`stored` for a waiting round already read, in the session ``s`` it was read in."""
+    entry = general.continuable(ctx, r)
+    if entry is None or general.stored_play_differs(entry, r) is not None:
+        return None
+    package = None
+    if r.free_round_id is not None:
+        p = s.get(FreeRoundPackage, r.free_round_id)
+        if p is None:
             return None
-        package = None
-        if r.free_round_id is not None:
-            p = s.get(FreeRoundPackage, r.free_round_id)
-            if p is None:
-                return None
-            package = free_rounds.after(p, 0, 0)
-        values = {k: getattr(r, k) for k in _VALUE_COLUMNS}
-        return Waiting(player_id, entry, values, json_text(r.events), package)
+        package = free_rounds.after(p, 0, 0)
+    values = {k: getattr(r, k) for k in _VALUE_COLUMNS}
+    return Waiting(r.player_id, entry, values, json_text(r.events), package)
 
 
 def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None

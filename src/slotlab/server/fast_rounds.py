@@ -52,6 +52,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -376,9 +377,9 @@ class FastRoundPath:
                                   write.win, round_id=write.round_id, player_id=who.player_id,
                                   free=waiting.package is not None, demo=who.demo)
 
-    def read_waiting(self, who: Auth, round_id: str) -> fast_choices.Waiting | None:
-        """:func:`fast_choices.stored`, for the general path's thread."""
-        return fast_choices.stored(self.ctx, who.player_id, round_id)
+    def waiting_of(self, s: Session, r: Round) -> fast_choices.Waiting | None:
+        """:func:`fast_choices.waiting_of`, for the general path's thread."""
+        return fast_choices.waiting_of(self.ctx, s, r)
 
     @staticmethod
     def choice_request(round_id: str, key: str, choice: str, step: int, request_hash: str

@@ -47,7 +47,7 @@ from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with
-from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, Written
+from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, RoundWrite, Written
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
 from slotlab.server import metrics
@@ -440,15 +440,10 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
                                                    req_hash, seed, result, package, run, False,
                                                    ids)
         except Exception as e:
-            log.warning("a round's write failed", exc_info=True)
-            answer = unwritten(ctx, auth, entry, owner, key, req_hash)
-            if answer is not None:  # its commit landed after all
-                return answer
-            raise CommitFailed("the round's write failed") from e
+            return _after_failed_write(ctx, e, owner, key, req_hash, 201)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_write, auth, entry, write, package, run)
-            return 201, json.loads(json_object_with(write.response_json,
-                                                    balance=str(outcome.balance)))
+            return 201, _answer(write, outcome)
         if isinstance(outcome, Refused):
             raise refusal(outcome, write.bet, write.pace_ms, write.at)
         anyio.from_thread.run_sync(writer.forget_run, auth, run)
@@ -457,6 +452,24 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
         if answer is not None:  # a retry, a key in progress, a live round
             return answer
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
+def _answer(write: RoundWrite, written: Written) -> dict[str, Any]:
+    """A written round's answer: the stored answer with the balance the write left."""
+    return cast(dict[str, Any], json.loads(json_object_with(write.response_json,
+                                                            balance=str(written.balance))))
+
+
+def _after_failed_write(ctx: Services, error: Exception, owner: str, key: str, req_hash: str,
+                        status: int) -> tuple[int, dict[str, Any]]:
+    """After a write that raised: its key's answer where its commit landed after all (a
+    connection lost after the commit), else 503 (``CommitFailed``): nothing was written."""
+    log.warning("a round's write failed", exc_info=error)
+    with ctx.db.read() as s:
+        row = idem.lookup(s, owner, key, req_hash)
+    if row is None:
+        raise CommitFailed("the round's write failed") from error
+    return _stored(ctx, row, status)
 
 
 def unwritten(ctx: Services, auth: Auth, entry: GameEntry, owner: str, key: str, req_hash: str
@@ -664,6 +677,7 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
             else None)
     req = writer.choice_request(round_id, key, choice, step, req_hash)
     for _ in range(3):
+        waiting = None
         with ctx.db.read() as s:
             stored = idem.lookup(s, owner, key, req_hash)
             if stored is None:
@@ -671,9 +685,10 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
                 balance = s.scalar(select(Wallet.balance)
                                    .where(Wallet.player_id == auth.player_id))
                 _check_choice(ctx, auth, r, round_id, step, choice, balance)
+                assert r is not None
+                waiting = writer.waiting_of(s, r)
         if stored is not None:
             return _stored(ctx, stored, 200)
-        waiting = writer.read_waiting(auth, round_id)
         if waiting is None:
             return None
         if seed is None:
@@ -687,16 +702,10 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
             write, outcome = anyio.from_thread.run(writer.write_choice, auth, waiting, req, seed,
                                                    result, None, False, ids)
         except Exception as e:
-            log.warning("a choice's write failed", exc_info=True)
-            with ctx.db.read() as s:
-                stored = idem.lookup(s, owner, key, req_hash)
-            if stored is not None:  # its commit landed after all
-                return _stored(ctx, stored, 200)
-            raise CommitFailed("the choice's write failed") from e
+            return _after_failed_write(ctx, e, owner, key, req_hash, 200)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_choice, auth, waiting, write)
-            return 200, json.loads(json_object_with(write.response_json,
-                                                    balance=str(outcome.balance)))
+            return 200, _answer(write, outcome)
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
 
 
