@@ -4,6 +4,8 @@ event and a console error), and the game refuses to be framed by a foreign origi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -40,33 +42,44 @@ def violations(page: Any, console: list[str]) -> list[str]:
     return [*page.evaluate("window.__cspViolations || []"), *console]
 
 
-def enter_lobby(page: Any, server: Any) -> None:
-    """A new player each time: a round left waiting for a choice does not follow to the next
-    game."""
-    page.goto(server.url + "/")
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.fill("[data-testid=username]", unique("csp"))
-    page.fill("[data-testid=password]", PASSWORD)
-    page.click("[data-testid=register-submit]")
-    page.wait_for_selector("[data-testid=lobby]")
+@contextmanager
+def new_player(browser: Any, server: Any) -> Iterator[tuple[Any, list[str]]]:
+    """A new player in a browser context of their own, in the lobby: a round the last player
+    left waiting for a choice cannot take this one to its game (a shared page could reload
+    on the hash the last player's session had just routed to)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(30_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        console = watched(page)
+        page.goto(server.url + "/")
+        page.fill("[data-testid=username]", unique("csp"))
+        page.fill("[data-testid=password]", PASSWORD)
+        page.click("[data-testid=register-submit]")
+        page.wait_for_selector("section[data-testid=lobby]")
+        yield page, console
+        assert not errors, f"JavaScript errors on the page: {errors}"
+    finally:
+        ctx.close()
 
 
-def test_lobby_and_every_game_play_with_no_policy_violation(page: Any, server: Any) -> None:
-    console = watched(page)
-    enter_lobby(page, server)
-    games = page.eval_on_selector_all("[data-testid^=game-card-]",
-                                      "els => els.map(e => e.dataset.testid.slice(10))")
-    assert games
+def test_lobby_and_every_game_play_with_no_policy_violation(browser: Any, server: Any) -> None:
+    with new_player(browser, server) as (page, console):
+        games = page.eval_on_selector_all("[data-testid^=game-card-]",
+                                          "els => els.map(e => e.dataset.testid.slice(10))")
+        assert games
+        assert violations(page, console) == [], "lobby"
+        header = page.evaluate("fetch('/').then(r => r.headers.get('content-security-policy'))")
+        assert "script-src 'self';" in header
     for gid in games:
-        enter_lobby(page, server)
-        page.click(f"[data-testid=game-card-{gid}]")
-        page.wait_for_selector(f"[data-testid=game][data-game={gid}][data-state=idle]")
-        page.click("[data-testid=spin]")
-        page.wait_for_function(ROUND_OVER)
-        assert violations(page, console) == [], gid
-    header = page.evaluate("fetch('/').then(r => r.headers.get('content-security-policy'))")
-    assert "script-src 'self';" in header
+        with new_player(browser, server) as (page, console):
+            page.click(f"[data-testid=game-card-{gid}]")
+            page.wait_for_selector(f"[data-testid=game][data-game={gid}][data-state=idle]")
+            page.click("[data-testid=spin]")
+            page.wait_for_function(ROUND_OVER)
+            assert violations(page, console) == [], gid
 
 
 @pytest.mark.parametrize("path, ready", [("/docs", ".swagger-ui .info"),
