@@ -54,8 +54,8 @@ EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "
 RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
 # What a choice changes in its round's row (as ``services/rounds.settle`` does).
 CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots",
-                  "status", "awaiting", "step", "seeds", "choices", "outcome", "completed_at",
-                  "updated_at")
+                  "status", "awaiting", "step", "seeds", "choices", "auto_seeds", "outcome",
+                  "notice_pending", "completed_at", "updated_at")
 
 
 @dataclass(slots=True, frozen=True)
@@ -117,7 +117,7 @@ class RoundWrite:
     win: int  # credited in the same transaction (0: no win entry)
     round_id: str
     owner: str  # of the idempotency key
-    key: str
+    key: str | None  # None: no request to answer (an auto-completion): no key written
     request_hash: str
     at: datetime
     round_values: dict[str, Any]  # every column of ``rounds`` but ``seq`` and ``events``

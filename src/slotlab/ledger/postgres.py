@@ -319,7 +319,7 @@ WITH r AS MATERIALIZED (
                                 created_at)
   SELECT ok.owner, ok.key, ok.req_hash, ok.rid, CASE WHEN ok.c_step IS NULL THEN 201 ELSE 200 END,
          (left(ok.head::text, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
-  FROM ok ORDER BY ok.n RETURNING 1
+  FROM ok WHERE ok.key IS NOT NULL ORDER BY ok.n RETURNING 1
 ), oi AS (
   INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
   SELECT {row_sql(OP_COLUMNS, "x")}

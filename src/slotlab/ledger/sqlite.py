@@ -370,8 +370,10 @@ class SqliteRoundWriter:
             con.execute(_UPDATE_CHOICE, _choice_row(w))
         if w.credit is not None:
             con.execute(INSERT_OP, [p(w.credit[k]) for k, p in OP_PROCESSORS])
-        con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id, w.status_code,
-                                  json_object_with(w.response_json, balance=str(after)), at))
+        if w.key is not None:  # else no request to answer (an auto-completion)
+            con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id,
+                                      w.status_code,
+                                      json_object_with(w.response_json, balance=str(after)), at))
         return Written(int(after), _net(con, wallet_id, w.since))
 
     async def close(self) -> None:

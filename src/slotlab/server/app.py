@@ -141,10 +141,12 @@ def create_app(settings: Settings | None = None, *,
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
         app.state.services = ctx
-        maintenance.startup(ctx)
+        app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        ctx.round_writer = app.state.fast_rounds
+        # On a worker thread: its writes (auto-completions) go to the writer on this loop.
+        await anyio.to_thread.run_sync(maintenance.startup, ctx)
         sweeper = maintenance.Sweeper(ctx)
         sweeper.start()
-        app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
         ctx.model_figures = ModelFigures()
         ctx.rtp_watch = RtpWatch(ctx)
         watching = asyncio.create_task(_watch_rtp(ctx.rtp_watch, settings.rtp_watch_interval_s))
@@ -157,9 +159,11 @@ def create_app(settings: Settings | None = None, *,
             if provider is not None and own_provider:
                 provider.shutdown()  # the spans still queued are exported
             watching.cancel()
+            # A sweep under way ends first: its writes may be the writer's.
+            await anyio.to_thread.run_sync(sweeper.stop)
+            ctx.round_writer = None
             if app.state.fast_rounds is not None:
                 await app.state.fast_rounds.close()
-            await anyio.to_thread.run_sync(sweeper.stop)  # a sweep under way ends first
             await anyio.to_thread.run_sync(ctx.model_figures.close)  # the figures process
             if ctx.operator is not None:
                 ctx.operator.close()

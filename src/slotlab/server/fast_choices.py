@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -37,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from slotlab import ledger
 from slotlab.json_text import json_object_with, json_text
-from slotlab.ledger.batch import Continues, LedgerLine, RoundWrite, paid_lines
+from slotlab.ledger.batch import Continues, LedgerLine, RoundSession, RoundWrite, paid_lines
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
 from slotlab.server import operator_rounds
@@ -191,6 +192,39 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     the round, which waits in ``crediting``), not the wallet's. ``won``, ``awards``: the
     jackpots the choice's outcome won, as the start's (:func:`.fast_rounds.build`); in
     operator-wallet mode the credit carries them with the win."""
+    profile = ctx.profile(who.jurisdiction)
+    return continued(ctx, w, Steps((seed,), (req.choice,)), result, operator_player, won,
+                     awards, key=(general.key_owner(who), req.key, req.request_hash),
+                     since=who.session_started if profile.session_with_rounds else None,
+                     session=(who.session_id, who.jurisdiction, seen))
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What continues a waiting round: a seed and a choice per step, and how the round then
+    ends (``outcome``: ``played``; ``auto_completed`` by the game's choice policy, each policy
+    choice drawn on one of ``auto_seeds``, the player told at their next login)."""
+
+    seeds: tuple[Seed, ...]
+    choices: tuple[str, ...]
+    outcome: str = "played"
+    auto_seeds: tuple[Seed, ...] = ()
+
+    @property
+    def notice(self) -> bool:
+        return self.outcome != "played"
+
+
+def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
+              operator_player: str | None = None, won: Sequence[Mapping[str, Any]] = (),
+              awards: tuple[tuple[int, int, int], ...] = (),
+              key: tuple[str, str, str] | None = None, since: datetime | None = None,
+              session: RoundSession | None = None) -> RoundWrite:
+    """The rows that continue the waiting round ``w`` by ``steps`` to ``result`` (as
+    ``rounds.settle`` writes them): its row updated, its win credited. ``key``: (owner, key,
+    request hash) of the request it answers, stored with the answer (None: no request, as
+    an auto-completion's); ``since``, ``session``: as :class:`~slotlab.ledger.batch.RoundWrite`
+    holds them (None: not shown, not checked)."""
     before = w.values
     now = utcnow()
     rid = before["id"]
@@ -198,8 +232,13 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
     events_json = json_text(list(result.events))
     awaiting = result.awaiting
     values = {**before, "events": None, "win_credits": int(result.win), "updated_at": now,
-              "step": before["step"] + 1, "seeds": [*before["seeds"], seed.hex()],
-              "choices": [*before["choices"], req.choice]}
+              "step": before["step"] + 1,
+              "seeds": [*before["seeds"], *(seed.hex() for seed in steps.seeds)],
+              "choices": [*before["choices"], *steps.choices]}
+    if steps.auto_seeds:
+        values["auto_seeds"] = [*before["auto_seeds"], *(s.hex() for s in steps.auto_seeds)]
+    if steps.notice:
+        values["notice_pending"] = True
     if awaiting is not None:
         values.update(status=AWAITING_CHOICE,
                       awaiting=round_view.to_jsonable(awaiting.to_json()))
@@ -208,7 +247,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         cap = entry.cash_cap
         values.update(status=COMPLETED if operator_player is None else CREDITING,
                       awaiting=None, uncapped_win=uncapped,
-                      win=uncapped if cap is None else min(uncapped, cap), outcome="played",
+                      win=uncapped if cap is None else min(uncapped, cap),
+                      outcome=steps.outcome,
                       completed_at=now if operator_player is None else None)
     del values["events"]
     jackpot_win = sum(int(j["amount"]) for j in won)
@@ -230,20 +270,18 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
         body["free_round"] = free_rounds.round_state(
             free_rounds.after(package, 0, win + jackpot_win), now)
     run = before["autoplay_run_id"]
-    profile = ctx.profile(who.jurisdiction)
+    owner, request_key, request_hash = key or ("", None, "")
     return RoundWrite(
-        player_id=who.player_id, currency=entry.currency, bet=0, win=win + jackpot_win,
-        round_id=rid,
-        owner=general.key_owner(who), key=req.key, request_hash=req.request_hash, at=now,
+        player_id=w.player_id, currency=entry.currency, bet=0, win=win + jackpot_win,
+        round_id=rid, owner=owner, key=request_key, request_hash=request_hash, at=now,
         round_values=values, ledger=tuple(lines), contributions=(), response=body,
         response_json=json_object_with(json_text(body), events=events_json),
-        events_json=events_json,
-        since=who.session_started if profile.session_with_rounds else None,
+        events_json=events_json, since=since,
         play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
         free_round=None if package is None
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
                             json_text(before["choices"]), w.events_json),
-        credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
+        credit=credit, awards=awards, session=session)
 

@@ -41,15 +41,16 @@ them); ``SLOTLAB_FAST_ROUNDS=false`` turns the answering here off (the writer st
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.orm import Session
@@ -106,6 +107,10 @@ from slotlab.store.models import (
 )
 
 log = logging.getLogger("slotlab.server")
+T = TypeVar("T")
+# How long another thread waits for a write on the loop (:meth:`FastRoundPath.call`): a batch
+# commits in milliseconds; past this the caller gives up (what it wrote, if anything, stands).
+CALL_WAIT_S = 30.0
 
 _PREFIX, _SUFFIX = "/api/games/", "/rounds"
 
@@ -196,6 +201,15 @@ class FastRoundPath:
     # Whether requests are answered here (SLOTLAB_FAST_ROUNDS); off, the general path still
     # writes its round starts with this path's writer (``rounds.start_round``).
     serves: bool = True
+    # The event loop the writer runs on, for the server's other threads (:meth:`call`).
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def call(self, fn: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+        """``fn(*args)`` run on this path's event loop and waited for, from another thread of
+        the server: a worker thread, or the maintenance sweeper, which is no worker thread of
+        the loop's (never from the loop's own thread: it would wait for itself)."""
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(fn(*args), self.loop).result(CALL_WAIT_S)
 
     async def pool_ids(self, entry: GameEntry) -> dict[str, int]:
         ids = self.pools.get(jackpots.pool_key(entry))
@@ -210,7 +224,7 @@ class FastRoundPath:
             ids = self.pools[k] = jackpots.pool_ids(self.ctx.db, entry)
         return ids
 
-    async def write_won(self, who: Auth, ids: Mapping[str, int], tiers: Sequence[str],
+    async def write_won(self, player_id: int, ids: Mapping[str, int], tiers: Sequence[str],
                         contributions: Sequence[tuple[int, int]],
                         make: Callable[..., RoundWrite]
                         ) -> tuple[RoundWrite, Outcome]:
@@ -224,7 +238,7 @@ class FastRoundPath:
             won, awards = jackpots.won(tiers, ids, pools, contributions)
             return make(won=won, awards=awards)
 
-        return await self.write_won_backend(who.player_id, list(ids.values()), build)
+        return await self.write_won_backend(player_id, list(ids.values()), build)
 
     async def auth(self, token: str) -> Auth:
         """The session, as :func:`auth_service.authenticate` checks it: from the process's
@@ -323,11 +337,11 @@ class FastRoundPath:
         won paid from its game's pools (``ids``, by tier) as locked (:meth:`write_won`), a demo
         player's at their reset values; a tier the game has no pool for is logged and paid
         nothing, as ``rounds.settle`` does."""
-        tiers = payable_tiers(who, entry, result.jackpots, ids)
+        tiers = payable_tiers(who.demo, entry, result.jackpots, ids)
         make = functools.partial(build, self.ctx, who, entry, credits, bet, key, request_hash,
                                  seed, result, ids, package, run, seen=seen)
         if tiers and not who.demo:
-            return await self.write_won(who, ids, tiers, jackpots.round_contributions(
+            return await self.write_won(who.player_id, ids, tiers, jackpots.round_contributions(
                 entry, credits, bet, ids, who.demo, package is not None), make)
         write = make(won=(demo.reset_value_wins(entry, tiers) or []) if tiers else [])
         return write, await self.writer.submit(write)
@@ -354,15 +368,40 @@ class FastRoundPath:
         this path's and the general path's (``rounds.submit_choice``), its jackpots paid as
         :meth:`write` pays a start's (its bet fed the pools at its start). ``username``:
         operator-wallet mode, a choice that completes the round (the operator pays it)."""
-        entry = waiting.entry
-        tiers = payable_tiers(who, entry, result.jackpots, ids)
-        run = waiting.values["autoplay_run_id"]
-        if run is not None:  # its figures change: its next round reads them
-            self.runs.pop((who.player_id, run), None)
         make = functools.partial(fast_choices.build, self.ctx, who, waiting, req, seed, result,
                                  username, seen=seen)
-        if tiers and not who.demo:
-            return await self.write_won(who, ids, tiers, (), make)
+        return await self._write_continued(waiting, result, who.demo, ids, make)
+
+    async def write_auto(self, waiting: fast_choices.Waiting, steps: fast_choices.Steps,
+                         result: RoundResult, is_demo: bool, ids: dict[str, int]
+                         ) -> tuple[RoundWrite, Outcome]:
+        """An abandoned round finished by its game's choice policy
+        (``round_recovery.auto_complete``), written as a choice is: no request, so no key.
+        This process forgets the round as waiting; written, its settlement is counted."""
+        self.waiting.take(waiting.values["id"])
+        make = functools.partial(fast_choices.continued, self.ctx, waiting, steps, result)
+        write, outcome = await self._write_continued(waiting, result, is_demo, ids, make)
+        if isinstance(outcome, Written):
+            entry = waiting.entry
+            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
+                                  write.win, round_id=write.round_id,
+                                  player_id=waiting.player_id,
+                                  free=waiting.package is not None, demo=is_demo)
+        return write, outcome
+
+    async def _write_continued(self, waiting: fast_choices.Waiting, result: RoundResult,
+                               is_demo: bool, ids: dict[str, int],
+                               make: Callable[..., RoundWrite]) -> tuple[RoundWrite, Outcome]:
+        """A waiting round's continuation written (``make(won=..., awards=...)``: its rows),
+        its jackpots paid as :meth:`write` pays a start's (its bet fed the pools at its
+        start); its autoplay run's figures change, so the run is read anew next time."""
+        entry = waiting.entry
+        tiers = payable_tiers(is_demo, entry, result.jackpots, ids)
+        run = waiting.values["autoplay_run_id"]
+        if run is not None:
+            self.runs.pop((waiting.player_id, run), None)
+        if tiers and not is_demo:
+            return await self.write_won(waiting.player_id, ids, tiers, (), make)
         write = make(won=(demo.reset_value_wins(entry, tiers) or []) if tiers else [])
         return write, await self.writer.submit(write)
 
@@ -488,12 +527,12 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
 
 
-def payable_tiers(who: Auth, entry: GameEntry, tiers: Sequence[str], pools: Mapping[str, int]
-                  ) -> list[str]:
+def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
+                  pools: Mapping[str, int]) -> list[str]:
     """The jackpot tiers a round won that are paid: each one the game has a pool for (a demo
     player's: a reset value for); the others are logged, as ``rounds.settle`` logs them."""
     def known(tier: str) -> bool:
-        return demo.reset_value_wins(entry, [tier]) is not None if who.demo else tier in pools
+        return demo.reset_value_wins(entry, [tier]) is not None if is_demo else tier in pools
     paid = [tier for tier in tiers if known(tier)]
     if len(paid) < len(tiers):
         log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
@@ -764,7 +803,8 @@ class FastRounds:
                                      operator_player=username,
                                      seen=auth_service.last_seen_due(ctx, req.token))
             if result.jackpots:  # a free round feeds no pool: nothing contributed first
-                write, written = await path.write_won(who, ids, result.jackpots, (), make)
+                write, written = await path.write_won(who.player_id, ids, result.jackpots, (),
+                                                      make)
             else:
                 write = make()
                 written = await path.writer.submit(write)
@@ -918,4 +958,4 @@ async def start(ctx: Services) -> FastRoundPath | None:
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
                          backend.write_won, runs=runs, operator=operator,
-                         serves=st.fast_rounds)
+                         serves=st.fast_rounds, loop=asyncio.get_running_loop())

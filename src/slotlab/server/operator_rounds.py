@@ -258,7 +258,7 @@ class OperatorRounds:
         (a free round, or a choice that completed its round: nothing to debit first): the
         credit sent and the round completed (:meth:`pay`); the answer (None: the round was
         taken over meanwhile, its key answers)."""
-        assert write.credit is not None
+        assert write.credit is not None and write.key is not None  # a request's write
         final = await self.pay(who.player_id, username, write.owner, write.key, write.credit,
                                {**write.response, "balance": balance,
                                 "events": json.loads(write.events_json)})

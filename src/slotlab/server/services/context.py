@@ -17,6 +17,7 @@ from slotlab.server.settings import Settings
 from slotlab.store import Database
 
 if TYPE_CHECKING:
+    from slotlab.server.fast_rounds import FastRoundPath
     from slotlab.server.operator_wallet import OperatorWallet
     from slotlab.server.services.integrity import IntegrityMonitor
     from slotlab.server.services.model_figures import ModelFigures
@@ -47,6 +48,9 @@ class Services:
     # The models' figures per bet level for the reports, made in a process of their own (set
     # with the server's start; None: a report made outside a server makes them itself).
     model_figures: ModelFigures | None = None
+    # The server's round writer (set with its start; None: none runs), for the writes the
+    # server makes with no request: auto-completion (services/round_recovery.py).
+    round_writer: FastRoundPath | None = None
 
     def __post_init__(self) -> None:
         s = self.settings

@@ -1,5 +1,12 @@
 """Rounds the player left or that cannot go on: auto-completion of abandoned choices, start-up
-recovery of debited rounds never played (split commits), and the admin's void."""
+recovery of debited rounds never played (split commits), and the admin's void.
+
+An auto-completion on the internal wallet is written by the server's round writer, as a
+player's choice is (:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices
+the game's policy made, the win credited, in one write that requires the round still waiting
+as read. Its own transaction writes it where no writer runs (split commits, a service used
+outside a server), in operator-wallet mode (the operator pays the win), and where the writer
+cannot continue the round (the better-of rule settles it)."""
 
 from __future__ import annotations
 
@@ -10,8 +17,13 @@ from typing import Any
 from sqlalchemy import select
 
 from slotlab import ledger
+from slotlab.ledger.batch import Written
+from slotlab.rng import Seed
+from slotlab.rounds import RoundResult
 from slotlab.server.errors import conflict, not_found
-from slotlab.server.services import fairness
+from slotlab.server.fast_choices import Steps
+from slotlab.server.services import demo, fairness
+from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed
 from slotlab.server.services.round_operator import debit_confirmed, pay_if_crediting
@@ -23,6 +35,7 @@ from slotlab.server.services.rounds import (
     play,
     refund,
     settle,
+    written_answer,
 )
 from slotlab.store.models import (
     AWAITING_CHOICE,
@@ -40,48 +53,75 @@ MAX_AUTO_STEPS = 1000
 
 
 def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
-    """Finish an abandoned round with the game's random choice policy and credit its win."""
+    """Finish an abandoned round with the game's random choice policy and credit its win: the
+    round as it then is, or None where it was not finished (not waiting, its game out of play,
+    the player back meanwhile, a write that failed: the next sweep tries again)."""
+    writer = ctx.round_writer if ctx.operator is None else None
     with ctx.db.read() as s:
         r0 = s.scalar(select(Round).where(Round.id == round_id))
-        r0_jurisdiction = s.scalar(select(Player.jurisdiction).where(
-            Player.id == r0.player_id)) if r0 is not None else None
-    if r0 is None or r0.status != AWAITING_CHOICE or not ctx.catalog.in_service(r0.game_id):
-        return None  # (a game out of play keeps its rounds until it is back)
+        if r0 is None or r0.status != AWAITING_CHOICE or not ctx.catalog.in_service(r0.game_id):
+            return None  # (a game out of play keeps its rounds until it is back)
+        jurisdiction = s.scalar(select(Player.jurisdiction).where(Player.id == r0.player_id))
+        is_demo = demo.is_demo_player(s, r0.player_id)
+        waiting = None if writer is None else writer.waiting_of(s, r0)
     entry = continuable(ctx, r0)
     try:
         if entry is None:
             raise LookupError("game gone or changed")
-        seeds = [bytes.fromhex(x) for x in r0.seeds]
-        choices = list(r0.choices)
-        auto_seeds = list(r0.auto_seeds)
-        result = play(entry, r0.bet_credits, seeds, choices)
-        if to_jsonable(list(result.events)) != r0.events:
-            raise ValueError("stored events do not replay")
-        steps = 0
-        while result.awaiting is not None:
-            steps += 1
-            if steps > MAX_AUTO_STEPS:
-                raise RuntimeError("auto policy does not finish the round")
-            aseed = fresh_seed()
-            choice = entry.game.auto_choice(result, aseed)
-            auto_seeds.append(aseed.hex())
-            seeds.append(fairness.round_seed(ctx, r0.player_id, r0_jurisdiction, fresh_seed))
-            choices.append(choice)
-            result = play(entry, r0.bet_credits, seeds, choices)
+        steps, result = _by_policy(ctx, entry, r0, jurisdiction)
     except Exception:
         log.exception("round %s cannot be auto-completed; better-of rule", round_id)
         return better_of(ctx, round_id)
+    if writer is not None and waiting is not None:
+        ids = writer.read_pool_ids(entry) if entry.progressives else {}
+        try:
+            write, outcome = writer.call(writer.write_auto, waiting, steps, result, is_demo, ids)
+        except Exception:
+            log.warning("round %s: the auto-completion's write failed", round_id, exc_info=True)
+            return None
+        # Not written: the round changed since it was read (the player came back meanwhile).
+        return written_answer(write, outcome) if isinstance(outcome, Written) else None
+    return _auto_complete_tx(ctx, r0, entry, steps, result)
+
+
+def _by_policy(ctx: Services, entry: GameEntry, r0: Round, jurisdiction: str | None
+               ) -> tuple[Steps, RoundResult]:
+    """The waiting round ``r0`` played on to its end by the game's random choice policy (each
+    policy choice drawn on a seed of its own, each step on a round seed); raises where its
+    record does not re-play as stored, or the policy does not finish it."""
+    seeds = [bytes.fromhex(x) for x in r0.seeds]
+    choices = list(r0.choices)
+    result = play(entry, r0.bet_credits, seeds, choices)
+    if to_jsonable(list(result.events)) != r0.events:
+        raise ValueError("stored events do not replay")
+    new_seeds: list[Seed] = []
+    new_choices: list[str] = []
+    auto_seeds: list[Seed] = []
+    while result.awaiting is not None:
+        if len(new_choices) >= MAX_AUTO_STEPS:
+            raise RuntimeError("auto policy does not finish the round")
+        aseed = fresh_seed()
+        new_choices.append(entry.game.auto_choice(result, aseed))
+        auto_seeds.append(aseed)
+        new_seeds.append(fairness.round_seed(ctx, r0.player_id, jurisdiction, fresh_seed))
+        result = play(entry, r0.bet_credits, [*seeds, *new_seeds], [*choices, *new_choices])
+    return Steps(tuple(new_seeds), tuple(new_choices), "auto_completed", tuple(auto_seeds)), result
+
+
+def _auto_complete_tx(ctx: Services, r0: Round, entry: GameEntry, steps: Steps,
+                      result: RoundResult) -> dict[str, Any] | None:
+    """:func:`auto_complete`'s write in its own transaction (where no writer takes it)."""
     with ctx.db.write() as s:
         now = utcnow()
         wallet = ledger.lock_wallet(s, r0.player_id)
-        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
+        r = s.scalar(select(Round).where(Round.id == r0.id).with_for_update())
         assert r is not None
         if r.status != AWAITING_CHOICE or r.step != r0.step:
             return None  # the player came back meanwhile
-        r.seeds = [x.hex() for x in seeds]
-        r.choices = choices
-        r.auto_seeds = auto_seeds
-        settle(ctx, s, entry, r, wallet, result, now, "auto_completed")
+        r.seeds = [*r0.seeds, *(x.hex() for x in steps.seeds)]
+        r.choices = [*r0.choices, *steps.choices]
+        r.auto_seeds = [*r0.auto_seeds, *(x.hex() for x in steps.auto_seeds)]
+        settle(ctx, s, entry, r, wallet, result, now, steps.outcome)
         r.notice_pending = True
         body = round_public(ctx, r, wallet.balance)
     return pay_if_crediting(ctx, body)

@@ -443,7 +443,7 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
             return _after_failed_write(ctx, e, owner, key, req_hash, 201)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_write, auth, entry, write, package, run)
-            return 201, _answer(write, outcome)
+            return 201, written_answer(write, outcome)
         if isinstance(outcome, Refused):
             raise refusal(outcome, write.bet, write.pace_ms, write.at)
         anyio.from_thread.run_sync(writer.forget_run, auth, run)
@@ -454,7 +454,7 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
 
 
-def _answer(write: RoundWrite, written: Written) -> dict[str, Any]:
+def written_answer(write: RoundWrite, written: Written) -> dict[str, Any]:
     """A written round's answer: the stored answer with the balance the write left."""
     return cast(dict[str, Any], json.loads(json_object_with(write.response_json,
                                                             balance=str(written.balance))))
@@ -705,7 +705,7 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
             return _after_failed_write(ctx, e, owner, key, req_hash, 200)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_choice, auth, waiting, write)
-            return 200, _answer(write, outcome)
+            return 200, written_answer(write, outcome)
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
 
 

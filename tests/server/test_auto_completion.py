@@ -1,0 +1,148 @@
+"""Auto-completion on the internal wallet is written by the server's round writer, as a choice
+is (``FastRoundPath.write_auto``): these tests hold what it writes equal to what the
+round's own transaction writes where no writer runs (split commits), jackpot won included; show
+that a player's choice that lands between the sweep's read and its write wins (the write
+requires the round unchanged, so nothing is paid twice); and that a write that fails leaves the
+round waiting for the next sweep, with nothing moved."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from slotlab.ledger.batch import Outcome
+from slotlab.server.services import round_recovery, rounds
+
+from .server_games import PickGame, make_test_games
+from .server_util import LiveServer, key
+
+GAME = "pick-jackpot"
+MAX_BET = 10  # PickGame's top bet: the round wins the "top" tier
+
+
+def games() -> dict[str, Any]:
+    return {**make_test_games(), GAME: PickGame(GAME, pick=True, jackpot="top")}
+
+
+def _counted_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's fresh seeds, the same sequence in every server of the test: the round's
+    seed, then the policy's and the step's."""
+    n = itertools.count()
+
+    def seed() -> bytes:
+        return hashlib.sha256(f"seed {next(n)}".encode()).digest()
+
+    monkeypatch.setattr(rounds, "fresh_seed", seed)
+    monkeypatch.setattr(round_recovery, "fresh_seed", seed)
+
+
+def _spied(real: Callable[..., Awaitable[tuple[Any, Outcome]]], calls: list[Outcome],
+           before: Callable[[], Awaitable[None]] | None = None, fail: bool = False
+           ) -> Callable[..., Awaitable[tuple[Any, Outcome]]]:
+    """``real`` with each outcome recorded; ``before`` awaited first; ``fail``: raises instead
+    of writing."""
+    async def spied(*args: Any) -> tuple[Any, Outcome]:
+        if before is not None:
+            await before()
+        if fail:
+            raise ConnectionError("the database went away")
+        write, outcome = await real(*args)
+        calls.append(outcome)
+        return write, outcome
+
+    return spied
+
+
+_COMPARED = ("status", "outcome", "seeds", "choices", "auto_seeds", "events", "win",
+             "uncapped_win", "jackpot_win", "jackpots", "bet")
+
+
+def _abandon_and_sweep(srv: LiveServer) -> tuple[dict[str, Any], int, list[str]]:
+    """A max-bet round left waiting, the sweep run: the round's record, the wallet's balance,
+    the rounds the player is told of."""
+    c, _ = srv.player()
+    r = c.post(f"/api/games/{GAME}/rounds", json={"bet": MAX_BET}, headers=key())
+    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 1
+    rec = c.get(f"/api/rounds/{r.json()['round_id']}").json()
+    unseen = [u["round_id"] for u in c.get("/api/session").json()["unseen_results"]]
+    return rec, c.get("/api/wallet").json()["balance"], unseen
+
+
+def test_the_writer_finishes_a_round_as_its_own_transaction_does(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same round, abandoned on a server whose writer takes the auto-completion and on one
+    with none (split commits): the same record, jackpot won, balance and notice."""
+    _counted_seeds(monkeypatch)
+    srv = make_server(games=games(), fast_rounds=False, auto_complete_after_s=0)
+    path = srv.app.state.fast_rounds
+    calls: list[Outcome] = []
+    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls))
+    by_writer, balance, unseen = _abandon_and_sweep(srv)
+    assert len(calls) == 1 and calls[0] is not None  # written by the writer, once
+    assert by_writer["outcome"] == "auto_completed" and by_writer["status"] == "completed"
+    assert len(by_writer["auto_seeds"]) == 1 and len(by_writer["choices"]) == 1
+    assert by_writer["jackpot_win"] > 0 and by_writer["jackpots"][0]["tier"] == "top"
+    assert balance == 100_000 - MAX_BET + by_writer["win"] + by_writer["jackpot_win"]
+    assert unseen == [by_writer["round_id"]]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+    srv.__exit__()
+
+    _counted_seeds(monkeypatch)  # the same draws again
+    split = make_server(games=games(), split_round_commits=True, auto_complete_after_s=0)
+    assert split.app.state.fast_rounds is None  # no writer: the round's own transaction
+    by_tx, balance_tx, unseen_tx = _abandon_and_sweep(split)
+    assert {k: by_tx[k] for k in _COMPARED} == {k: by_writer[k] for k in _COMPARED}
+    assert balance_tx == balance and unseen_tx == [by_tx["round_id"]]
+    assert split.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_choice_made_between_the_sweeps_read_and_its_write_wins(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The player's choice lands after the sweep read the round and before its write: the
+    write finds the round changed and writes nothing; the round is the player's, paid once."""
+    srv = make_server(games=games(), auto_complete_after_s=0)
+    path = srv.app.state.fast_rounds
+    c, _ = srv.player()
+    start = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+    rid = start["round_id"]
+
+    async def player_chooses() -> None:  # off the loop: the server answers it meanwhile
+        r = await asyncio.to_thread(c.post, f"/api/rounds/{rid}/choices",
+                                    json={"choice": "left", "step": 0}, headers=key())
+        assert r.status_code == 200, r.text
+
+    calls: list[Outcome] = []
+    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls, player_chooses))
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
+    assert calls == [None]  # the write found the round changed
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["outcome"] == "played" and rec["choices"] == ["left"] and rec["auto_seeds"] == []
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
+    assert c.get("/api/session").json()["unseen_results"] == []
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_failed_write_leaves_the_round_waiting_for_the_next_sweep(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    srv = make_server(games=games(), auto_complete_after_s=0)
+    path = srv.app.state.fast_rounds
+    c, _ = srv.player()
+    rid = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()[
+        "round_id"]
+    real = path.write_auto
+    monkeypatch.setattr(path, "write_auto", _spied(real, [], fail=True))
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
+    assert c.get(f"/api/rounds/{rid}").json()["status"] == "awaiting_choice"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5
+    monkeypatch.setattr(path, "write_auto", real)
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 1
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["outcome"] == "auto_completed"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
