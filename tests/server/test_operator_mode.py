@@ -280,3 +280,43 @@ def test_the_net_position_is_found_by_the_players_operations(operator_server, wa
     engine.dispose()
     assert "ix_operator_wallet_ops_player_time" in plan, plan
     assert "ix_operator_wallet_ops_due" not in plan, plan
+
+
+def test_a_choice_the_routes_answer_is_written_by_the_writer_and_paid_once(
+        operator_server, wallet_server, monkeypatch):
+    """A choice the batched path leaves to the routes (here: a round it does not remember and
+    cannot read) is written by the same writer as the batched path's, its round left
+    ``crediting`` with its credit's row, and the credit sent by the operator pipeline: one
+    debit, one credit; a retry of the choice moves nothing."""
+    from slotlab.server import fast_choices
+
+    srv = operator_server()
+    path = srv.app.state.fast_rounds
+    c, username = _player(srv, wallet_server)
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    rid = started["round_id"]
+    assert started["status"] == "awaiting_choice"
+    path.waiting = fast_choices.WaitingRounds()  # forgotten, and not read: the routes answer
+    monkeypatch.setattr(fast_choices, "stored", lambda *args: None)
+    paid: list[str | None] = []
+    real = path.write_choice
+
+    async def spied(who, waiting, req, seed, result, username, seen, ids):
+        paid.append(username)
+        return await real(who, waiting, req, seed, result, username, seen, ids)
+
+    monkeypatch.setattr(path, "write_choice", spied)
+    headers = key()
+    done = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0},
+                  headers=headers)
+    assert done.status_code == 200, done.text
+    body = done.json()
+    assert paid == [username]  # written by the writer, as the operator's to pay
+    assert body["status"] == "completed" and body["balance"] == START - 10 + body["win"]
+    assert _applied(wallet_server, rid) == [("debit", 10), ("credit", body["win"])]
+    again = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0},
+                   headers=headers)
+    assert again.status_code == 200 and again.json()["round_id"] == rid
+    assert _applied(wallet_server, rid) == [("debit", 10), ("credit", body["win"])]
+    assert wallet_server.balance(username) == START - 10 + body["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]

@@ -664,12 +664,14 @@ def _check_choice(ctx: Services, auth: Auth, r: Round | None, round_id: str, ste
 def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: str, choice: str,
                   key: str, req_hash: str, step: int, played: PlayedChoice | None
                   ) -> tuple[int, dict[str, Any]] | None:
-    """A choice on the internal wallet, written by the batched path's writer
+    """A choice, written by the batched path's writer
     (:meth:`FastRoundPath.write_choice`) as :func:`_write_round` writes a start: checked as
     :func:`submit_choice` checks it, on the round read without a lock (the write requires it
     unchanged since), played with one new seed (the batched path's, where it drew one),
     written; a round changed under the write is read and checked again (the checks then say
-    why), twice at most. None: a round that does not re-play as stored (its settlement by
+    why), twice at most. In operator-wallet mode a choice that completes its round is written
+    ``crediting`` with its credit's row and paid by the operator pipeline (:func:`_paid`), as
+    the batched path's is. None: a round that does not re-play as stored (its settlement by
     the better-of rule is :func:`submit_choice`'s)."""
     owner = key_owner(auth)
     seed = (played.seed if played is not None
@@ -698,15 +700,36 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
         except IllegalChoiceError as e:
             raise unprocessable("illegal_choice", str(e)) from None
         ids = writer.read_pool_ids(waiting.entry) if waiting.entry.progressives else {}
+        # Operator-wallet mode: a choice that completes the round is the operator's to pay.
+        username = (_username(ctx, auth.player_id)
+                    if ctx.operator is not None and result.awaiting is None else None)
         try:
             write, outcome = anyio.from_thread.run(writer.write_choice, auth, waiting, req, seed,
-                                                   result, None, False, ids)
+                                                   result, username, False, ids)
         except Exception as e:
             return _after_failed_write(ctx, e, owner, key, req_hash, 200)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_choice, auth, waiting, write)
-            return 200, written_answer(write, outcome)
+            if username is None:
+                return 200, written_answer(write, outcome)
+            return _paid(ctx, writer, auth, username, write, outcome)
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
+def _paid(ctx: Services, writer: FastRoundPath, auth: Auth, username: str, write: RoundWrite,
+          written: Written) -> tuple[int, dict[str, Any]]:
+    """A choice written ``crediting`` with its credit's row (operator-wallet mode): the credit
+    sent by the operator pipeline (:meth:`OperatorRounds.pay_written`) and its answer; where
+    the sweep took the round over meanwhile, its key's."""
+    assert writer.operator is not None and write.key is not None  # a request's write
+    final = anyio.from_thread.run(writer.operator.pay_written, auth, username, write,
+                                  written.balance)
+    if final is not None:
+        return 200, final
+    with ctx.db.read() as s:
+        row = idem.lookup(s, write.owner, write.key, write.request_hash)
+    assert row is not None  # written with the choice
+    return _stored(ctx, row, 200)
 
 
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
@@ -718,14 +741,15 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
     ``step``); another step is refused with 409 ``round_changed``, so a double click or a
     second tab cannot stake the same win twice. The stored round is re-played first and, if it
     does not give its stored events, settled by the better-of rule (409
-    ``round_cannot_continue``). On the internal wallet the choice is written by the batched
-    path's writer (``writer``, :func:`_write_choice`); a round that cannot continue, and every
-    choice in operator-wallet mode, in this function's own transaction."""
+    ``round_cannot_continue``). The choice is written by the batched path's writer
+    (``writer``, :func:`_write_choice`; in operator-wallet mode, where its operator pipeline
+    runs); a round that cannot continue, and a choice where no writer runs, in this function's
+    own transaction."""
     started = metrics.clock()
     owner = key_owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
-    if writer is not None and ctx.operator is None:
+    if writer is not None and (ctx.operator is None or writer.operator is not None):
         written = _write_choice(ctx, writer, auth, round_id, choice, key, req_hash, step, played)
         if written is not None:
             metrics.choice_latency("general", started)
