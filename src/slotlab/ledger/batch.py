@@ -145,8 +145,9 @@ class RoundWrite:
     # run still active with those figures on its row, adds the round's share (one round, its
     # bet, its win) and stops it for that reason. A choice's: (run id, None, None), its win added.
     autoplay: tuple[int, tuple[int, int, int, int] | None, str | None] | None = None
-    # A choice's write (``POST /api/rounds/{id}/choices``): the round goes on from its row as
-    # remembered, which the write requires unchanged. Its row is updated (:data:`CHOICE_COLUMNS`),
+    # A choice's write (``POST /api/rounds/{id}/choices``, or the choices an auto-completion
+    # made, with no key): the round goes on from its row as remembered, which the write
+    # requires unchanged. Its row is updated (:data:`CHOICE_COLUMNS`),
     # not inserted; nothing is debited, no pool fed, no pace or loss limit checked; its free
     # round's package gets the win but keeps its rounds, its autoplay run gets the win whatever
     # the run's state (None: the round's start).

@@ -10,7 +10,8 @@ game still playable (locked, then one round used and the win added); for a round
 run, the run still active with the figures its row had when read (locked, then the round's share
 added, and stopped if this round meets a condition); the session it was played under still live
 and the player still in its jurisdiction (its last-seen time set when due). Then it debits the
-bet and credits the win, inserts the ledger entries, the round, the key with its stored answer,
+bet and credits the win, inserts the ledger entries, the round, the key with its stored answer
+(a write with no key, an auto-completion's, answers no request: none),
 and adds the jackpot contributions to the pools. A choice's write (a round that ``continues``)
 instead requires its round still waiting at the step and update time it was read with (locked),
 and updates that row. In operator-wallet mode a round that carries its credit's row (a free

@@ -10,9 +10,10 @@ refused for the pace, a loss limit or the funds where the general path would ref
 says so (:class:`~.batch.Refused`), one whose key was used before returns the key's first answer
 (:class:`~.batch.Stored`): the caller answers the player; another refused round is the general
 path's; a round that passes is debited and credited and its ledger entries, round (a choice's:
-updated) and key are written; the batch's jackpot contributions are added to the pools at the
-end. A round that won jackpots is written alone (:meth:`SqliteRoundWriter.write_won`), its
-amounts paid from the pools as read with the write lock held.
+updated) and key (where it has one) are written; the batch's jackpot contributions are added
+to the pools at the end. A round that won jackpots is written alone
+(:meth:`SqliteRoundWriter.write_won`), its amounts paid from the pools as read with the write
+lock held.
 One COMMIT (one fsync with ``synchronous=FULL``) makes the whole batch durable.
 
 Values go through the same SQLAlchemy type processors as the general path's inserts, with the
