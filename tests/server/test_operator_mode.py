@@ -320,3 +320,39 @@ def test_a_choice_the_routes_answer_is_written_by_the_writer_and_paid_once(
     assert _applied(wallet_server, rid) == [("debit", 10), ("credit", body["win"])]
     assert wallet_server.balance(username) == START - 10 + body["win"]
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_an_abandoned_round_is_finished_by_the_writer_and_paid_once(
+        operator_server, wallet_server, monkeypatch):
+    """Auto-completion in operator-wallet mode: written by the round writer with its credit's
+    row (the round ``crediting``), the credit sent by the operator pipeline; the round's start
+    answers as completed once paid; a second sweep moves nothing."""
+    srv = operator_server(auto_complete_after_s=0)
+    path = srv.app.state.fast_rounds
+    c, username = _player(srv, wallet_server)
+    headers = key()
+    started = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=headers).json()
+    rid = started["round_id"]
+    assert started["status"] == "awaiting_choice"
+    credited: list[bool] = []
+    real = path.write_auto
+
+    async def spied(*args):
+        write, outcome = await real(*args)
+        credited.append(write.credit is not None)
+        return write, outcome
+
+    monkeypatch.setattr(path, "write_auto", spied)
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 1
+    assert credited == [True]  # the writer's, with the credit's row
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed" and rec["outcome"] == "auto_completed"
+    assert _applied(wallet_server, rid) == [("debit", 10), ("credit", rec["win"])]
+    assert wallet_server.balance(username) == START - 10 + rec["win"]
+    again = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] == rid
+    assert again.json()["status"] == "completed"
+    assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
+    assert _applied(wallet_server, rid) == [("debit", 10), ("credit", rec["win"])]
+    assert [u["round_id"] for u in c.get("/api/session").json()["unseen_results"]] == [rid]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]

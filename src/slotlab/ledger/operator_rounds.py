@@ -147,7 +147,7 @@ class Completion:
     credit_balance: int | None
     credit_response: dict[str, Any]
     owner: str
-    key: str
+    key: str | None  # None: no request (an auto-completion), no key of its own to answer
     answer: dict[str, Any]  # the key's stored answer once completed
 
 

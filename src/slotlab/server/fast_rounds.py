@@ -373,13 +373,16 @@ class FastRoundPath:
         return await self._write_continued(waiting, result, who.demo, ids, make)
 
     async def write_auto(self, waiting: fast_choices.Waiting, steps: fast_choices.Steps,
-                         result: RoundResult, is_demo: bool, ids: dict[str, int]
-                         ) -> tuple[RoundWrite, Outcome]:
+                         result: RoundResult, is_demo: bool, ids: dict[str, int],
+                         username: str | None = None) -> tuple[RoundWrite, Outcome]:
         """An abandoned round finished by its game's choice policy
-        (``round_recovery.auto_complete``), written as a choice is: no request, so no key.
-        This process forgets the round as waiting; written, its settlement is counted."""
+        (``round_recovery.auto_complete``), written as a choice is: no request, so no key;
+        ``username``: operator-wallet mode, the player's id at the operator, who pays the win
+        (the round left ``crediting`` with its credit's row). This process forgets the round
+        as waiting; written, its settlement is counted."""
         self.waiting.take(waiting.values["id"])
-        make = functools.partial(fast_choices.continued, self.ctx, waiting, steps, result)
+        make = functools.partial(fast_choices.continued, self.ctx, waiting, steps, result,
+                                 username)
         write, outcome = await self._write_continued(waiting, result, is_demo, ids, make)
         if isinstance(outcome, Written):
             entry = waiting.entry

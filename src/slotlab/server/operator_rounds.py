@@ -252,16 +252,21 @@ class OperatorRounds:
             return await run_in_threadpool(round_view.with_profile, self.ctx, who, body)
         return round_view.with_profile(self.ctx, who, body, net)
 
+    async def pay_write(self, player_id: int, username: str, write: RoundWrite, balance: int
+                        ) -> dict[str, Any] | None:
+        """A round the internal path's batch writers left ``crediting`` with its credit's row
+        (a free round, a choice that completed its round, an auto-completion: nothing to
+        debit first): the credit sent and the round completed (:meth:`pay`); the round as it
+        then is (None: the round was taken over meanwhile, its key answers)."""
+        assert write.credit is not None
+        return await self.pay(player_id, username, write.owner, write.key, write.credit,
+                              {**write.response, "balance": balance,
+                               "events": json.loads(write.events_json)})
+
     async def pay_written(self, who: Auth, username: str, write: RoundWrite, balance: int
                           ) -> dict[str, Any] | None:
-        """A round the internal path's batch writers left ``crediting`` with its credit's row
-        (a free round, or a choice that completed its round: nothing to debit first): the
-        credit sent and the round completed (:meth:`pay`); the answer (None: the round was
-        taken over meanwhile, its key answers)."""
-        assert write.credit is not None and write.key is not None  # a request's write
-        final = await self.pay(who.player_id, username, write.owner, write.key, write.credit,
-                               {**write.response, "balance": balance,
-                                "events": json.loads(write.events_json)})
+        """:meth:`pay_write` for a request: its answer, with the session's figures."""
+        final = await self.pay_write(who.player_id, username, write, balance)
         return None if final is None else await self.with_profile(who, final)
 
     def remember_run(self, who: Auth, run: autoplay_runs.RunUse,
@@ -398,7 +403,7 @@ class OperatorRounds:
                               player_id=who.player_id, free=False, demo=who.demo)
         return await self.pay(who.player_id, username, owner, key, w.credit, w.answer)
 
-    async def pay(self, player_id: int, username: str, owner: str, key: str,
+    async def pay(self, player_id: int, username: str, owner: str, key: str | None,
                   credit: dict[str, Any], body: dict[str, Any]) -> dict[str, Any] | None:
         """After the settling write: the round's credit sent and, once confirmed, the round
         completed; its answer (``crediting`` while the credit is not confirmed: the sweep

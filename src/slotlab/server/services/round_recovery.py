@@ -1,12 +1,13 @@
 """Rounds the player left or that cannot go on: auto-completion of abandoned choices, start-up
 recovery of debited rounds never played (split commits), and the admin's void.
 
-An auto-completion on the internal wallet is written by the server's round writer, as a
-player's choice is (:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices
-the game's policy made, the win credited, in one write that requires the round still waiting
-as read. Its own transaction writes it where no writer runs (split commits, a service used
-outside a server), in operator-wallet mode (the operator pays the win), and where the writer
-cannot continue the round (the better-of rule settles it)."""
+An auto-completion is written by the server's round writer, as a player's choice is
+(:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices the game's policy
+made, the win credited, in one write that requires the round still waiting as read (in
+operator-wallet mode the round left ``crediting`` with its credit's row, the credit then sent
+by the operator pipeline). Its own transaction writes it where no writer runs (split commits,
+a service used outside a server) and where the writer cannot continue the round (the better-of
+rule settles it)."""
 
 from __future__ import annotations
 
@@ -56,12 +57,13 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
     """Finish an abandoned round with the game's random choice policy and credit its win: the
     round as it then is, or None where it was not finished (not waiting, its game out of play,
     the player back meanwhile, a write that failed: the next sweep tries again)."""
-    writer = ctx.round_writer if ctx.operator is None else None
+    writer = ctx.round_writer
     with ctx.db.read() as s:
         r0 = s.scalar(select(Round).where(Round.id == round_id))
         if r0 is None or r0.status != AWAITING_CHOICE or not ctx.catalog.in_service(r0.game_id):
             return None  # (a game out of play keeps its rounds until it is back)
-        jurisdiction = s.scalar(select(Player.jurisdiction).where(Player.id == r0.player_id))
+        jurisdiction, username = s.execute(select(Player.jurisdiction, Player.username)
+                                           .where(Player.id == r0.player_id)).one()
         is_demo = demo.is_demo_player(s, r0.player_id)
         waiting = None if writer is None else writer.waiting_of(s, r0)
     entry = continuable(ctx, r0)
@@ -72,16 +74,26 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
     except Exception:
         log.exception("round %s cannot be auto-completed; better-of rule", round_id)
         return better_of(ctx, round_id)
-    if writer is not None and waiting is not None:
-        ids = writer.read_pool_ids(entry) if entry.progressives else {}
-        try:
-            write, outcome = writer.call(writer.write_auto, waiting, steps, result, is_demo, ids)
-        except Exception:
-            log.warning("round %s: the auto-completion's write failed", round_id, exc_info=True)
-            return None
-        # Not written: the round changed since it was read (the player came back meanwhile).
-        return written_answer(write, outcome) if isinstance(outcome, Written) else None
-    return _auto_complete_tx(ctx, r0, entry, steps, result)
+    if writer is None or waiting is None:
+        return _auto_complete_tx(ctx, r0, entry, steps, result)
+    ids = writer.read_pool_ids(entry) if entry.progressives else {}
+    operator = writer.operator  # operator-wallet mode: the operator pays the win
+    try:
+        write, outcome = writer.call(writer.write_auto, waiting, steps, result, is_demo, ids,
+                                     None if operator is None else username)
+    except Exception:
+        log.warning("round %s: the auto-completion's write failed", round_id, exc_info=True)
+        return None
+    if not isinstance(outcome, Written):
+        return None  # the round changed since it was read: the player came back meanwhile
+    if operator is None or write.credit is None:
+        return written_answer(write, outcome)
+    try:
+        final = writer.call(operator.pay_write, r0.player_id, username, write, outcome.balance)
+    except Exception:  # the round waits crediting, its credit pending: the sweep sends it
+        log.warning("round %s: the auto-completion's credit failed", round_id, exc_info=True)
+        final = None
+    return written_answer(write, outcome) if final is None else final
 
 
 def _by_policy(ctx: Services, entry: GameEntry, r0: Round, jurisdiction: str | None

@@ -742,14 +742,14 @@ def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: st
     second tab cannot stake the same win twice. The stored round is re-played first and, if it
     does not give its stored events, settled by the better-of rule (409
     ``round_cannot_continue``). The choice is written by the batched path's writer
-    (``writer``, :func:`_write_choice`; in operator-wallet mode, where its operator pipeline
-    runs); a round that cannot continue, and a choice where no writer runs, in this function's
-    own transaction."""
+    (``writer``, :func:`_write_choice`; in operator-wallet mode a writer runs only with its
+    operator pipeline); a round that cannot continue, and a choice where no writer runs, in
+    this function's own transaction."""
     started = metrics.clock()
     owner = key_owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
-    if writer is not None and (ctx.operator is None or writer.operator is not None):
+    if writer is not None:
         written = _write_choice(ctx, writer, auth, round_id, choice, key, req_hash, step, played)
         if written is not None:
             metrics.choice_latency("general", started)
