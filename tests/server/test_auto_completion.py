@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -126,6 +128,34 @@ def test_a_choice_made_between_the_sweeps_read_and_its_write_wins(
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
     assert c.get("/api/session").json()["unseen_results"] == []
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_the_sweeper_thread_hands_its_writes_to_the_writer(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The periodic sweep runs on a thread of its own, no worker of the event loop's: its
+    auto-completion reaches the writer all the same (``FastRoundPath.call``)."""
+    srv = make_server(games=games(), auto_complete_after_s=0, maintenance_interval_s=0.05)
+    path = srv.app.state.fast_rounds
+    callers: list[str] = []
+    real = round_recovery.auto_complete
+
+    def watched(ctx: Any, round_id: str) -> dict[str, Any] | None:
+        callers.append(threading.current_thread().name)
+        return real(ctx, round_id)
+
+    monkeypatch.setattr(round_recovery, "auto_complete", watched)
+    calls: list[Outcome] = []
+    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls))
+    c, _ = srv.player()
+    rid = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()[
+        "round_id"]
+    deadline = time.monotonic() + 60  # the sweep comes every 0.05 s; a loaded machine is slow
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert calls and calls[0] is not None and callers[0] == "slotlab-sweeper"
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed" and rec["outcome"] == "auto_completed"
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + rec["win"]
 
 
 def test_a_failed_write_leaves_the_round_waiting_for_the_next_sweep(
