@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from .conftest import doc_name, shot
 from .servers import Server
@@ -123,6 +124,21 @@ def font_sizes(page: Any, selector: str) -> list[float]:
         selector, "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
     assert sizes or selector.endswith(".sq-sub"), f"nothing found: {selector}"
     return sizes
+
+
+def pause_clock(page: Any) -> None:
+    """Pause the page's installed clock just ahead of its present. ``pause_at`` takes only a
+    time still to come, and on a loaded machine the running clock can pass a near one before
+    the call lands ("Cannot fast-forward to the past", which changes nothing): it is asked
+    again, further ahead (the page idles meanwhile: no round is under way)."""
+    for ahead_ms in (50, 1_000, 10_000):
+        try:
+            page.clock.pause_at((page.evaluate("Date.now()") + ahead_ms) / 1000)  # seconds
+            return
+        except PlaywrightError as e:
+            if "to the past" not in str(e):
+                raise
+    raise AssertionError("the page's clock ran past every pause asked of it")
 
 
 def stall(page: Any) -> None:

@@ -15,7 +15,16 @@ from . import test_superstars
 from .conftest import doc_name, in_view, shot
 from .servers import Server
 from .test_client import open_game, register, rounds_played, wait_round
-from .test_superstars import GID, ROWS, font_sizes, force, grid_values, last_round, stall
+from .test_superstars import (
+    GID,
+    ROWS,
+    font_sizes,
+    force,
+    grid_values,
+    last_round,
+    pause_clock,
+    stall,
+)
 
 srv = test_superstars.srv  # the same module-scoped server fixture, started for this file
 
@@ -143,7 +152,7 @@ def test_board_features_live(sized: Any, srv: Server) -> None:
     # the pacing buttons pressed as soon as they show (by the page's clock, so as it moves on)
     page.evaluate("() => setInterval(() => document.querySelector('.pace-btn')?.click(), 60)")
     # paused once, for good (a second pause_at after resume() can land in the clock's past)
-    page.clock.pause_at((page.evaluate("Date.now()") + 50) / 1000)  # seconds
+    pause_clock(page)
     seen: set[str] = set()
     wanted = {etype for etype, *_ in BOARD_FEATURES}
     for _ in range(4):

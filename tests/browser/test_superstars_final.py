@@ -25,6 +25,7 @@ from .test_superstars import (
     has,
     last_round,
     open_replay,
+    pause_clock,
     prize_money,
     stall,
     step_to,
@@ -46,7 +47,7 @@ def test_final_game(page: Any, srv: Server) -> None:
     # show live up to the Final Game's board, where the presses stop
     page.evaluate("() => setInterval(() => document.querySelector('[data-board=final]') || "
                   "document.querySelector('.pace-btn')?.click(), 60)")
-    page.clock.pause_at((page.evaluate("Date.now()") + 50) / 1000)  # seconds
+    pause_clock(page)
     page.click("[data-testid=spin]")
     for _ in range(600_000 // CLOCK_STEP_MS):  # ten minutes of the show at most
         if page.locator("[data-testid=board][data-board=final]").count():
