@@ -385,11 +385,7 @@ class FastRoundPath:
                                  username)
         write, outcome = await self._write_continued(waiting, result, is_demo, ids, make)
         if isinstance(outcome, Written):
-            entry = waiting.entry
-            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
-                                  write.win, round_id=write.round_id,
-                                  player_id=waiting.player_id,
-                                  free=waiting.package is not None, demo=is_demo)
+            _continued_settled(waiting, write, is_demo)
         return write, outcome
 
     async def _write_continued(self, waiting: fast_choices.Waiting, result: RoundResult,
@@ -414,10 +410,7 @@ class FastRoundPath:
         if write.round_values["awaiting"] is not None:
             self.waiting.remember(fast_choices.after_choice(waiting, write))
         else:
-            entry = waiting.entry
-            metrics.round_settled(entry.id, entry.currency, write.round_values["bet"],
-                                  write.win, round_id=write.round_id, player_id=who.player_id,
-                                  free=waiting.package is not None, demo=who.demo)
+            _continued_settled(waiting, write, who.demo)
 
     def waiting_of(self, s: Session, r: Round) -> fast_choices.Waiting | None:
         """:func:`fast_choices.waiting_of`, for the general path's thread."""
@@ -528,6 +521,16 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
         credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
+
+
+def _continued_settled(waiting: fast_choices.Waiting, write: RoundWrite, is_demo: bool
+                       ) -> None:
+    """A waiting round settled by the write that continued it (a choice, an auto-completion),
+    counted in the settlement metrics."""
+    entry = waiting.entry
+    metrics.round_settled(entry.id, entry.currency, write.round_values["bet"], write.win,
+                          round_id=write.round_id, player_id=waiting.player_id,
+                          free=waiting.package is not None, demo=is_demo)
 
 
 def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
