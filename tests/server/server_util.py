@@ -24,12 +24,11 @@ import pytest
 import uvicorn
 from sqlalchemy import create_engine, text
 
+from slotlab.server import fast_rounds
 from slotlab.server.app import create_app
 from slotlab.server.services import auth as auth_service
-from slotlab.server.services import idempotency as idem
 from slotlab.server.services import reality as reality_service
 from slotlab.server.services import rounds
-from slotlab.server.services.auth import authenticate
 from slotlab.server.settings import Settings
 from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import normalize_url
@@ -159,21 +158,32 @@ def key() -> dict[str, str]:
     return {"Idempotency-Key": uuid.uuid4().hex}
 
 
+def without_round_writer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Servers made from here on run with no round writer, as one whose writer could not
+    start: each round start and choice written by its own transaction (the rows the writer's
+    must equal)."""
+    async def none(ctx: Any) -> None:
+        return None
+
+    monkeypatch.setattr(fast_rounds, "start", none)
+
+
 def round_left_open(srv: LiveServer, token: str, why: str = "the process died here"
                     ) -> dict[str, str]:
     """A round of instant-test (bet 5) whose process dies between the two commits of
-    ``split_round_commits``: debited, never played, left open. Its Idempotency-Key header, for
-    the request's retry. (The services themselves: over HTTP this would be a 500.)"""
+    ``split_round_commits``: debited, never played, left open (the request answered 500). Its
+    Idempotency-Key header, for the request's retry."""
     headers = key()
 
     def dies(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError(why)
 
-    h = idem.request_hash("POST", "/api/games/instant-test/rounds", {"bet": 5})
-    with pytest.MonkeyPatch.context() as mp, pytest.raises(RuntimeError, match=why):
-        mp.setattr(rounds, "advance_open", dies)
-        rounds.start_round(srv.ctx, authenticate(srv.ctx, token), "instant-test", 5,
-                           headers["Idempotency-Key"], h)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rounds, "_settle_opened", dies)  # the round writer's settling
+        mp.setattr(rounds, "advance_open", dies)  # the round's own transaction's
+        r = srv.client(token).post("/api/games/instant-test/rounds", json={"bet": 5},
+                                   headers=headers)
+    assert r.status_code == 500, r.text
     return headers
 
 

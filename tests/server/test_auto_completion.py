@@ -1,6 +1,6 @@
 """Auto-completion on the internal wallet is written by the server's round writer, as a choice
 is (``FastRoundPath.write_auto``): these tests hold what it writes equal to what the
-round's own transaction writes where no writer runs (split commits), jackpot won included; show
+round's own transaction writes where no writer runs, jackpot won included; show
 that a player's choice that lands between the sweep's read and its write wins (the write
 requires the round unchanged, so nothing is paid twice); and that a write that fails leaves the
 round waiting for the next sweep, with nothing moved."""
@@ -21,7 +21,7 @@ from slotlab.ledger.batch import Outcome
 from slotlab.server.services import round_recovery, rounds
 
 from .server_games import PickGame, make_test_games
-from .server_util import LiveServer, key
+from .server_util import LiveServer, key, without_round_writer
 
 GAME = "pick-jackpot"
 MAX_BET = 10  # PickGame's top bet: the round wins the "top" tier
@@ -79,7 +79,7 @@ def _abandon_and_sweep(srv: LiveServer) -> tuple[dict[str, Any], int, list[str]]
 def test_the_writer_finishes_a_round_as_its_own_transaction_does(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same round, abandoned on a server whose writer takes the auto-completion and on one
-    with none (split commits): the same record, jackpot won, balance and notice."""
+    with none: the same record, jackpot won, balance and notice."""
     _counted_seeds(monkeypatch)
     srv = make_server(games=games(), fast_rounds=False, auto_complete_after_s=0)
     path = srv.app.state.fast_rounds
@@ -96,12 +96,13 @@ def test_the_writer_finishes_a_round_as_its_own_transaction_does(
     srv.__exit__()
 
     _counted_seeds(monkeypatch)  # the same draws again
-    split = make_server(games=games(), split_round_commits=True, auto_complete_after_s=0)
-    assert split.app.state.fast_rounds is None  # no writer: the round's own transaction
-    by_tx, balance_tx, unseen_tx = _abandon_and_sweep(split)
+    without_round_writer(monkeypatch)
+    own = make_server(games=games(), auto_complete_after_s=0)
+    assert own.app.state.fast_rounds is None  # no writer: the round's own transaction
+    by_tx, balance_tx, unseen_tx = _abandon_and_sweep(own)
     assert {k: by_tx[k] for k in _COMPARED} == {k: by_writer[k] for k in _COMPARED}
     assert balance_tx == balance and unseen_tx == [by_tx["round_id"]]
-    assert split.admin().get("/api/admin/audit").json()["ok"]
+    assert own.admin().get("/api/admin/audit").json()["ok"]
 
 
 def test_a_choice_made_between_the_sweeps_read_and_its_write_wins(

@@ -4,7 +4,8 @@
 - :mod:`.entries`: a movement made inside a service's ORM transaction (the wallet locked
   first): deposits, admin adjustments, refunds, voids, a round settled after a choice.
 - :mod:`.batch`: a round's whole write (:class:`~.batch.RoundWrite`: its checks, its ledger
-  lines, its round and key rows; a round's start, or a choice that continues it) and the group
+  lines, its round and key rows; a round's start, or a choice that continues it; with split
+  commits, a round's opening and then its settling) and the group
   commit that writes many rounds at once; :mod:`.postgres` and :mod:`.sqlite` are that write on
   each database, one statement or one transaction per batch, checking with the wallet locked
   what a round needs: the funds, the wallet's currency, one live round (a choice: its round

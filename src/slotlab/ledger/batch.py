@@ -33,7 +33,7 @@ from slotlab.ledger.kinds import (
     POOL_SEED,
     WIN,
 )
-from slotlab.store.models import CANCELLED
+from slotlab.store.models import AWAITING_CHOICE, CANCELLED, OPEN
 
 log = logging.getLogger("slotlab.server")
 
@@ -61,15 +61,24 @@ CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "jackpot_win",
 @dataclass(slots=True, frozen=True)
 class Continues:
     """The round a choice continues, as the process that wrote it remembers it. The write
-    requires the row still waiting with this step and update time, and with this record (the
-    seeds, choices and events it was played on, as JSON text): a record changed since is the
-    general path's to judge, which re-plays the stored record before any choice."""
+    requires the row still in ``status`` with this step and update time, and with this record
+    (the seeds, choices and events it was played on, as JSON text): a record changed since is
+    the general path's to judge, which re-plays the stored record before any choice.
+
+    ``status`` ``open``: a round recorded and debited by its opening (``RoundWrite.opening``),
+    now played and settled; its key, reserved by the opening with no answer, gets this
+    write's answer (found by the round's id: recovery knows no key)."""
 
     step: int
     updated_at: datetime
     seeds: str
     choices: str
     events: str
+    status: str = AWAITING_CHOICE
+
+    @property
+    def settles_open(self) -> bool:
+        return self.status == OPEN
 
 
 @dataclass(slots=True)  # made per round: no frozen-init cost
@@ -168,11 +177,17 @@ class RoundWrite:
     # process's older copy of a session never carries a round, and sets last-seen to ``at`` when
     # due (None: the caller read the session fresh, and wrote last-seen itself).
     session: RoundSession | None = None
+    # Split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``): the round recorded ``open``, its seed
+    # drawn but not played, the bet taken, a free round's round used, an autoplay run's round
+    # counted, the pools fed; its key reserved with no answer (a retry meanwhile is told the
+    # round is in progress). A write that ``continues`` it (``Continues.status`` ``open``)
+    # plays and settles it.
+    opening: bool = False
 
     @property
     def status_code(self) -> int:
         """The answer's status, stored with the key: 201 a round started, 200 a choice."""
-        return 201 if self.continues is None else 200
+        return 201 if self.continues is None or self.continues.settles_open else 200
 
 
 def pool_moves(contributions: Sequence[tuple[int, int]],

@@ -11,12 +11,14 @@ run, the run still active with the figures its row had when read (locked, then t
 added, and stopped if this round meets a condition); the session it was played under still live
 and the player still in its jurisdiction (its last-seen time set when due). Then it debits the
 bet and credits the win, inserts the ledger entries, the round, the key with its stored answer
-(a write with no key, an auto-completion's, answers no request: none),
-and adds the jackpot contributions to the pools. A choice's write (a round that ``continues``)
-instead requires its round still waiting at the step and update time it was read with (locked),
-and updates that row. In operator-wallet mode a round that carries its credit's row (a free
-round, or a choice that completes its round) is not credited to the wallet: the row is inserted
-``pending`` for the operator pipeline to send. A round whose checks fail is left out of every
+(a write with no key, an auto-completion's, answers no request: none; a split round's opening
+reserves its key with no answer), and adds the jackpot contributions to the pools. A choice's
+write (a round that ``continues``) instead requires its round still waiting at the step and
+update time it was read with (locked), and updates that row; a split round's settling is such a
+write on its ``open`` round, and answers the key its opening reserved. In operator-wallet
+mode a round that carries its credit's row (a free round, or a choice that completes its
+round) is not credited to the wallet: the row is inserted ``pending`` for the operator
+pipeline to send. A round whose checks fail is left out of every
 insert: refused for the pace, a loss limit or the funds where the general path would refuse it
 for them, or found to have a key used before (its row returned with the reason,
 :class:`~.batch.Refused`, or the key's first answer, :class:`~.batch.Stored`, and the session's
@@ -70,7 +72,7 @@ from slotlab.ledger.batch import (
     pool_moves,
 )
 from slotlab.ledger.kinds import PLAY_KINDS
-from slotlab.store.models import AWAITING_CHOICE, LIVE_STATUSES, Player, Round
+from slotlab.store.models import LIVE_STATUSES, OPEN, Player, Round
 from slotlab.store.operator_wallet import OperatorWalletOp
 
 
@@ -150,8 +152,8 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("play", "bigint"), ("fr_id", "bigint"), ("fr_left", "int"), ("fr_won", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
       ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
-      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("op", "json"),
-      *SESSION_FIELDS]
+      ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("c_status", "text"),
+      ("op", "json"), ("opening", "boolean"), *SESSION_FIELDS]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("kind", "text"), ("micro", "bigint")]
@@ -235,9 +237,10 @@ WITH r AS MATERIALIZED (
 ), lkr AS MATERIALIZED (
   SELECT o.id FROM rounds o JOIN r ON r.rid = o.id AND r.pid = o.player_id
   WHERE r.c_step IS NOT NULL AND o.player_id IN (SELECT lk.player_id FROM lk)
-    AND {status_is("o", AWAITING_CHOICE)} AND o.step = r.c_step AND o.updated_at = r.c_at
+    AND CASE WHEN o.status = r.c_status THEN true ELSE false END  -- no index condition
+    AND o.step = r.c_step AND o.updated_at = r.c_at
     AND o.seeds::jsonb = r.c_seeds::jsonb AND o.choices::jsonb = r.c_choices::jsonb
-    AND o.events::jsonb = r.c_events::jsonb
+    AND coalesce(o.events::jsonb, 'null'::jsonb) = r.c_events::jsonb
   ORDER BY o.id FOR UPDATE OF o
 ), chk AS MATERIALIZED (  -- each round's checks (a wallet changed meanwhile: no row at all)
   SELECT r.*, lk.id AS wallet_id, lk.balance AS held, lkp.last_round_at AS last_at,
@@ -268,7 +271,12 @@ WITH r AS MATERIALIZED (
   LEFT JOIN lka ON lka.id = r.ap_id
   LEFT JOIN idempotency_keys k ON k.owner = r.owner AND k.key = r.key
 ), ok AS MATERIALIZED (
-  SELECT chk.*, chk.held - chk.bet + chk.paid AS balance FROM chk
+  SELECT chk.*, chk.held - chk.bet + chk.paid AS balance,
+    CASE WHEN NOT chk.opening THEN (left(chk.head::text, -1) || ',"balance":'
+      || (chk.held - chk.bet + chk.paid) || '}}')::json
+    END AS answer  -- the stored answer: the head with the balance after the round (an
+                   -- opening's key waits for its settling's)
+  FROM chk
   WHERE chk.valid AND chk.k_hash IS NULL AND chk.ready AND chk.paced AND chk.over IS NULL
     AND chk.package_ok AND chk.funded
 ), refused AS MATERIALIZED (  -- batch.Refused and batch.Stored, in the general path's order
@@ -318,9 +326,13 @@ WITH r AS MATERIALIZED (
 ), ki AS (
   INSERT INTO idempotency_keys (owner, key, request_hash, round_id, status_code, response,
                                 created_at)
-  SELECT ok.owner, ok.key, ok.req_hash, ok.rid, CASE WHEN ok.c_step IS NULL THEN 201 ELSE 200 END,
-         (left(ok.head::text, -1) || ',"balance":' || ok.balance || '}}')::json, ok.ts
+  SELECT ok.owner, ok.key, ok.req_hash, ok.rid,
+         CASE WHEN ok.opening THEN NULL WHEN ok.c_step IS NULL THEN 201 ELSE 200 END,
+         ok.answer, ok.ts
   FROM ok WHERE ok.key IS NOT NULL ORDER BY ok.n RETURNING 1
+), ku AS (  -- an open round settled: the answer its opening's key waits for
+  UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
+  WHERE ok.c_status = '{OPEN}' AND k.round_id = ok.rid AND k.response IS NULL RETURNING 1
 ), oi AS (
   INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
   SELECT {row_sql(OP_COLUMNS, "x")}
@@ -354,6 +366,7 @@ def round_json(n: int, w: RoundWrite) -> str:
         **_autoplay(w),
         **_continues(w),
         **({} if w.credit is None else {"op": w.credit}),
+        "opening": w.opening,
         **session_fields(w.session),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],
@@ -369,7 +382,7 @@ def _continues(w: RoundWrite) -> dict[str, Any]:
     if c is None:
         return {}
     return {"c_step": c.step, "c_at": c.updated_at, "c_seeds": c.seeds, "c_choices": c.choices,
-            "c_events": c.events}
+            "c_events": c.events, "c_status": c.status}
 
 
 def _autoplay(w: RoundWrite) -> dict[str, Any]:

@@ -10,7 +10,8 @@ refused for the pace, a loss limit or the funds where the general path would ref
 says so (:class:`~.batch.Refused`), one whose key was used before returns the key's first answer
 (:class:`~.batch.Stored`): the caller answers the player; another refused round is the general
 path's; a round that passes is debited and credited and its ledger entries, round (a choice's:
-updated) and key (where it has one) are written; the batch's jackpot contributions are added
+updated) and key (where it has one; a split round's opening reserves it with no answer, its
+settling answers it) are written; the batch's jackpot contributions are added
 to the pools at the end. A round that won jackpots is written alone
 (:meth:`SqliteRoundWriter.write_won`), its amounts paid from the pools as read with the write
 lock held.
@@ -56,7 +57,6 @@ from slotlab.ledger.batch import (
 from slotlab.ledger.kinds import PLAY_KINDS
 from slotlab.store.chain import register_sqlite
 from slotlab.store.models import (
-    AWAITING_CHOICE,
     LIVE_STATUSES,
     LedgerEntry,
     Player,
@@ -89,10 +89,14 @@ OP_PROCESSORS = [(c.key, _processor(c)) for c in OperatorWalletOp.__table__.colu
                   if c.key != "id"]
 INSERT_OP = (f"INSERT INTO operator_wallet_ops ({', '.join(k for k, _ in OP_PROCESSORS)}) "
               f"VALUES ({', '.join('?' for _ in OP_PROCESSORS)})")
-# A choice's round, still waiting as it was remembered (batch.Continues).
-_WAITING = (f"SELECT 1 FROM rounds WHERE id = ? AND player_id = ? AND status = '{AWAITING_CHOICE}' "
+# A choice's round, still waiting (or an open round, still open) as it was remembered
+# (batch.Continues).
+_WAITING = ("SELECT 1 FROM rounds WHERE id = ? AND player_id = ? AND status = ? "
             "AND step = ? AND updated_at = ? AND json(seeds) = json(?) "
-            "AND json(choices) = json(?) AND json(events) = json(?)")
+            "AND json(choices) = json(?) AND coalesce(json(events), 'null') = json(?)")
+# An open round settled: the answer its opening's key waits for (batch.Continues).
+_ANSWER_OPENED = ("UPDATE idempotency_keys SET status_code = 201, response = ? "
+                  "WHERE round_id = ? AND response IS NULL")
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _DEMO = ("(SELECT p.demo FROM players p WHERE p.id = w.player_id)"
          if "demo" in Player.__table__.c else "0")
@@ -343,8 +347,8 @@ class SqliteRoundWriter:
             return Refused(FUNDS, balance)
         c = w.continues
         if c is not None and con.execute(_WAITING, (
-                w.round_id, w.player_id, c.step, _TIME(c.updated_at), c.seeds, c.choices,
-                c.events)).fetchone() is None:
+                w.round_id, w.player_id, c.status, c.step, _TIME(c.updated_at), c.seeds,
+                c.choices, c.events)).fetchone() is None:
             return None  # the round changed since it was read
         if w.free_round is not None:
             package, left, won = w.free_round
@@ -371,10 +375,12 @@ class SqliteRoundWriter:
             con.execute(_UPDATE_CHOICE, _choice_row(w))
         if w.credit is not None:
             con.execute(INSERT_OP, [p(w.credit[k]) for k, p in OP_PROCESSORS])
+        answer = None if w.opening else json_object_with(w.response_json, balance=str(after))
         if w.key is not None:  # else no request to answer (an auto-completion)
             con.execute(_INSERT_KEY, (w.owner, w.key, w.request_hash, w.round_id,
-                                      w.status_code,
-                                      json_object_with(w.response_json, balance=str(after)), at))
+                                      None if w.opening else w.status_code, answer, at))
+        if c is not None and c.settles_open:
+            con.execute(_ANSWER_OPENED, (answer, w.round_id))
         return Written(int(after), _net(con, wallet_id, w.since))
 
     async def close(self) -> None:

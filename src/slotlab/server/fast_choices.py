@@ -159,6 +159,16 @@ def waiting_of(ctx: Services, s: Session, r: Round) -> Waiting | None:
     entry = general.continuable(ctx, r)
     if entry is None or general.stored_play_differs(entry, r) is not None:
         return None
+    return _as_stored(s, r, entry)
+
+
+def open_of(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
+    """An ``open`` round as the database holds it, for its settling on its recorded seed
+    (start-up recovery); None: its free round's package is gone."""
+    return _as_stored(s, r, entry)
+
+
+def _as_stored(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
     package = None
     if r.free_round_id is not None:
         p = s.get(FreeRoundPackage, r.free_round_id)
@@ -282,6 +292,6 @@ def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
         else (package.id, package.rounds_left, package.total_won),
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
-                            json_text(before["choices"]), w.events_json),
+                            json_text(before["choices"]), w.events_json, before["status"]),
         credit=credit, awards=awards, session=session)
 

@@ -49,6 +49,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, TypeVar, cast
 
@@ -101,6 +102,7 @@ from slotlab.store.models import (
     AWAITING_CHOICE,
     COMPLETED,
     CREDITING,
+    OPEN,
     FreeRoundPackage,
     Round,
     utcnow,
@@ -346,6 +348,29 @@ class FastRoundPath:
         write = make(won=(demo.reset_value_wins(entry, tiers) or []) if tiers else [])
         return write, await self.writer.submit(write)
 
+    async def write_opening(self, who: Auth, entry: GameEntry, credits: int, bet: int,
+                            key: str, request_hash: str, seed: Seed,
+                            package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None,
+                            ids: dict[str, int]) -> tuple[RoundWrite, Outcome]:
+        """Split commits: a round start recorded and debited before it is played
+        (:func:`opening`); this process's copies of its run and package are dropped (its
+        settling changes them again)."""
+        self.forget_run(who, run)
+        self.forget_package(who, package)
+        write = opening(self.ctx, who, entry, credits, bet, key, request_hash, seed, ids,
+                        package, run)
+        return write, await self.writer.submit(write)
+
+    async def settle_open(self, waiting: fast_choices.Waiting, result: RoundResult,
+                          is_demo: bool, ids: dict[str, int], outcome: str = "played"
+                          ) -> tuple[RoundWrite, Outcome]:
+        """An ``open`` round (``waiting``: its row as recorded) played on its recorded seed to
+        ``result`` and settled, written as a choice is, the answer stored with the key its
+        opening reserved; ``outcome`` ``recovered``: settled by start-up recovery, the
+        player told at their next login."""
+        return await self.write_auto(waiting, fast_choices.Steps((), (), outcome), result,
+                                     is_demo, ids)
+
     def after_write(self, who: Auth, entry: GameEntry, write: RoundWrite,
                     package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None) -> None:
         """A round start written: what this process keeps of it (the run's and the package's
@@ -375,8 +400,9 @@ class FastRoundPath:
     async def write_auto(self, waiting: fast_choices.Waiting, steps: fast_choices.Steps,
                          result: RoundResult, is_demo: bool, ids: dict[str, int],
                          username: str | None = None) -> tuple[RoundWrite, Outcome]:
-        """An abandoned round finished by its game's choice policy
-        (``round_recovery.auto_complete``), written as a choice is: no request, so no key;
+        """A round continued with no request of its own, written as a choice is (no key): an
+        abandoned round finished by its game's choice policy (``round_recovery.auto_complete``),
+        or an open round settled (:meth:`settle_open`);
         ``username``: operator-wallet mode, the player's id at the operator, who pays the win
         (the round left ``crediting`` with its credit's row). This process forgets the round
         as waiting; written, its settlement is counted."""
@@ -415,6 +441,17 @@ class FastRoundPath:
     def waiting_of(self, s: Session, r: Round) -> fast_choices.Waiting | None:
         """:func:`fast_choices.waiting_of`, for the general path's thread."""
         return fast_choices.waiting_of(self.ctx, s, r)
+
+    @staticmethod
+    def opened(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None
+               ) -> fast_choices.Waiting:
+        """The round an opening recorded, for its settling (``package``: as read before)."""
+        return fast_choices.after_start(write, entry, package)
+
+    @staticmethod
+    def open_of(s: Session, r: Round, entry: GameEntry) -> fast_choices.Waiting | None:
+        """:func:`fast_choices.open_of`, for the general path's thread."""
+        return fast_choices.open_of(s, r, entry)
 
     @staticmethod
     def choice_request(round_id: str, key: str, choice: str, step: int, request_hash: str
@@ -460,7 +497,6 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     (:func:`demo.reset_value_wins`, no award): on the internal wallet credited after the win,
     each its own ledger entry."""
     now = utcnow()
-    rid = uuid.uuid4().hex
     events_json = json_text(list(result.events))
     win_credits = int(result.win)
     awaiting = result.awaiting
@@ -469,22 +505,15 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
     cap = entry.cash_cap  # the settings' cap for the entry's currency, kept with the entry
     win = uncapped if cap is None else min(uncapped, cap)
     jackpot_win = sum(int(j["amount"]) for j in won)
-    values = {
-        **_ROUND_COLUMNS,  # every column (one added later is None, as on a new Round)
-        "id": rid, "player_id": who.player_id, "game_id": entry.id,
-        "model_hash": entry.game.model_hash, "variant": entry.variant,
-        "code_version": CODE_VERSION, "currency": entry.currency,
-        "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
+    values = _recorded(who, entry, credits, bet, seed, package, run, now)
+    rid = values["id"]
+    values.update({
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped,
         "jackpot_win": jackpot_win, "jackpots": [dict(j) for j in won],
         "status": AWAITING_CHOICE if waits else COMPLETED if operator_player is None else CREDITING,
-        "seeds": [seed.hex()], "choices": [], "auto_seeds": [],
         "awaiting": None if awaiting is None else round_view.to_jsonable(awaiting.to_json()),
-        "step": 1, "outcome": None if waits else "played", "notice_pending": False,
-        "free_round_id": None if package is None else package.id,
-        "autoplay_run_id": None if run is None else run.run_id,
-        "created_at": now, "updated_at": now,
-        "completed_at": None if waits or operator_player is not None else now}
+        "step": 1, "outcome": None if waits else "played",
+        "completed_at": None if waits or operator_player is not None else now})
     # round_public reads attributes only; the answer's events are added as JSON text below.
     r = cast(Round, SimpleNamespace(**values, events=None))
     credit = None
@@ -521,6 +550,55 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
         credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
+
+
+def _recorded(who: Auth, entry: GameEntry, credits: int, bet: int, seed: Seed,
+              package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None,
+              now: datetime) -> dict[str, Any]:
+    """A new round's row as recorded before it is played: ``open``, its seed drawn, nothing
+    won (every column, one added later None, as on a new Round)."""
+    return {
+        **_ROUND_COLUMNS,
+        "id": uuid.uuid4().hex, "player_id": who.player_id, "game_id": entry.id,
+        "model_hash": entry.game.model_hash, "variant": entry.variant,
+        "code_version": CODE_VERSION, "currency": entry.currency,
+        "denomination": entry.denomination, "bet_credits": credits, "bet": bet,
+        "win_credits": 0, "win": 0, "uncapped_win": 0, "jackpot_win": 0, "jackpots": [],
+        "status": OPEN, "seeds": [seed.hex()], "choices": [], "auto_seeds": [],
+        "awaiting": None, "step": 0, "outcome": None, "notice_pending": False,
+        "free_round_id": None if package is None else package.id,
+        "autoplay_run_id": None if run is None else run.run_id,
+        "created_at": now, "updated_at": now, "completed_at": None}
+
+
+def opening(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
+            request_hash: str, seed: Seed, pools: dict[str, int],
+            package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None,
+            seen: bool = False) -> RoundWrite:
+    """Split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``): the rows the general path writes for a
+    round start before it plays it (``RoundWrite.opening``): the round ``open`` with its seed,
+    the bet debited (a free round: a round of its package used), its pools fed, its autoplay
+    run's round counted, its key reserved with no answer; checked as :func:`build`'s round
+    is. The round is then played and settled (:meth:`FastRoundPath.settle_open`)."""
+    now = utcnow()
+    values = _recorded(who, entry, credits, bet, seed, package, run, now)
+    rid = values["id"]
+    lines = () if package is not None else (LedgerLine(ledger.BET, -bet, 0, f"round:{rid}:bet"),)
+    profile = ctx.profile(who.jurisdiction)
+    return RoundWrite(
+        player_id=who.player_id, currency=entry.currency, bet=0 if package else bet, win=0,
+        round_id=rid, owner=general.key_owner(who), key=key, request_hash=request_hash, at=now,
+        round_values=values, ledger=lines,
+        contributions=jackpots.round_contributions(entry, credits, bet, pools, who.demo,
+                                                   package is not None),
+        response={}, response_json="{}", events_json="null",
+        pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),
+        free_round=None if package is None
+        else (package.id, package.rounds_left, package.total_won),
+        autoplay=None if run is None
+        else (run.run_id, dataclasses.astuple(run.before),
+              run.after(cast(Round, SimpleNamespace(**values)))),
+        session=(who.session_id, who.jurisdiction, seen), opening=True)
 
 
 def _continued_settled(waiting: fast_choices.Waiting, write: RoundWrite, is_demo: bool
@@ -921,13 +999,16 @@ def _raising(error: Exception) -> Receive:
 
 
 async def start(ctx: Services) -> FastRoundPath | None:
-    """The path for this server, or None where it cannot run (split commits take the general
-    path whole; a database it has no writer for; operator-wallet mode with the path off). In
-    operator-wallet mode its round starts go to the operator pipeline
-    (:mod:`.operator_rounds`). With the path off (``SLOTLAB_FAST_ROUNDS=false``) on the
-    internal wallet it answers no request but still writes the general path's round starts."""
+    """The path for this server, or None where it cannot run (a database it has no writer for;
+    operator-wallet mode with the path off or split commits). In operator-wallet mode its round
+    starts go to the operator pipeline (:mod:`.operator_rounds`). With the path off
+    (``SLOTLAB_FAST_ROUNDS=false``) or split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``: a
+    round's debit committed before it is played, two writes where this path answers with
+    one) on the internal wallet it answers no request but still writes the general path's
+    round starts and choices."""
     st = ctx.settings
-    if st.split_round_commits or (not st.fast_rounds and ctx.operator is not None):
+    serves = st.fast_rounds and not st.split_round_commits
+    if not serves and ctx.operator is not None:
         return None
     backend: PostgresRoundWriter | SqliteRoundWriter
     try:
@@ -957,11 +1038,11 @@ async def start(ctx: Services) -> FastRoundPath | None:
             return None
         runs = operator.runs  # one memory of autoplay runs for both
     log.info("fast round path %s (%s, %d batch%s in flight%s)",
-             "on" if st.fast_rounds else "off, its writer the general path's", ctx.db.dialect,
+             "on" if serves else "off, its writer the general path's", ctx.db.dialect,
              depth, "" if depth == 1 else "es", ", operator wallet" if operator else "")
     return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
                                           st.fast_rounds_max_batch),
                          backend.close,
                          backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
                          backend.write_won, runs=runs, operator=operator,
-                         serves=st.fast_rounds, loop=asyncio.get_running_loop())
+                         serves=serves, loop=asyncio.get_running_loop())

@@ -1,5 +1,7 @@
 """Rounds the player left or that cannot go on: auto-completion of abandoned choices, start-up
-recovery of debited rounds never played (split commits), and the admin's void.
+recovery of debited rounds never played (split commits: settled by the round writer as the
+round's own settling would have been,
+:meth:`~slotlab.server.fast_rounds.FastRoundPath.settle_open`), and the admin's void.
 
 An auto-completion is written by the server's round writer, as a player's choice is
 (:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices the game's policy
@@ -173,7 +175,7 @@ def recover(ctx: Services, older_than_s: float | None = None) -> int:
         entry = continuable(ctx, r0)
         if entry is None:
             better_of(ctx, rid)
-        else:
+        elif not _recovered_by_writer(ctx, rid, entry):
             advance_open(ctx, rid, entry, outcome="recovered")
             # Fill in the first response for a key left pending by the crash; the player never
             # saw the result: it is shown at their next login.
@@ -189,6 +191,31 @@ def recover(ctx: Services, older_than_s: float | None = None) -> int:
                     key_row.status_code = 201
                     key_row.response = round_public(ctx, r, balance)
     return len(rows)
+
+
+def _recovered_by_writer(ctx: Services, round_id: str, entry: GameEntry) -> bool:
+    """An open round settled by the server's round writer, as a split round start's settling
+    is (:meth:`~slotlab.server.fast_rounds.FastRoundPath.settle_open`, outcome ``recovered``:
+    the player told at their next login, the key its opening reserved answered); False where
+    the writer did not (none runs, operator-wallet mode, a round that does not play, a write
+    not made): the round's own transaction then settles it, or finds it settled."""
+    writer = ctx.round_writer
+    if writer is None or writer.operator is not None:
+        return False
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == round_id))
+        waiting = None if r is None or r.status != OPEN else writer.open_of(s, r, entry)
+        is_demo = demo.is_demo_player(s, r.player_id) if r is not None else False
+    if waiting is None:
+        return False
+    try:
+        result = play(entry, waiting.values["bet_credits"], waiting.seeds(), [])
+        ids = writer.read_pool_ids(entry) if entry.progressives else {}
+        _, outcome = writer.call(writer.settle_open, waiting, result, is_demo, ids, "recovered")
+    except Exception:
+        log.warning("round %s: recovery by the writer failed", round_id, exc_info=True)
+        return False
+    return isinstance(outcome, Written)
 
 
 def void_round(ctx: Services, round_id: str) -> dict[str, Any]:

@@ -12,12 +12,13 @@ unless it waits for a choice, credits the win and completes it: the batched path
 (:mod:`slotlab.ledger`'s statements, through :class:`~slotlab.server.fast_rounds.FastRoundPath`;
 :func:`_write_round`, :func:`_write_choice`), the one write of every round start and choice on
 the internal wallet, whichever route the request took. So "debit + creation" and "credit +
-completion" are each atomic, and no round is ever visible half-paid. This module's own
-transactions write what that writer does not: with ``split_round_commits`` (the
-operator-wallet shape) the debit and
-the round's creation (status ``open``) commit first and the round is played and settled in a
-second transaction; a crash between the two leaves an ``open`` round that
-:func:`~.round_recovery.recover` completes from its recorded seed at the next start-up.
+completion" are each atomic, and no round is ever visible half-paid. With
+``split_round_commits`` (the operator-wallet shape) the debit and the round's creation (status
+``open``) are the writer's first write and the round is played and settled by a second
+(:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
+:func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
+the same write. This module's own transactions write what that writer does not (a server
+whose writer could not start, operator-wallet mode's handed-over rounds, voids, better-of).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's:
 the bet is debited at the operator (:class:`~slotlab.server.operator_wallet.OperatorWallet`)
@@ -89,6 +90,7 @@ from slotlab.store.models import (
     LIVE_STATUSES,
     OPEN,
     AdminAction,
+    FreeRoundPackage,
     IdempotencyKey,
     Player,
     PlayerLimit,
@@ -384,7 +386,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
             result = None if split else play(entry, credits, [seed0], [])
         except IllegalBetError as e:
             raise unprocessable("bet_not_allowed", str(e)) from None
-    if writer is not None and result is not None and not operator:
+    if writer is not None and not operator:
         answer = _write_round(ctx, writer, auth, entry, credits, bet, key, req_hash, seed0,
                               result, free_round_id, autoplay)
         metrics.round_latency("general", started)
@@ -411,12 +413,14 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
 
 def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
                  credits: int, bet: int, key: str, req_hash: str, seed: Seed,
-                 result: RoundResult, free_round_id: int | None,
+                 result: RoundResult | None, free_round_id: int | None,
                  autoplay: AutoplayCreate | None) -> tuple[int, dict[str, Any]]:
-    """A played round start on the internal wallet, written by the batched path's writer
+    """A round start on the internal wallet, written by the batched path's writer
     (:meth:`FastRoundPath.write`, on the event loop; everything else here, on this thread: a
     thread waiting for another of the pool could wait for ever): its package and run read
     anew (a copy the batched path kept may be why the round came here), then the write.
+    ``result`` None (split commits): the round's opening is written first
+    (:meth:`FastRoundPath.write_opening`), then it is played and settled (:func:`_settle_opened`).
     A write that finds the state changed since its reads is made again on state read anew,
     twice at most; a failed one is answered 503 unless its key shows it written."""
     owner = key_owner(auth)
@@ -436,11 +440,18 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
             continue
         ids = writer.read_pool_ids(entry) if entry.progressives else {}
         try:
-            write, outcome = anyio.from_thread.run(writer.write, auth, entry, credits, bet, key,
-                                                   req_hash, seed, result, package, run, False,
-                                                   ids)
+            if result is None:
+                write, outcome = anyio.from_thread.run(writer.write_opening, auth, entry,
+                                                       credits, bet, key, req_hash, seed,
+                                                       package, run, ids)
+            else:
+                write, outcome = anyio.from_thread.run(writer.write, auth, entry, credits, bet,
+                                                       key, req_hash, seed, result, package,
+                                                       run, False, ids)
         except Exception as e:
             return _after_failed_write(ctx, e, owner, key, req_hash, 201)
+        if isinstance(outcome, Written) and result is None:
+            return 201, _settle_opened(ctx, writer, auth, entry, write, package)
         if isinstance(outcome, Written):
             anyio.from_thread.run_sync(writer.after_write, auth, entry, write, package, run)
             return 201, written_answer(write, outcome)
@@ -452,6 +463,33 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
         if answer is not None:  # a retry, a key in progress, a live round
             return answer
     raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
+def _settle_opened(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
+                   opened: RoundWrite, package: FreeRoundPackage | None) -> dict[str, Any]:
+    """Split commits: the round its opening made durable, played on its recorded seed and
+    settled by the writer. Where that write is not made (the round changed since: voided, or
+    settled by another process's recovery; or the write failed), :func:`advance_open`
+    settles it in its own transaction, or answers it as it now is (a crash from the opening
+    on leaves it to recovery)."""
+    rid = opened.round_id
+    waiting = writer.opened(opened, entry, package)
+    try:
+        result = play(entry, opened.round_values["bet_credits"], waiting.seeds(), [])
+    except Exception:
+        log.exception("round %s cannot be played; paying the better of win so far and refund",
+                      rid)
+        return better_of(ctx, rid)
+    ids = writer.read_pool_ids(entry) if entry.progressives else {}
+    try:
+        settled, outcome = anyio.from_thread.run(writer.settle_open, waiting, result, auth.demo,
+                                                 ids)
+    except Exception:
+        log.warning("round %s: its settling's write failed", rid, exc_info=True)
+        outcome = None
+    if isinstance(outcome, Written):
+        return written_answer(settled, outcome)
+    return advance_open(ctx, rid, entry, key_row_key=(opened.owner, str(opened.key)))
 
 
 def written_answer(write: RoundWrite, written: Written) -> dict[str, Any]:
