@@ -322,7 +322,8 @@ def print_row(backend: str, r: Level) -> None:
 
 def bench(backend: str, db_url: str, args: argparse.Namespace, loadgen: Path | None
           ) -> dict[str, Any]:
-    proc, port = start_server(db_url, args.game, args.workers, not args.general)
+    proc, port = start_server(db_url, args.game, args.workers, not args.general,
+                              {"SLOTLAB_SPLIT_ROUND_COMMITS": "true"} if args.split else None)
     try:
         tokens = register(port, max(*args.levels, args.warmup_clients))
         info = httpx.get(f"http://{HOST}:{port}/api/games/{args.game}", timeout=60).json()
@@ -350,7 +351,8 @@ def bench(backend: str, db_url: str, args: argparse.Namespace, loadgen: Path | N
                 print_row(backend, rows[-1])
         result: dict[str, Any] = {"backend": backend, "game": args.game, "bet": bet,
                                   "workers": args.workers or 1,
-                                  "fast_rounds": not args.general, "levels": rows}
+                                  "fast_rounds": not args.general and not args.split,
+                                  "split_round_commits": args.split, "levels": rows}
         if backend == "postgres":
             result["postgres_settings"] = postgres_settings(db_url)
         return result
@@ -420,6 +422,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="passed to slotlab serve --workers (default: not passed)")
     ap.add_argument("--general", action="store_true",
                     help="every round on the general path (SLOTLAB_FAST_ROUNDS=false)")
+    ap.add_argument("--split", action="store_true",
+                    help="split commits (SLOTLAB_SPLIT_ROUND_COMMITS=true): each round's debit "
+                         "committed before it is played, the app answering every request")
     ap.add_argument("--warmup", type=float, default=2, help="seconds of warm-up load first")
     ap.add_argument("--warmup-clients", type=int, default=4)
     ap.add_argument("--out", default=str(RESULTS))

@@ -35,6 +35,7 @@ from .server_util import (
     make_database,
     server_settings,
     stored_last_seen,
+    without_round_writer,
 )
 
 SEED = bytes(range(3, 35))
@@ -244,10 +245,22 @@ def second_database(database: Database, tmp_path: Path) -> Any:
     db.cleanup()
 
 
+@pytest.fixture
+def third_database(database: Database, tmp_path: Path) -> Any:
+    db = make_database(database.backend, tmp_path / "third")
+    yield db
+    db.cleanup()
+
+
+BATCHED, HANDED, OWN = "batched", "handed", "own transactions"
+
+
 def test_the_batched_path_writes_what_the_general_path_writes(
-        database, second_database, wallet_server, monkeypatch):
-    """Same seed, same requests: one server on the batched path, one on the general path
-    (``fast_rounds=false``): the same rows and the same answers."""
+        database, second_database, third_database, wallet_server, monkeypatch):
+    """Same seed, same requests: one server on the batched path; one whose app answers every
+    request (``fast_rounds=false``) and hands its round starts to the same pipeline; one with
+    no round writer (each round its own transactions, the fallback): the same rows and the
+    same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     # The rounds the batched path leaves to the general path's code (here none).
     general_settled: list[str] = []
@@ -265,8 +278,12 @@ def test_the_batched_path_writes_what_the_general_path_writes(
              ("pool-test", 10, False), ("jackpot-test", 10, False), ("pool-test", 10, False),
              ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
     found, answers = [], []
-    for i, (db, batched) in enumerate(((database, True), (second_database, False))):
-        with LiveServer(_settings(db, wallet_server, fast_rounds=batched), _games()) as srv:
+    for i, (db, way) in enumerate(((database, BATCHED), (second_database, HANDED),
+                                   (third_database, OWN))):
+        if way == OWN:
+            without_round_writer(monkeypatch)
+        with LiveServer(_settings(db, wallet_server, fast_rounds=way == BATCHED),
+                        _games()) as srv:
             c, name = _player(srv, wallet_server, f"samerows{i}")
             run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 2}).json()
             got = []
@@ -335,19 +352,21 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                 got += [{k: v for k, v in a.json().items()
                          if k not in ("round_id", "created_at", "completed_at", "balance")}
                         for a in answered]
-            if batched:
-                assert srv.app.state.fast_rounds.stats["choice:served"] == 3
-                assert srv.app.state.fast_rounds.stats["served"] == len(plays) + 6
+            path = srv.app.state.fast_rounds
+            if way == OWN:
+                assert path is None
+            else:  # every round start answered by the pipeline, the choices by the writer
+                assert path.stats["served"] == len(plays) + 6, path.stats
                 assert general_settled == []
-            else:
-                assert srv.app.state.fast_rounds is None
+            if way == BATCHED:
+                assert path.stats["choice:served"] == 3
             assert srv.admin().get("/api/admin/audit").json()["ok"]
             stopped = c.get(f"/api/autoplay/{run['run_id']}").json()
             assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "rounds")
         found.append(_rows(db.url, name))
         answers.append(got)
-    assert answers[0] == answers[1]
-    assert found[0] == found[1]
+    assert answers[0] == answers[1] == answers[2]
+    assert found[0] == found[1] == found[2]
     assert any(a["win"] for a in answers[0]) and any(not a["win"] for a in answers[0])
     kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
     assert kinds.count("contribution") == 8 and kinds.count("award") == 3, found[0]["pools"]

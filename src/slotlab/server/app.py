@@ -182,7 +182,8 @@ def create_app(settings: Settings | None = None, *,
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-        metrics.error(exc.status, exc.code)
+        if not exc.counted:
+            metrics.error(exc.status, exc.code)
         return JSONResponse(exc.body(), status_code=exc.status,
                             headers=getattr(exc, "headers", None))  # e.g. Retry-After
 

@@ -12,6 +12,7 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.extra = extra
+        self.counted = False  # in the error metrics already (sent by a batched path)
 
     def body(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message}, **self.extra}

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from starlette.types import Send
+from starlette.types import Message, Send
 
 from slotlab.json_text import json_text
 from slotlab.ledger.batch import KEY, Refused, Stored
@@ -21,6 +21,33 @@ from slotlab.server.services import rounds as general
 # The answer with what the player's profile adds now, from the session's net position where
 # the write returned it (``round_view.with_profile``).
 Profiled = Callable[[dict[str, Any], int | None], Awaitable[dict[str, Any]]]
+
+
+class Collected:
+    """An ASGI ``send`` that keeps what a batched path sent, for the general path that handed
+    it the request: :meth:`answer` is that answer as the general path returns one."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.body = b""
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        elif message["type"] == "http.response.body":
+            self.body += message.get("body", b"")
+
+    def answer(self) -> tuple[int, dict[str, Any]]:
+        """(status, body) of the answer sent; an error sent is raised as the ApiError it was
+        (already counted in the metrics when sent)."""
+        assert self.status is not None, "nothing was sent"
+        data = json.loads(self.body)
+        if self.status < 400:
+            return self.status, data
+        error = data.pop("error")
+        raised = ApiError(self.status, error["code"], error["message"], **data)
+        raised.counted = True
+        raise raised
 
 
 async def send_json(send: Send, status: int, data: bytes) -> None:

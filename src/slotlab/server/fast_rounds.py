@@ -442,6 +442,21 @@ class FastRoundPath:
         """:func:`fast_choices.waiting_of`, for the general path's thread."""
         return fast_choices.waiting_of(self.ctx, s, r)
 
+    async def serve_handed(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
+                           request_hash: str, free_round_id: int | None,
+                           autoplay: AutoplayCreate | None
+                           ) -> tuple[fast_answers.Collected, general.Played | bool | None]:
+        """Operator-wallet mode: a round start the app answers (this path answers none itself:
+        ``SLOTLAB_FAST_ROUNDS=false``, or split commits), handed to the operator pipeline as
+        the middleware hands one (:meth:`FastRounds._serve_operator`, timed by the general
+        path): what it sent, and what it returned (False: answered)."""
+        assert self.operator is not None
+        sent = fast_answers.Collected()
+        req = _Request(entry.id, "", key, bet, request_hash, free_round_id, autoplay)
+        done = await FastRounds._serve_operator(self, self.operator, who, entry, credits, req,
+                                                sent, None)
+        return sent, done
+
     @staticmethod
     def opened(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None
                ) -> fast_choices.Waiting:
@@ -844,7 +859,7 @@ class FastRounds:
     @staticmethod
     async def _serve_operator_free(path: FastRoundPath, op: OperatorRounds, who: Auth,
                                    entry: GameEntry, credits: int, req: _Request, send: Send,
-                                   started: float) -> general.Played | bool | None:
+                                   started: float | None) -> general.Played | bool | None:
         """Operator-wallet mode, a free round: nothing to debit, so it is played at once and
         written by the batch writers with its credit's row (the round ``crediting``, the
         package used and its win added); then the credit is sent and the round completed as
@@ -930,7 +945,7 @@ class FastRounds:
     @staticmethod
     async def _serve_operator(path: FastRoundPath, op: OperatorRounds, who: Auth,
                               entry: GameEntry, credits: int, req: _Request, send: Send,
-                              started: float) -> general.Played | bool | None:
+                              started: float | None) -> general.Played | bool | None:
         """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
         a free round here (:meth:`_serve_operator_free`); one the pipeline leaves, to the
         general path."""
@@ -999,17 +1014,15 @@ def _raising(error: Exception) -> Receive:
 
 
 async def start(ctx: Services) -> FastRoundPath | None:
-    """The path for this server, or None where it cannot run (a database it has no writer for;
-    operator-wallet mode with the path off or split commits). In operator-wallet mode its round
+    """The path for this server, or None where it cannot run (a database it has no writer
+    for). In operator-wallet mode its round
     starts go to the operator pipeline (:mod:`.operator_rounds`). With the path off
     (``SLOTLAB_FAST_ROUNDS=false``) or split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``: a
     round's debit committed before it is played, two writes where this path answers with
-    one) on the internal wallet it answers no request but still writes the general path's
-    round starts and choices."""
+    one) it answers no request but still writes the general path's round starts and choices
+    (in operator-wallet mode: hands them to the operator pipeline)."""
     st = ctx.settings
     serves = st.fast_rounds and not st.split_round_commits
-    if not serves and ctx.operator is not None:
-        return None
     backend: PostgresRoundWriter | SqliteRoundWriter
     try:
         if ctx.db.is_sqlite:

@@ -166,8 +166,11 @@ _PATHS = {"fast": LATENCY.labels("fast"), "general": LATENCY.labels("general")}
 _CHOICE_PATHS = {"fast": CHOICE_LATENCY.labels("fast"), "general": CHOICE_LATENCY.labels("general")}
 
 
-def round_latency(path: str, started: float) -> None:
-    _PATHS[path].observe(time.perf_counter() - started)
+def round_latency(path: str, started: float | None) -> None:
+    """A round start answered by ``path`` (None: timed by its caller, as a round the general
+    path hands to the operator pipeline is)."""
+    if started is not None:
+        _PATHS[path].observe(time.perf_counter() - started)
 
 
 def choice_latency(path: str, started: float) -> None:

@@ -164,7 +164,7 @@ class OperatorRounds:
         return name
 
     async def serve(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
-                    request_hash: str, send: Send, started: float,
+                    request_hash: str, send: Send, started: float | None,
                     run: autoplay_runs.RunUse | None = None,
                     contributions: tuple[tuple[int, int], ...] = (),
                     pools: Mapping[str, int] | None = None,

@@ -373,6 +373,15 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
     owner = key_owner(auth)
     operator = ctx.operator is not None
+    interval = max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms)
+    if (operator and writer is not None and writer.operator is not None and not writer.serves
+            and played is None):
+        handed = _operator_round(ctx, writer, auth, entry, credits, bet, key, req_hash,
+                                 free_round_id, autoplay, interval)
+        if not isinstance(handed, Played):
+            metrics.round_latency("general", started)
+            return handed
+        played = handed
     # The operator's debit is sent between the round's record and its play; a free round has
     # none, so it is played and recorded at once (and settled on the fast path's seed).
     split = ctx.settings.split_round_commits or (operator and free_round_id is None)
@@ -392,8 +401,6 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
         metrics.round_latency("general", started)
         return answer
     rid = uuid.uuid4().hex
-    interval = max(ctx.settings.min_round_interval_ms,
-                   ctx.profile(auth.jurisdiction).min_cycle_ms)
     debit: WalletResult | None = None
     if operator and free_round_id is None:
         # The operator's debit, outside any write transaction, once the key, a live round, the
@@ -864,26 +871,71 @@ def _username(ctx: Services, player_id: int) -> str:
     return name
 
 
-def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, rid: str,
-                    bet: int, interval: int) -> tuple[Any, WalletResult | None]:
-    """(stored key row, None) for a repeated request; else, once a live round, the pace and the
-    loss limits allow the bet (each raising its own 409 or 429), (None, the confirmed debit).
-    The operator's refusals raise: 402 ``insufficient_funds``, 403 ``operator_refused``, 503
-    ``operator_unavailable`` (the outcome was unknown and the debit was rolled back)."""
-    assert ctx.operator is not None
+def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
+                    credits: int, bet: int, key: str, req_hash: str, free_round_id: int | None,
+                    autoplay: AutoplayCreate | None, interval: int
+                    ) -> tuple[int, dict[str, Any]] | Played:
+    """Operator-wallet mode, a round start the app answers (no batched path answered it at
+    the ASGI level: ``SLOTLAB_FAST_ROUNDS=false``, or split commits), handed to the operator
+    pipeline from this thread as the middleware hands one
+    (:meth:`~slotlab.server.fast_rounds.FastRoundPath.serve_handed`): its opening, the
+    operator's debit, play, settling and credit; the answer is what it sent. The checks that
+    answer with nothing sent (the key used before, a live round, the pace, the loss limits) are
+    made first, so that what the pipeline's opening still refuses is a state changed meanwhile:
+    answered from the key, else 409 ``concurrent_request``. A free round the pipeline does not
+    write (a demo player's jackpot, its write refused) comes back played, for this path's own
+    transaction."""
+    owner = key_owner(auth)
+    early = _operator_checks(ctx, auth, owner, key, req_hash, bet, interval,
+                             limited=free_round_id is None)
+    if early is not None:
+        return _stored(ctx, early, 201)
+    sent, done = anyio.from_thread.run(writer.serve_handed, auth, entry, credits, bet, key,
+                                       req_hash, free_round_id, autoplay)
+    if done is False:
+        return sent.answer()
+    if isinstance(done, Played):
+        return done
+    with ctx.db.read() as s:
+        row = idem.lookup(s, owner, key, req_hash)
+    if row is not None:
+        return _stored(ctx, row, 201)
+    raise conflict("concurrent_request", "a concurrent request interfered; retry")
+
+
+def _operator_checks(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, bet: int,
+                     interval: int, limited: bool = True) -> Any:
+    """Before anything is sent to the operator: the stored key row of a repeated request (None:
+    none), once a live round, the pace and (``limited``: a paid round) the loss limits allow
+    the bet, each raising its own 409 or 429 (checked again where the round is written; here
+    so that a refused bet is never debited)."""
     with ctx.db.read() as s:
         stored = idem.lookup(s, owner, key, req_hash)
         if stored is not None:
-            return stored, None
+            return stored
         live = s.scalar(select(Round).where(Round.player_id == auth.player_id,
                                             Round.status.in_(LIVE_STATUSES)))
         if live is not None:
             raise conflict("round_open", "finish the open round first",
                            round=round_public(ctx, live, None))
-        if interval:  # checked again in the round's transaction; here to spare a debit
+        if interval:
             _check_pace(interval, s.scalar(select(Player.last_round_at)
                                            .where(Player.id == auth.player_id)), utcnow())
-        limits.check_bet(s, auth.player_id, bet)  # likewise: a refused bet is not debited
+        if limited:
+            limits.check_bet(s, auth.player_id, bet)
+    return None
+
+
+def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, rid: str,
+                    bet: int, interval: int) -> tuple[Any, WalletResult | None]:
+    """(stored key row, None) for a repeated request; else, once :func:`_operator_checks`
+    allow the bet, (None, the confirmed debit). The operator's refusals raise: 402
+    ``insufficient_funds``, 403 ``operator_refused``, 503 ``operator_unavailable`` (the
+    outcome was unknown and the debit was rolled back)."""
+    assert ctx.operator is not None
+    stored = _operator_checks(ctx, auth, owner, key, req_hash, bet, interval)
+    if stored is not None:
+        return stored, None
     res = ctx.operator.debit(_username(ctx, auth.player_id), bet,
                              auth.currency or ctx.settings.currency, rid)
     if res.status == DONE:
