@@ -18,13 +18,16 @@ completion" are each atomic, and no round is ever visible half-paid. With
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
 the same write. This module's own transactions write what that writer does not (a server
-whose writer could not start, operator-wallet mode's handed-over rounds, voids, better-of).
+whose writer could not start, an operator-wallet round start its pipeline passed on, voids,
+the better-of rule).
 
-With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's:
+With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
+and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
+the app answers is handed to it, :func:`_operator_round`). Where this module writes one itself
 the bet is debited at the operator (:class:`~slotlab.server.operator_wallet.OperatorWallet`)
 BEFORE the round's write transaction, and rolled back if the round is then not created; the
-round is played with split commits (a free round, with no debit, in one transaction) and, once
-settled, waits in ``crediting`` while its
+round is played with split commits (a free round, with no debit, in one transaction). Either
+way a settled round waits in ``crediting`` while its
 win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER the
 settling transaction. A confirmed credit completes the round; an unconfirmed one is retried by
 :func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The internal ledger
