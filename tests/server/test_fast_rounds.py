@@ -732,14 +732,15 @@ def test_a_choice_is_answered_once_and_a_wrong_one_is_the_general_paths(
 
 def test_a_choice_for_a_round_changed_since_it_was_written_goes_to_the_general_path(
         make_server: Any) -> None:
-    """The process remembers the round as it wrote it; a void, or a choice taken by another
-    process, changes the stored round, and the write refuses the remembered one."""
+    """The process remembers the round as it wrote it; a void or a choice taken by another
+    process changes the stored round, and the write refuses the remembered one. (A void this
+    process writes makes it forget the round.)"""
     here = make_server(games=games())
     there = make_server(games=games(), fast_rounds=False)  # another process on the database
     c, _ = here.player()
     token = c.headers["Authorization"].split()[1]
     voided = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
-    assert here.admin().post(f"/api/admin/rounds/{voided['round_id']}/void").status_code == 200
+    assert there.admin().post(f"/api/admin/rounds/{voided['round_id']}/void").status_code == 200
     late = choose(here, token, voided)
     assert late.status_code == 409
     assert late.json()["error"]["code"] == "round_not_awaiting_choice"

@@ -183,6 +183,13 @@ class RoundWrite:
     # round is in progress). A write that ``continues`` it (``Continues.status`` ``open``)
     # plays and settles it.
     opening: bool = False
+    # A round that ``continues`` to its end before its play did (an admin's void, the better-of
+    # rule's refund): cancelled, its bet given back (``win`` is the refund entry's amount; a
+    # free round gets its round back instead), and its autoplay run's figures lose its bet.
+    gives_back: bool = False
+    # An entry of the round's notes (``admin_actions``: action, detail) written with it: a
+    # void, or why the better-of rule settled the round.
+    note: tuple[str, str] | None = None
 
     @property
     def status_code(self) -> int:

@@ -153,7 +153,8 @@ _R = [("n", "int"), ("pid", "bigint"), ("currency", "text"), ("bet", "bigint"),
       ("ap_id", "bigint"), ("ap_rounds", "bigint"), ("ap_bet", "bigint"), ("ap_win", "bigint"),
       ("ap_best", "bigint"), ("ap_stop", "text"), ("c_step", "int"), ("c_at", "timestamptz"),
       ("c_seeds", "text"), ("c_choices", "text"), ("c_events", "text"), ("c_status", "text"),
-      ("op", "json"), ("opening", "boolean"), *SESSION_FIELDS]
+      ("op", "json"), ("opening", "boolean"), ("gives_back", "boolean"),
+      ("note_action", "text"), ("note_detail", "text"), *SESSION_FIELDS]
 _LINES = [("i", "int"), ("kind", "text"), ("amount", "bigint"), ("back", "bigint"),
           ("ref", "text")]
 _CONTRIB = [("i", "int"), ("pool", "bigint"), ("kind", "text"), ("micro", "bigint")]
@@ -212,7 +213,11 @@ def _net_so_far(alias: str) -> str:
 
 BATCH_SQL = f"""/* slotlab fast round batch */
 WITH r AS MATERIALIZED (
-  SELECT *, CASE WHEN r.op IS NULL THEN r.win ELSE 0 END AS paid  -- the wallet's credit
+  SELECT *, CASE WHEN r.op IS NULL THEN r.win ELSE 0 END AS paid,  -- the wallet's credit
+    CASE WHEN r.gives_back THEN 0 ELSE r.win END AS won,  -- what the round paid
+    -- a round given back: the bet its run's figures lose (a free round's: none counted)
+    CASE WHEN r.gives_back AND r.fr_id IS NULL THEN (r.row->>'bet')::bigint ELSE 0 END
+      AS bet_back
   FROM {_recordset("$1::json", _R, "r")}
 ), cin AS MATERIALIZED (
   SELECT r.n, e.* FROM r CROSS JOIN LATERAL {_recordset("r.contrib", _CONTRIB, "e")}
@@ -298,13 +303,14 @@ WITH r AS MATERIALIZED (
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
 ), fru AS (
   UPDATE free_round_packages f
-  SET rounds_left = f.rounds_left - (ok.c_step IS NULL)::int, total_won = f.total_won + ok.win
+  SET rounds_left = f.rounds_left - (ok.c_step IS NULL)::int + ok.gives_back::int,
+    total_won = f.total_won + ok.win
   FROM ok
   WHERE f.id = ok.fr_id RETURNING f.id
 ), aps AS (
   UPDATE autoplay_runs a SET rounds_played = a.rounds_played + (ok.c_step IS NULL)::int,
-    total_bet = a.total_bet + ok.bet,
-    total_win = a.total_win + ok.win, best_win = greatest(a.best_win, ok.win),
+    total_bet = a.total_bet + ok.bet - ok.bet_back,
+    total_win = a.total_win + ok.won, best_win = greatest(a.best_win, ok.won),
     status = CASE WHEN ok.ap_stop IS NULL THEN a.status ELSE '{RUN_STOPPED}' END,
     stop_reason = coalesce(ok.ap_stop, a.stop_reason),
     stopped_at = CASE WHEN ok.ap_stop IS NULL THEN a.stopped_at ELSE ok.ts END
@@ -333,6 +339,10 @@ WITH r AS MATERIALIZED (
 ), ku AS (  -- an open round settled: the answer its opening's key waits for
   UPDATE idempotency_keys k SET status_code = 201, response = ok.answer FROM ok
   WHERE ok.c_status = '{OPEN}' AND k.round_id = ok.rid AND k.response IS NULL RETURNING 1
+), na AS (  -- the round's notes
+  INSERT INTO admin_actions (action, target, detail, created_at)
+  SELECT ok.note_action, ok.rid, ok.note_detail, ok.ts FROM ok
+  WHERE ok.note_action IS NOT NULL ORDER BY ok.n RETURNING 1
 ), oi AS (
   INSERT INTO operator_wallet_ops ({", ".join(c.key for c in OP_COLUMNS)})
   SELECT {row_sql(OP_COLUMNS, "x")}
@@ -366,7 +376,8 @@ def round_json(n: int, w: RoundWrite) -> str:
         **_autoplay(w),
         **_continues(w),
         **({} if w.credit is None else {"op": w.credit}),
-        "opening": w.opening,
+        "opening": w.opening, "gives_back": w.gives_back,
+        "note_action": w.note and w.note[0], "note_detail": w.note and w.note[1],
         **session_fields(w.session),
         "lines": [{"i": i, "kind": e.kind, "amount": e.amount, "back": e.back, "ref": e.ref}
                   for i, e in enumerate(w.ledger)],

@@ -354,15 +354,18 @@ class SqliteRoundWriter:
             package, left, won = w.free_round
             if started and con.execute(_OLDER_PACKAGE, (package, at)).fetchone() is not None:
                 return None  # an older package became playable since it was read
-            if con.execute(_USE_FREE_ROUND, (int(started), w.win, package, left, won)
-                           ).rowcount != 1:
+            if con.execute(_USE_FREE_ROUND, (int(started) - int(w.gives_back), w.win, package,
+                                             left, won)).rowcount != 1:
                 return None  # the package changed since it was read (no write before this)
         if w.pace_ms and started:
             con.execute("UPDATE players SET last_round_at = ? WHERE id = ?", (at, w.player_id))
         mark_seen(con, w.session, at)
         if w.autoplay is not None:
             run, _, stop = w.autoplay
-            con.execute(_RUN_ROUND, (int(started), w.bet, w.win, w.win, stop and RUN_STOPPED,
+            bet, won = w.bet, w.win
+            if w.gives_back:  # its bet off the run's figures (a free round's was never on)
+                bet, won = -(w.round_values["bet"] if w.free_round is None else 0), 0
+            con.execute(_RUN_ROUND, (int(started), bet, won, won, stop and RUN_STOPPED,
                                      stop, stop and at, run))
         after = balance - w.bet + (w.win if w.credit is None else 0)  # else the operator pays
         con.execute("UPDATE wallets SET balance = ? WHERE id = ?", (after, wallet_id))
@@ -381,6 +384,9 @@ class SqliteRoundWriter:
                                       None if w.opening else w.status_code, answer, at))
         if c is not None and c.settles_open:
             con.execute(_ANSWER_OPENED, (answer, w.round_id))
+        if w.note is not None:
+            con.execute("INSERT INTO admin_actions (action, target, detail, created_at) "
+                        "VALUES (?, ?, ?, ?)", (*w.note[:1], w.round_id, w.note[1], at))
         return Written(int(after), _net(con, wallet_id, w.since))
 
     async def close(self) -> None:

@@ -53,6 +53,7 @@ from slotlab.server.services.context import Services
 from slotlab.server.services.round_view import ROUND_ID
 from slotlab.store.models import (
     AWAITING_CHOICE,
+    CANCELLED,
     COMPLETED,
     CREDITING,
     FreeRoundPackage,
@@ -159,16 +160,14 @@ def waiting_of(ctx: Services, s: Session, r: Round) -> Waiting | None:
     entry = general.continuable(ctx, r)
     if entry is None or general.stored_play_differs(entry, r) is not None:
         return None
-    return _as_stored(s, r, entry)
+    return as_stored(s, r, entry)
 
 
-def open_of(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
-    """An ``open`` round as the database holds it, for its settling on its recorded seed
-    (start-up recovery); None: its free round's package is gone."""
-    return _as_stored(s, r, entry)
-
-
-def _as_stored(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
+def as_stored(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
+    """A live round as the database holds it (its record not re-played), for a write that
+    continues it with no choice: an ``open`` round's settling on its recorded seed (start-up
+    recovery), or its end before its play's (a void, the better-of rule: :func:`ended`);
+    None: its free round's package is gone."""
     package = None
     if r.free_round_id is not None:
         p = s.get(FreeRoundPackage, r.free_round_id)
@@ -207,6 +206,51 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
                      awards, key=(general.key_owner(who), req.key, req.request_hash),
                      since=who.session_started if profile.session_with_rounds else None,
                      session=(who.session_id, who.jurisdiction, seen))
+
+
+def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
+          note: tuple[str, str] | None, notice: bool) -> RoundWrite:
+    """The rows that end the live round ``w`` before its play did, as ``rounds.refund`` and
+    ``rounds._complete`` write them for an admin's void or the better-of rule: ``refund``,
+    cancelled and its bet refunded (a free round: its round back to its package, nothing
+    refunded); else completed on its win so far (capped), credited as its win, no jackpot.
+    ``note``: its notes' entry (action, detail); ``notice``: the player told at their next
+    login. No request asked for it: no key."""
+    before = w.values
+    now = utcnow()
+    rid = before["id"]
+    package = w.package
+    values = {**before, "awaiting": None, "outcome": outcome, "notice_pending": notice,
+              "updated_at": now, "completed_at": now}
+    lines: list[LedgerLine] = []
+    if refund:
+        values.update(status=CANCELLED, win=0)
+        credit = 0 if package is not None else int(before["bet"])
+        if credit:
+            lines.append(LedgerLine(ledger.REFUND, credit, 0, f"round:{rid}:refund"))
+    else:
+        uncapped = int(before["win_credits"]) * int(before["denomination"])
+        cap = w.entry.cash_cap
+        credit = uncapped if cap is None else min(uncapped, cap)
+        values.update(status=COMPLETED, win=credit, uncapped_win=uncapped, jackpots=[],
+                      jackpot_win=0)
+        lines = paid_lines(rid, credit, [], None if package is None else package.id)
+    r = cast(Round, SimpleNamespace(**values, events=None))
+    body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
+    del body["balance"], body["events"]
+    run = before["autoplay_run_id"]
+    return RoundWrite(
+        player_id=w.player_id, currency=w.entry.currency, bet=0, win=credit, round_id=rid,
+        owner="", key=None, request_hash="", at=now, round_values=values, ledger=tuple(lines),
+        contributions=(), response=body,
+        response_json=json_object_with(json_text(body), events=w.events_json),
+        events_json=w.events_json,
+        free_round=None if package is None
+        else (package.id, package.rounds_left, package.total_won),
+        autoplay=None if run is None else (run, None, None),
+        continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
+                            json_text(before["choices"]), w.events_json, before["status"]),
+        gives_back=refund, note=note)
 
 
 @dataclass(frozen=True)

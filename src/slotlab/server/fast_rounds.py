@@ -464,9 +464,28 @@ class FastRoundPath:
         return fast_choices.after_start(write, entry, package)
 
     @staticmethod
-    def open_of(s: Session, r: Round, entry: GameEntry) -> fast_choices.Waiting | None:
-        """:func:`fast_choices.open_of`, for the general path's thread."""
-        return fast_choices.open_of(s, r, entry)
+    def as_stored(s: Session, r: Round, entry: GameEntry) -> fast_choices.Waiting | None:
+        """:func:`fast_choices.as_stored`, for the general path's thread."""
+        return fast_choices.as_stored(s, r, entry)
+
+    async def write_ended(self, waiting: fast_choices.Waiting, refund: bool, outcome: str,
+                          note: tuple[str, str] | None, notice: bool, is_demo: bool
+                          ) -> tuple[RoundWrite, Outcome]:
+        """A live round ended before its play did (:func:`fast_choices.ended`: an admin's void,
+        the better-of rule), written as a choice is. This process forgets the round as waiting
+        and the copies of its run and package; a round completed on its win is counted as
+        settled."""
+        self.waiting.take(waiting.values["id"])
+        run = waiting.values["autoplay_run_id"]
+        if run is not None:
+            self.runs.pop((waiting.player_id, run), None)
+        if waiting.package is not None:
+            self.packages.pop((waiting.player_id, waiting.package.id), None)
+        write = fast_choices.ended(self.ctx, waiting, refund, outcome, note, notice)
+        outcome_ = await self.writer.submit(write)
+        if isinstance(outcome_, Written) and not refund:
+            _continued_settled(waiting, write, is_demo)
+        return write, outcome_
 
     @staticmethod
     def choice_request(round_id: str, key: str, choice: str, step: int, request_hash: str

@@ -1,15 +1,17 @@
 """Rounds the player left or that cannot go on: auto-completion of abandoned choices, start-up
 recovery of debited rounds never played (split commits: settled by the round writer as the
 round's own settling would have been,
-:meth:`~slotlab.server.fast_rounds.FastRoundPath.settle_open`), and the admin's void.
+:meth:`~slotlab.server.fast_rounds.FastRoundPath.settle_open`), and the admin's void (written
+by the round writer where it runs, as the better-of rule is:
+:func:`~slotlab.server.services.rounds.end_by_writer`).
 
 An auto-completion is written by the server's round writer, as a player's choice is
 (:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices the game's policy
 made, the win credited, in one write that requires the round still waiting as read (in
 operator-wallet mode the round left ``crediting`` with its credit's row, the credit then sent
-by the operator pipeline). Its own transaction writes it where no writer runs (split commits,
-a service used outside a server) and where the writer cannot continue the round (the better-of
-rule settles it)."""
+by the operator pipeline). Its own transaction writes it where no writer runs (a server whose
+writer could not start, a service used outside a server); a round the writer cannot continue
+is settled by the better-of rule."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from slotlab.server.services.rounds import (
     advance_open,
     better_of,
     continuable,
+    end_by_writer,
     play,
     refund,
     settle,
@@ -204,7 +207,7 @@ def _recovered_by_writer(ctx: Services, round_id: str, entry: GameEntry) -> bool
         return False
     with ctx.db.read() as s:
         r = s.scalar(select(Round).where(Round.id == round_id))
-        waiting = None if r is None or r.status != OPEN else writer.open_of(s, r, entry)
+        waiting = None if r is None or r.status != OPEN else writer.as_stored(s, r, entry)
         is_demo = demo.is_demo_player(s, r.player_id) if r is not None else False
     if waiting is None:
         return False
@@ -225,6 +228,10 @@ def void_round(ctx: Services, round_id: str) -> dict[str, Any]:
             round_id) else None
     if pid is None:
         raise not_found("unknown_round", f"no round {round_id!r}")
+    body = end_by_writer(ctx, round_id, lambda r, entry: (True, "voided"),
+                         ("void_round", ""), notice=True)
+    if body is not None:
+        return body
     with ctx.db.write() as s:
         now = utcnow()
         wallet = ledger.lock_wallet(s, pid)

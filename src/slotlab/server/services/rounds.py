@@ -41,6 +41,7 @@ import dataclasses
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -207,6 +208,17 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
         pid = s.scalar(select(Round.player_id).where(Round.id == round_id))
     if pid is None:
         raise not_found("unknown_round", f"no round {round_id!r}")
+
+    def better(r: Round, entry: GameEntry) -> tuple[bool, str]:  # (refunded, outcome)
+        win = r.win_credits * r.denomination
+        if entry.cash_cap is not None:
+            win = min(win, entry.cash_cap)
+        return (False, "better_of_win") if win > r.bet else (True, "better_of_refund")
+
+    note = None if reason is None else ("round_refused", reason)
+    body = end_by_writer(ctx, round_id, better, note, notice)
+    if body is not None:
+        return body
     with ctx.db.write() as s:
         now = utcnow()
         wallet = ledger.lock_wallet(s, pid)
@@ -227,6 +239,39 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
                                   created_at=now))
         body = round_public(ctx, r, wallet.balance)
     return pay_if_crediting(ctx, body)
+
+
+def end_by_writer(ctx: Services, round_id: str,
+                  decide: Callable[[Round, GameEntry], tuple[bool, str] | None],
+                  note: tuple[str, str] | None, notice: bool) -> dict[str, Any] | None:
+    """A live round ended by the round writer before its play did (an admin's void, the
+    better-of rule: :meth:`~slotlab.server.fast_rounds.FastRoundPath.write_ended`), ``decide``
+    saying from the round as read whether it is refunded and its outcome (None: not ended
+    here); ``note``: its notes' entry. The round as then answered; None where the writer did
+    not end it (none runs, operator-wallet mode, a round not ``open`` or waiting, its game
+    not offered in its currency, the round changed since it was read, a write that failed):
+    the caller's own transaction then decides again with the round locked."""
+    writer = ctx.round_writer
+    if writer is None or ctx.operator is not None or not ROUND_ID.fullmatch(round_id):
+        return None
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == round_id))
+        if r is None or r.status not in (OPEN, AWAITING_CHOICE):
+            return None
+        entry = ctx.catalog.find(r.game_id, r.currency)
+        decided = None if entry is None else decide(r, entry)
+        waiting = None if entry is None or decided is None else writer.as_stored(s, r, entry)
+        is_demo = demo.is_demo_player(s, r.player_id)
+    if waiting is None or decided is None:
+        return None
+    refund, outcome = decided
+    try:
+        write, written = writer.call(writer.write_ended, waiting, refund, outcome, note, notice,
+                                     is_demo)
+    except Exception:
+        log.warning("round %s: its end's write failed", round_id, exc_info=True)
+        return None
+    return written_answer(write, written) if isinstance(written, Written) else None
 
 
 def continuable(ctx: Services, r: Round) -> GameEntry | None:

@@ -1,0 +1,190 @@
+"""A live round ended before its play did, by the round writer (``FastRoundPath.write_ended``):
+an admin's void and the better-of rule (a round whose record no longer re-plays), a paid
+round, a free round and a round of an autoplay run among them. These tests hold what the writer
+writes equal to what the round's own transaction writes where no writer runs (rounds, ledger
+entries, keys, packages, run figures, the rounds' notes, balances), and show a void that meets
+a choice written meanwhile refused, the choice's outcome standing."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, select, text
+
+from slotlab.ledger.batch import Outcome, Written
+from slotlab.server.services import rounds
+from slotlab.store import normalize_url
+from slotlab.store.models import Round
+
+from .server_util import (
+    Database,
+    LiveServer,
+    key,
+    make_database,
+    server_settings,
+    without_round_writer,
+)
+from .test_fast_rounds import SEED, games, rows
+
+START = 100_000
+
+
+@pytest.fixture
+def second_database(database: Database, tmp_path: Path) -> Any:
+    db = make_database(database.backend, tmp_path / "second")
+    yield db
+    db.cleanup()
+
+
+def _other_seed(srv: LiveServer, events: list[Any]) -> str:
+    """A seed on which pick-test's round starts otherwise than ``events`` (the same in every
+    server of a test: drawn from a counter)."""
+    game = srv.ctx.catalog.get("pick-test").game
+    for i in range(100):
+        seed = hashlib.sha256(f"other {i}".encode()).digest()
+        if list(game.play(5, [seed]).events) != events:
+            return seed.hex()
+    raise AssertionError("no other seed found")
+
+
+def _tamper(srv: LiveServer, rid: str, **values: Any) -> None:
+    """The round's record changed under the server (what the better-of rule is for)."""
+    with srv.ctx.db.write() as s:
+        r = s.scalar(select(Round).where(Round.id == rid))
+        assert r is not None
+        for k, v in values.items():
+            setattr(r, k, v)
+
+
+def _notes_and_packages(db_url: str, rids: list[str]) -> tuple[list[Any], list[Any]]:
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            notes = [(a, rids.index(t), d.replace(t, "R")) for a, t, d in c.execute(text(
+                "SELECT action, target, detail FROM admin_actions "
+                "WHERE action IN ('void_round', 'round_refused') ORDER BY id"))]
+            packages = [tuple(p) for p in c.execute(text(
+                "SELECT rounds_left, total_won FROM free_round_packages ORDER BY id"))]
+    finally:
+        engine.dispose()
+    return notes, packages
+
+
+def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]], list[str]]:
+    """A player's rounds that wait for a choice, each ended before it: voided (a round of an
+    autoplay run, then a free round), settled by the better-of rule on a record changed under
+    it (refunded; paid its win so far, a paid round and a free one). The player's name, every
+    answer (ids and times out) and the rounds' ids."""
+    c, name = srv.player("endings")
+    admin = srv.admin()
+    package = admin.post("/api/admin/free-rounds", json={
+        "username": name, "game": "pick-test", "bet": 5, "rounds": 3,
+        "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 3}).json()["run_id"]
+    answers, rids = [], []
+
+    def start(body: dict[str, Any]) -> dict[str, Any]:
+        r = c.post("/api/games/pick-test/rounds", json=body, headers=key())
+        assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+        rids.append(r.json()["round_id"])
+        return dict(r.json())
+
+    for body in ({"bet": 10, "autoplay": {"rounds_left": 3, "run_id": run}},
+                 {"bet": 5, "free_round_id": package}):
+        rid = start(body)["round_id"]
+        v = admin.post(f"/api/admin/rounds/{rid}/void")
+        assert v.status_code == 200 and v.json()["status"] == "cancelled", v.text
+        answers.append(v.json())
+    for body, win_credits, outcome in (({"bet": 10}, 0, "better_of_refund"),
+                                       ({"bet": 5}, 20, "better_of_win"),
+                                       ({"bet": 5, "free_round_id": package}, 7,
+                                        "better_of_win")):
+        s = start(body)
+        _tamper(srv, s["round_id"], seeds=[_other_seed(srv, s["events"])],
+                win_credits=win_credits)
+        r = c.post(f"/api/rounds/{s['round_id']}/choices",
+                   json={"choice": "left", "step": s["step"]}, headers=key())
+        assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue"
+        assert r.json()["round"]["outcome"] == outcome, r.text
+        answers.append(r.json()["round"])
+    assert admin.get("/api/admin/audit").json()["ok"]
+    return name, [{k: v for k, v in a.items() if k not in ("round_id", "created_at",
+                                                          "completed_at")}
+                  for a in answers], rids
+
+
+def test_the_writer_ends_rounds_as_their_own_transactions_do(
+        database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same seeds, same requests, on a server with the round writer and on one without: the
+    same answers, rows, packages, run figures, notes and balances; with the writer, every end
+    is its write."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    with LiveServer(server_settings(database), games()) as srv:
+        path = srv.app.state.fast_rounds
+        ends: list[Outcome] = []
+        real = path.write_ended
+
+        async def counted(*args: Any) -> tuple[Any, Outcome]:
+            write, outcome = await real(*args)
+            ends.append(outcome)
+            return write, outcome
+
+        monkeypatch.setattr(path, "write_ended", counted)
+        name, by_writer, rids = _play(srv)
+        assert len(ends) == 5 and all(isinstance(o, Written) for o in ends), ends
+    without_round_writer(monkeypatch)
+    with LiveServer(server_settings(second_database), games()) as own:
+        assert own.app.state.fast_rounds is None
+        name2, by_tx, rids2 = _play(own)
+    assert by_writer == by_tx
+    found, found_tx = rows(database.url, name), rows(second_database.url, name2)
+    assert found == found_tx
+    notes, packages = _notes_and_packages(database.url, rids)
+    assert (notes, packages) == _notes_and_packages(second_database.url, rids2)
+    assert [a for a, _, _ in notes] == ["void_round", "void_round", "round_refused",
+                                        "round_refused", "round_refused"]
+    assert packages == [(2, 7)]  # the voided free round given back; the last paid 7
+    kinds = [k for k, *_ in found["ledger"]]
+    assert kinds == ["demo_grant", "bet", "refund", "bet", "refund", "bet", "win",
+                     "free_round_win"]
+    assert found["runs"][0][2:5] == (1, 0, 0)  # the voided round's bet off the run's figures
+    assert found["balance"] == START - 5 + 20 + 7
+
+
+def test_a_void_that_meets_a_choice_written_meanwhile_changes_nothing(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The player's choice lands between the void's read and its write: the write finds the
+    round changed and writes nothing; the void is then refused (the round is over), the
+    choice's outcome stands, paid once."""
+    srv = make_server()
+    path = srv.app.state.fast_rounds
+    c, _ = srv.player()
+    s = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()
+
+    async def player_chooses() -> None:  # off the loop: the server answers it meanwhile
+        r = await asyncio.to_thread(c.post, f"/api/rounds/{s['round_id']}/choices",
+                                    json={"choice": "left", "step": 0}, headers=key())
+        assert r.status_code == 200, r.text
+
+    calls: list[Outcome] = []
+    real: Callable[..., Awaitable[tuple[Any, Outcome]]] = path.write_ended
+
+    async def late(*args: Any) -> tuple[Any, Outcome]:
+        await player_chooses()
+        write, outcome = await real(*args)
+        calls.append(outcome)
+        return write, outcome
+
+    monkeypatch.setattr(path, "write_ended", late)
+    v = srv.admin().post(f"/api/admin/rounds/{s['round_id']}/void")
+    assert calls == [None]
+    assert v.status_code == 409 and v.json()["error"]["code"] == "round_not_voidable", v.text
+    rec = c.get(f"/api/rounds/{s['round_id']}").json()
+    assert rec["status"] == "completed" and rec["outcome"] == "played"
+    assert c.get("/api/wallet").json()["balance"] == START - 5 + rec["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
