@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from slotlab.server import fast_rounds
 from slotlab.server.app import create_app
@@ -32,7 +32,7 @@ from slotlab.server.services import rounds
 from slotlab.server.settings import Settings
 from slotlab.server.timeouts import TimedHttpToolsProtocol
 from slotlab.store import normalize_url
-from slotlab.store.models import utcnow
+from slotlab.store.models import Round, utcnow
 
 PG_URL = os.environ.get("SLOTLAB_TEST_DATABASE_URL")
 ADMIN_TOKEN = "test-admin-" + uuid.uuid4().hex
@@ -156,6 +156,15 @@ def server_settings(db: Database, **overrides: Any) -> Settings:
 
 def key() -> dict[str, str]:
     return {"Idempotency-Key": uuid.uuid4().hex}
+
+
+def set_round(srv: LiveServer, rid: str, **values: Any) -> None:
+    """The round's record changed under the server (columns by name)."""
+    with srv.ctx.db.write() as s:
+        r = s.scalar(select(Round).where(Round.id == rid))
+        assert r is not None
+        for k, v in values.items():
+            setattr(r, k, v)
 
 
 def without_round_writer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, text
 
 from slotlab.ledger.batch import Outcome, Written
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
-from slotlab.store.models import Round
 
 from .server_util import (
     Database,
@@ -27,6 +26,7 @@ from .server_util import (
     key,
     make_database,
     server_settings,
+    set_round,
     without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
@@ -50,15 +50,6 @@ def _other_seed(srv: LiveServer, events: list[Any]) -> str:
         if list(game.play(5, [seed]).events) != events:
             return seed.hex()
     raise AssertionError("no other seed found")
-
-
-def _tamper(srv: LiveServer, rid: str, **values: Any) -> None:
-    """The round's record changed under the server (what the better-of rule is for)."""
-    with srv.ctx.db.write() as s:
-        r = s.scalar(select(Round).where(Round.id == rid))
-        assert r is not None
-        for k, v in values.items():
-            setattr(r, k, v)
 
 
 def _notes_and_packages(db_url: str, rids: list[str]) -> tuple[list[Any], list[Any]]:
@@ -105,7 +96,7 @@ def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]], list[str]]:
                                        ({"bet": 5, "free_round_id": package}, 7,
                                         "better_of_win")):
         s = start(body)
-        _tamper(srv, s["round_id"], seeds=[_other_seed(srv, s["events"])],
+        set_round(srv, s["round_id"], seeds=[_other_seed(srv, s["events"])],
                 win_credits=win_credits)
         r = c.post(f"/api/rounds/{s['round_id']}/choices",
                    json={"choice": "left", "step": s["step"]}, headers=key())

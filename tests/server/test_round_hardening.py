@@ -11,14 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
-from sqlalchemy import select, text
+from sqlalchemy import text
 
 from slotlab.rng import Seed, chacha_stream, fresh_seed, randbelow
 from slotlab.rounds import Awaiting, IllegalChoiceError, RoundResult, check_inputs
-from slotlab.store.models import Round
 
 from .server_games import PickGame, make_test_games
-from .server_util import LiveServer, key
+from .server_util import LiveServer, key, set_round
 
 START = 100_000
 
@@ -72,14 +71,6 @@ def _won_round(c: httpx.Client) -> dict[str, Any]:
 def _sql(srv: LiveServer, statement: str, **params: Any) -> None:
     with srv.ctx.db.write() as s:
         s.execute(text(statement), params)
-
-
-def _set_round(srv: LiveServer, rid: str, **values: Any) -> None:
-    with srv.ctx.db.write() as s:
-        r = s.scalar(select(Round).where(Round.id == rid))
-        assert r is not None
-        for k, v in values.items():
-            setattr(r, k, v)
 
 
 # --- 2: replay and audit check the money ------------------------------------------------------
@@ -169,7 +160,7 @@ def test_choice_on_changed_seed_is_refused_and_settled_better_of(make_server):
     body = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
     rid = body["round_id"]
     game = srv.ctx.catalog.get("pick-test").game
-    _set_round(srv, rid, seeds=[_other_seed(game, 10, body["events"])])
+    set_round(srv, rid, seeds=[_other_seed(game, 10, body["events"])])
     r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=key())
     assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue"
     settled = r.json()["round"]
@@ -187,7 +178,7 @@ def test_choice_after_a_new_code_version_continues(make_server):
     c, _ = srv.player()
     rid = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()[
         "round_id"]
-    _set_round(srv, rid, code_version="0.0.1-older")
+    set_round(srv, rid, code_version="0.0.1-older")
     r = c.post(f"/api/rounds/{rid}/choices", json={"choice": "left", "step": 0}, headers=key())
     assert r.status_code == 200 and r.json()["status"] == "completed"
 
@@ -284,11 +275,11 @@ def test_stored_seed_that_is_not_hex(make_server):
     srv = make_server(games=_games())
     c, _ = srv.player()
     done = _won_round(c)["round_id"]
-    _set_round(srv, done, seeds=["not hex!"])
+    set_round(srv, done, seeds=["not hex!"])
     r = c.get(f"/api/rounds/{done}/replay")
     assert r.status_code == 200 and not r.json()["identical"], r.text
     waiting = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
-    _set_round(srv, waiting["round_id"], seeds=["zz" * 32])
+    set_round(srv, waiting["round_id"], seeds=["zz" * 32])
     r = c.post(f"/api/rounds/{waiting['round_id']}/choices",
                json={"choice": "left", "step": waiting["step"]},
                headers=key())
