@@ -179,9 +179,9 @@ class RoundWrite:
     session: RoundSession | None = None
     # Split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``): the round recorded ``open``, its seed
     # drawn but not played, the bet taken, a free round's round used, an autoplay run's round
-    # counted, the pools fed; its key reserved with no answer (a retry meanwhile is told the
-    # round is in progress). A write that ``continues`` it (``Continues.status`` ``open``)
-    # plays and settles it.
+    # counted, the pools fed; its key reserved with no answer (a retry meanwhile is answered
+    # with the open round). A write that ``continues`` it (``Continues.status`` ``open``)
+    # plays and settles it, or ends it (a void).
     opening: bool = False
     # A round that ``continues`` to its end before its play did (an admin's void, the better-of
     # rule's refund): cancelled, its bet given back (``win`` is the refund entry's amount; a

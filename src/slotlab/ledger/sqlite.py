@@ -386,7 +386,7 @@ class SqliteRoundWriter:
             con.execute(_ANSWER_OPENED, (answer, w.round_id))
         if w.note is not None:
             con.execute("INSERT INTO admin_actions (action, target, detail, created_at) "
-                        "VALUES (?, ?, ?, ?)", (*w.note[:1], w.round_id, w.note[1], at))
+                        "VALUES (?, ?, ?, ?)", (w.note[0], w.round_id, w.note[1], at))
         return Written(int(after), _net(con, wallet_id, w.since))
 
     async def close(self) -> None:

@@ -447,9 +447,9 @@ class FastRoundPath:
                            autoplay: AutoplayCreate | None
                            ) -> tuple[fast_answers.Collected, general.Played | bool | None]:
         """Operator-wallet mode: a round start the app answers (this path answers none itself:
-        ``SLOTLAB_FAST_ROUNDS=false``, or split commits), handed to the operator pipeline as
-        the middleware hands one (:meth:`FastRounds._serve_operator`, timed by the general
-        path): what it sent, and what it returned (False: answered)."""
+        ``SLOTLAB_FAST_ROUNDS=false``, or split commits; or it passed this one on), handed to
+        the operator pipeline as the middleware hands one (:meth:`FastRounds._serve_operator`,
+        timed by the general path): what it sent, and what it returned (False: answered)."""
         assert self.operator is not None
         sent = fast_answers.Collected()
         req = _Request(entry.id, "", key, bet, request_hash, free_round_id, autoplay)
@@ -637,8 +637,8 @@ def opening(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, 
 
 def _continued_settled(waiting: fast_choices.Waiting, write: RoundWrite, is_demo: bool
                        ) -> None:
-    """A waiting round settled by the write that continued it (a choice, an auto-completion),
-    counted in the settlement metrics."""
+    """A round settled by the write that continued it (a choice, an auto-completion, an open
+    round's settling, the better-of rule's win), counted in the settlement metrics."""
     entry = waiting.entry
     metrics.round_settled(entry.id, entry.currency, write.round_values["bet"], write.win,
                           round_id=write.round_id, player_id=waiting.player_id,
@@ -1034,8 +1034,8 @@ def _raising(error: Exception) -> Receive:
 
 async def start(ctx: Services) -> FastRoundPath | None:
     """The path for this server, or None where it cannot run (a database it has no writer
-    for). In operator-wallet mode its round
-    starts go to the operator pipeline (:mod:`.operator_rounds`). With the path off
+    for). In operator-wallet mode its round starts go to the operator pipeline
+    (:mod:`.operator_rounds`). With the path off
     (``SLOTLAB_FAST_ROUNDS=false``) or split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``: a
     round's debit committed before it is played, two writes where this path answers with
     one) it answers no request but still writes the general path's round starts and choices

@@ -18,8 +18,8 @@ completion" are each atomic, and no round is ever visible half-paid. With
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
 the same write. This module's own transactions write what that writer does not (a server
-whose writer could not start, an operator-wallet round start its pipeline passed on, voids,
-the better-of rule).
+whose writer could not start, an operator-wallet free round its pipeline could not write,
+incident voids).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
 and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
@@ -422,8 +422,7 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     owner = key_owner(auth)
     operator = ctx.operator is not None
     interval = max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms)
-    if (operator and writer is not None and writer.operator is not None and not writer.serves
-            and played is None):
+    if operator and writer is not None and writer.operator is not None and played is None:
         handed = _operator_round(ctx, writer, auth, entry, credits, bet, key, req_hash,
                                  free_round_id, autoplay, interval)
         if not isinstance(handed, Played):
@@ -923,9 +922,9 @@ def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: Gam
                     credits: int, bet: int, key: str, req_hash: str, free_round_id: int | None,
                     autoplay: AutoplayCreate | None, interval: int
                     ) -> tuple[int, dict[str, Any]] | Played:
-    """Operator-wallet mode, a round start the app answers (no batched path answered it at
-    the ASGI level: ``SLOTLAB_FAST_ROUNDS=false``, or split commits), handed to the operator
-    pipeline from this thread as the middleware hands one
+    """Operator-wallet mode, a round start the app answers (the middleware answers none:
+    ``SLOTLAB_FAST_ROUNDS=false``, or split commits; or it passed this one on), handed to the
+    operator pipeline from this thread as the middleware hands one
     (:meth:`~slotlab.server.fast_rounds.FastRoundPath.serve_handed`): its opening, the
     operator's debit, play, settling and credit; the answer is what it sent. The checks that
     answer with nothing sent (the key used before, a live round, the pace, the loss limits) are
