@@ -27,6 +27,21 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
 
 
 @pytest.fixture
+def second_database(database: Database, tmp_path: Path) -> Iterator[Database]:
+    """Another database of the same backend: a second server's, for tests that compare two."""
+    db = make_database(database.backend, tmp_path / "second")
+    yield db
+    db.cleanup()
+
+
+@pytest.fixture
+def third_database(database: Database, tmp_path: Path) -> Iterator[Database]:
+    db = make_database(database.backend, tmp_path / "third")
+    yield db
+    db.cleanup()
+
+
+@pytest.fixture
 def make_server(database: Database) -> Iterator[Callable[..., LiveServer]]:
     """Start servers on the test's database: ``make_server(games=..., **settings)``
     (``proxy_headers=False``: see :class:`LiveServer`)."""

@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -165,6 +165,24 @@ def set_round(srv: LiveServer, rid: str, **values: Any) -> None:
         assert r is not None
         for k, v in values.items():
             setattr(r, k, v)
+
+
+def spied_write(real: Callable[..., Awaitable[tuple[Any, Any]]], calls: list[Any],
+                before: Callable[[], Awaitable[None]] | None = None, fail: bool = False
+                ) -> Callable[..., Awaitable[tuple[Any, Any]]]:
+    """A round writer's method (``real``, returning (write, outcome)) with each outcome
+    recorded in ``calls``; ``before`` awaited first (what lands between a read and its write);
+    ``fail``: raises instead of writing."""
+    async def spied(*args: Any) -> tuple[Any, Any]:
+        if before is not None:
+            await before()
+        if fail:
+            raise ConnectionError("the database went away")
+        write, outcome = await real(*args)
+        calls.append(outcome)
+        return write, outcome
+
+    return spied
 
 
 def without_round_writer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,6 @@ import hashlib
 import itertools
 import threading
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from slotlab.ledger.batch import Outcome
 from slotlab.server.services import round_recovery, rounds
 
 from .server_games import PickGame, make_test_games
-from .server_util import LiveServer, key, without_round_writer
+from .server_util import LiveServer, key, spied_write, without_round_writer
 
 GAME = "pick-jackpot"
 MAX_BET = 10  # PickGame's top bet: the round wins the "top" tier
@@ -41,23 +40,6 @@ def _counted_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(rounds, "fresh_seed", seed)
     monkeypatch.setattr(round_recovery, "fresh_seed", seed)
-
-
-def _spied(real: Callable[..., Awaitable[tuple[Any, Outcome]]], calls: list[Outcome],
-           before: Callable[[], Awaitable[None]] | None = None, fail: bool = False
-           ) -> Callable[..., Awaitable[tuple[Any, Outcome]]]:
-    """``real`` with each outcome recorded; ``before`` awaited first; ``fail``: raises instead
-    of writing."""
-    async def spied(*args: Any) -> tuple[Any, Outcome]:
-        if before is not None:
-            await before()
-        if fail:
-            raise ConnectionError("the database went away")
-        write, outcome = await real(*args)
-        calls.append(outcome)
-        return write, outcome
-
-    return spied
 
 
 _COMPARED = ("status", "outcome", "seeds", "choices", "auto_seeds", "events", "win",
@@ -84,7 +66,7 @@ def test_the_writer_finishes_a_round_as_its_own_transaction_does(
     srv = make_server(games=games(), fast_rounds=False, auto_complete_after_s=0)
     path = srv.app.state.fast_rounds
     calls: list[Outcome] = []
-    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls))
+    monkeypatch.setattr(path, "write_auto", spied_write(path.write_auto, calls))
     by_writer, balance, unseen = _abandon_and_sweep(srv)
     assert len(calls) == 1 and calls[0] is not None  # written by the writer, once
     assert by_writer["outcome"] == "auto_completed" and by_writer["status"] == "completed"
@@ -121,7 +103,7 @@ def test_a_choice_made_between_the_sweeps_read_and_its_write_wins(
         assert r.status_code == 200, r.text
 
     calls: list[Outcome] = []
-    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls, player_chooses))
+    monkeypatch.setattr(path, "write_auto", spied_write(path.write_auto, calls, player_chooses))
     assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
     assert calls == [None]  # the write found the round changed
     rec = c.get(f"/api/rounds/{rid}").json()
@@ -146,7 +128,7 @@ def test_the_sweeper_thread_hands_its_writes_to_the_writer(
 
     monkeypatch.setattr(round_recovery, "auto_complete", watched)
     calls: list[Outcome] = []
-    monkeypatch.setattr(path, "write_auto", _spied(path.write_auto, calls))
+    monkeypatch.setattr(path, "write_auto", spied_write(path.write_auto, calls))
     c, _ = srv.player()
     rid = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()[
         "round_id"]
@@ -167,7 +149,7 @@ def test_a_failed_write_leaves_the_round_waiting_for_the_next_sweep(
     rid = c.post("/api/games/pick-test/rounds", json={"bet": 5}, headers=key()).json()[
         "round_id"]
     real = path.write_auto
-    monkeypatch.setattr(path, "write_auto", _spied(real, [], fail=True))
+    monkeypatch.setattr(path, "write_auto", spied_write(real, [], fail=True))
     assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
     assert c.get(f"/api/rounds/{rid}").json()["status"] == "awaiting_choice"
     assert c.get("/api/wallet").json()["balance"] == 100_000 - 5

@@ -15,7 +15,6 @@ import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,7 +37,6 @@ from .server_util import (
     ServerClock,
     generic_plan,
     key,
-    make_database,
     server_settings,
     stored_last_seen,
 )
@@ -106,13 +104,6 @@ def rows(db_url: str, player: str) -> dict[str, Any]:
         engine.dispose()
     return {"rounds": round_rows, "awaiting_raw": raw, "ledger": ledger, "keys": sorted(keys),
             "pools": pools, "balance": balance, "runs": runs}
-
-
-@pytest.fixture
-def second_database(database: Database, tmp_path: Path) -> Any:
-    db = make_database(database.backend, tmp_path / "second")
-    yield db
-    db.cleanup()
 
 
 def test_the_fast_path_writes_exactly_what_the_general_path_writes(

@@ -7,7 +7,6 @@ reference operator, on both databases."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,7 +31,6 @@ from .server_util import (
     ServerClock,
     generic_plan,
     key,
-    make_database,
     server_settings,
     stored_last_seen,
     without_round_writer,
@@ -236,20 +234,6 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
         engine.dispose()
     return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs,
             "pools": pools}
-
-
-@pytest.fixture
-def second_database(database: Database, tmp_path: Path) -> Any:
-    db = make_database(database.backend, tmp_path / "second")
-    yield db
-    db.cleanup()
-
-
-@pytest.fixture
-def third_database(database: Database, tmp_path: Path) -> Any:
-    db = make_database(database.backend, tmp_path / "third")
-    yield db
-    db.cleanup()
 
 
 BATCHED, HANDED, OWN = "batched", "handed", "own transactions"

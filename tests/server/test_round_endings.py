@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,21 +22,14 @@ from .server_util import (
     Database,
     LiveServer,
     key,
-    make_database,
     server_settings,
     set_round,
+    spied_write,
     without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
 
 START = 100_000
-
-
-@pytest.fixture
-def second_database(database: Database, tmp_path: Path) -> Any:
-    db = make_database(database.backend, tmp_path / "second")
-    yield db
-    db.cleanup()
 
 
 def _other_seed(srv: LiveServer, events: list[Any]) -> str:
@@ -118,14 +109,7 @@ def test_the_writer_ends_rounds_as_their_own_transactions_do(
     with LiveServer(server_settings(database), games()) as srv:
         path = srv.app.state.fast_rounds
         ends: list[Outcome] = []
-        real = path.write_ended
-
-        async def counted(*args: Any) -> tuple[Any, Outcome]:
-            write, outcome = await real(*args)
-            ends.append(outcome)
-            return write, outcome
-
-        monkeypatch.setattr(path, "write_ended", counted)
+        monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
         name, by_writer, rids = _play(srv)
         assert len(ends) == 5 and all(isinstance(o, Written) for o in ends), ends
     without_round_writer(monkeypatch)
@@ -163,15 +147,8 @@ def test_a_void_that_meets_a_choice_written_meanwhile_changes_nothing(
         assert r.status_code == 200, r.text
 
     calls: list[Outcome] = []
-    real: Callable[..., Awaitable[tuple[Any, Outcome]]] = path.write_ended
-
-    async def late(*args: Any) -> tuple[Any, Outcome]:
-        await player_chooses()
-        write, outcome = await real(*args)
-        calls.append(outcome)
-        return write, outcome
-
-    monkeypatch.setattr(path, "write_ended", late)
+    monkeypatch.setattr(path, "write_ended",
+                        spied_write(path.write_ended, calls, player_chooses))
     v = srv.admin().post(f"/api/admin/rounds/{s['round_id']}/void")
     assert calls == [None]
     assert v.status_code == 409 and v.json()["error"]["code"] == "round_not_voidable", v.text

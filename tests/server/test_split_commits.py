@@ -9,8 +9,6 @@ round changed between its two writes answered as it then is, and recovery by the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,21 +21,14 @@ from .server_util import (
     Database,
     LiveServer,
     key,
-    make_database,
     round_left_open,
     server_settings,
+    spied_write,
     without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
 
 _SKIPPED = ("round_id", "created_at", "completed_at")
-
-
-@pytest.fixture
-def second_database(database: Database, tmp_path: Path) -> Any:
-    db = make_database(database.backend, tmp_path / "second")
-    yield db
-    db.cleanup()
 
 
 def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]]]:
@@ -94,18 +85,6 @@ def test_the_writer_writes_split_rounds_as_their_own_transactions_do(
     assert [k for k, *_ in found["ledger"]].count("bet") == 6  # none for the free rounds
 
 
-def _spied(real: Callable[..., Awaitable[tuple[Any, Outcome]]], calls: list[Any],
-           before: Callable[[], Awaitable[None]]) -> Callable[..., Awaitable[tuple[Any, Outcome]]]:
-    """``real`` with ``before`` awaited first and each outcome recorded."""
-    async def spied(*args: Any) -> tuple[Any, Outcome]:
-        await before()
-        write, outcome = await real(*args)
-        calls.append(outcome)
-        return write, outcome
-
-    return spied
-
-
 def test_the_opening_is_durable_and_a_retry_meanwhile_is_told_it_is_in_progress(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Between the two writes the round is open and the bet taken, the key reserved with no
@@ -125,7 +104,7 @@ def test_the_opening_is_durable_and_a_retry_meanwhile_is_told_it_is_in_progress(
             c.post, "/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
 
     calls: list[Outcome] = []
-    monkeypatch.setattr(path, "settle_open", _spied(path.settle_open, calls, between))
+    monkeypatch.setattr(path, "settle_open", spied_write(path.settle_open, calls, between))
     r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     assert r.status_code == 201 and r.json()["status"] == "completed", r.text
     assert len(calls) == 1 and isinstance(calls[0], Written)
@@ -159,7 +138,7 @@ def test_a_round_voided_between_its_two_writes_is_answered_as_voided(
         assert v.status_code == 200, v.text
 
     calls: list[Outcome] = []
-    monkeypatch.setattr(path, "settle_open", _spied(path.settle_open, calls, void))
+    monkeypatch.setattr(path, "settle_open", spied_write(path.settle_open, calls, void))
     r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     assert calls == [None]  # the write found the round changed
     assert r.status_code == 201 and r.json()["status"] == "cancelled", r.text

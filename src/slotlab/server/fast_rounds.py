@@ -452,6 +452,7 @@ class FastRoundPath:
         timed by the general path): what it sent, and what it returned (False: answered)."""
         assert self.operator is not None
         sent = fast_answers.Collected()
+        # No token: the route authenticated the session and keeps its last-seen time.
         req = _Request(entry.id, "", key, bet, request_hash, free_round_id, autoplay)
         done = await FastRounds._serve_operator(self, self.operator, who, entry, credits, req,
                                                 sent, None)

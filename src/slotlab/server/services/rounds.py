@@ -210,10 +210,8 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
         raise not_found("unknown_round", f"no round {round_id!r}")
 
     def better(r: Round, entry: GameEntry) -> tuple[bool, str]:  # (refunded, outcome)
-        win = r.win_credits * r.denomination
-        if entry.cash_cap is not None:
-            win = min(win, entry.cash_cap)
-        return (False, "better_of_win") if win > r.bet else (True, "better_of_refund")
+        refunds = _refund_is_better(r, entry.cash_cap)
+        return refunds, "better_of_refund" if refunds else "better_of_win"
 
     note = None if reason is None else ("round_refused", reason)
     body = end_by_writer(ctx, round_id, better, note, notice)
@@ -225,14 +223,10 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
         r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
         assert r is not None
         if r.status in LIVE_STATUSES:
-            win = r.win_credits * r.denomination
-            cap = cash_cap_of(ctx, r.game_id, r.currency)
-            if cap is not None:
-                win = min(win, cap)
-            if win > r.bet:
-                _complete(ctx, s, None, r, wallet, [], now, "better_of_win")
-            else:
+            if _refund_is_better(r, cash_cap_of(ctx, r.game_id, r.currency)):
                 refund(s, r, wallet, now, "better_of_refund", ctx.operator is not None)
+            else:
+                _complete(ctx, s, None, r, wallet, [], now, "better_of_win")
             r.notice_pending = notice
             if reason is not None:
                 s.add(AdminAction(action="round_refused", target=round_id, detail=reason,
@@ -241,13 +235,19 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
     return pay_if_crediting(ctx, body)
 
 
+def _refund_is_better(r: Round, cap: int | None) -> bool:
+    """The better-of rule: the bet refunded unless the round's win so far (capped) is more."""
+    win = r.win_credits * r.denomination
+    return (win if cap is None else min(win, cap)) <= r.bet
+
+
 def end_by_writer(ctx: Services, round_id: str,
-                  decide: Callable[[Round, GameEntry], tuple[bool, str] | None],
+                  decide: Callable[[Round, GameEntry], tuple[bool, str]],
                   note: tuple[str, str] | None, notice: bool) -> dict[str, Any] | None:
     """A live round ended by the round writer before its play did (an admin's void, the
     better-of rule: :meth:`~slotlab.server.fast_rounds.FastRoundPath.write_ended`), ``decide``
-    saying from the round as read whether it is refunded and its outcome (None: not ended
-    here); ``note``: its notes' entry. The round as then answered; None where the writer did
+    saying from the round as read whether it is refunded and its outcome; ``note``: its
+    notes' entry. The round as then answered; None where the writer did
     not end it (none runs, operator-wallet mode, a round not ``open`` or waiting, its game
     not offered in its currency, the round changed since it was read, a write that failed):
     the caller's own transaction then decides again with the round locked."""
@@ -259,14 +259,15 @@ def end_by_writer(ctx: Services, round_id: str,
         if r is None or r.status not in (OPEN, AWAITING_CHOICE):
             return None
         entry = ctx.catalog.find(r.game_id, r.currency)
-        decided = None if entry is None else decide(r, entry)
-        waiting = None if entry is None or decided is None else writer.as_stored(s, r, entry)
+        if entry is None:
+            return None
+        refunds, outcome = decide(r, entry)
+        waiting = writer.as_stored(s, r, entry)
         is_demo = demo.is_demo_player(s, r.player_id)
-    if waiting is None or decided is None:
+    if waiting is None:
         return None
-    refund, outcome = decided
     try:
-        write, written = writer.call(writer.write_ended, waiting, refund, outcome, note, notice,
+        write, written = writer.call(writer.write_ended, waiting, refunds, outcome, note, notice,
                                      is_demo)
     except Exception:
         log.warning("round %s: its end's write failed", round_id, exc_info=True)
