@@ -197,8 +197,7 @@ def test_crystal_star_deluxe_rounds_take_the_fast_path(serve_games: Any) -> None
     for _ in range(20):
         r = c.post("/api/games/crystal-star-deluxe/rounds", json={"bet": bet}, headers=key())
         assert r.status_code == 201 and r.json()["status"] == "completed", r.text
-    assert served(srv)["served"] + served(srv)["passed:outcome"] == 20
-    assert served(srv)["served"] > 0
+    assert served(srv)["served"] == 20
     assert len(c.get("/api/history", params={"limit": 50}).json()["rounds"]) == 20
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
@@ -473,7 +472,7 @@ def test_many_players_at_once_reconcile(make_server: Any) -> None:
     with ThreadPoolExecutor(12) as pool:
         codes = sum(pool.map(play, players), Counter())
     assert codes == Counter({201: 12 * 15}), codes
-    assert served(srv)["served"] >= 12 * 12 and served(srv)["passed:outcome"] == 0
+    assert served(srv)["served"] >= 12 * 12
     audit = srv.admin().get("/api/admin/audit").json()
     assert audit["ok"], json.dumps(audit)
     jackpots_paid = 0

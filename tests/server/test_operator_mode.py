@@ -11,11 +11,16 @@ import httpx
 import pytest
 from sqlalchemy import create_engine
 
+from slotlab.ledger.batch import Written
+from slotlab.server.fast_rounds import FastRoundPath
+from slotlab.server.operator_rounds import OperatorRounds
+from slotlab.server.services import rounds
 from slotlab.server.services.round_view import operator_net_position
 from slotlab.store import normalize_url
 from slotlab.store.models import utcnow
 
 from ..operator_wallet.conftest import SECRET, WalletServer
+from .server_games import PickGame, make_test_games
 from .server_util import Database, LiveServer, key
 
 START = 10_000
@@ -355,4 +360,84 @@ def test_an_abandoned_round_is_finished_by_the_writer_and_paid_once(
     assert srv.admin().post("/api/admin/maintenance").json()["auto_completed"] == 0
     assert _applied(wallet_server, rid) == [("debit", 10), ("credit", rec["win"])]
     assert [u["round_id"] for u in c.get("/api/session").json()["unseen_results"]] == [rid]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
+        operator_server, wallet_server, monkeypatch):
+    """A round whose debit the operator confirmed, left ``open`` by a process that died before
+    settling it: the next start-up settles it with the round writer (``settle_open``, outcome
+    ``recovered``, its credit's row) and the pipeline sends the credit; the request retried
+    with its key answers the completed round, and nothing moves twice."""
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    token = c.headers["Authorization"].split()[1]
+    headers = key()
+
+    def dies(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the process dies here")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rounds, "play", dies)  # the pipeline's play, after the debit
+        mp.setattr(rounds, "advance_open", dies)  # and its fallback's settling
+        r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert r.status_code == 201 and r.json()["status"] == "open", r.text  # as the key has it
+    [rid] = [o["round_id"] for o in srv.admin().get("/api/admin/rounds/open").json()["rounds"]]
+    assert _applied(wallet_server, rid) == [("debit", 5)]
+    srv.__exit__()
+
+    settled: list[tuple[str, bool, bool]] = []
+    real = FastRoundPath.settle_open
+
+    async def spied(self: FastRoundPath, *args: Any) -> tuple[Any, Any]:
+        write, outcome = await real(self, *args)
+        settled.append((write.round_values["outcome"], write.credit is not None,
+                        isinstance(outcome, Written)))
+        return write, outcome
+
+    monkeypatch.setattr(FastRoundPath, "settle_open", spied)
+    srv2 = operator_server()
+    assert settled == [("recovered", True, True)]
+    c2 = srv2.client(token)
+    rec = c2.get(f"/api/rounds/{rid}").json()
+    assert rec["status"] == "completed" and rec["outcome"] == "recovered", rec
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    assert wallet_server.balance(username) == START - 5 + rec["win"]
+    again = c2.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["round_id"] == rid, again.text
+    assert again.json()["status"] == "completed"
+    assert [u["round_id"] for u in c2.get("/api/session").json()["unseen_results"]] == [rid]
+    assert srv2.admin().post("/api/admin/maintenance").status_code == 200
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", rec["win"])]
+    assert srv2.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
+        operator_server, wallet_server, monkeypatch, caplog):
+    """A paid round and a free round that win a tier their game has no pool for: logged, paid
+    nothing for it, written by the pipeline's batches (never by the general path's own
+    transactions), the win credited once."""
+    srv = operator_server(games={**make_test_games(), "no-pool-test": PickGame(
+        "no-pool-test", pick=False, jackpot="middle")})
+    general: list[str] = []
+    monkeypatch.setattr(OperatorRounds, "_settle_general",
+                        lambda self, rid, *args: general.append(rid))
+    monkeypatch.setattr(rounds, "_start_round_tx", lambda *args: general.append("tx"))
+    c, username = _player(srv, wallet_server)
+    paid = c.post("/api/games/no-pool-test/rounds", json={"bet": 10}, headers=key())
+    assert paid.status_code == 201 and paid.json()["status"] == "completed", paid.text
+    assert paid.json()["jackpots"] == [] and paid.json()["jackpot_win"] == 0
+    package = srv.admin().post("/api/admin/free-rounds", json={
+        "username": username, "game": "no-pool-test", "bet": 10, "rounds": 1,
+        "expires_at": "2099-01-01T00:00:00+00:00"}).json()["id"]
+    free = c.post("/api/games/no-pool-test/rounds", json={"bet": 10, "free_round_id": package},
+                  headers=key())
+    assert free.status_code == 201 and free.json()["status"] == "completed", free.text
+    assert free.json()["jackpots"] == []
+    assert general == []
+    assert any("middle" in m for m in caplog.messages), caplog.messages
+    assert _applied(wallet_server, paid.json()["round_id"]) == [
+        ("debit", 10), ("credit", paid.json()["win"])]
+    assert _applied(wallet_server, free.json()["round_id"]) == [("credit", free.json()["win"])]
+    assert wallet_server.balance(username) == START - 10 + paid.json()["win"] + free.json()["win"]
     assert srv.admin().get("/api/admin/audit").json()["ok"]

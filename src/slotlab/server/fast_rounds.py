@@ -339,7 +339,7 @@ class FastRoundPath:
         won paid from its game's pools (``ids``, by tier) as locked (:meth:`write_won`), a demo
         player's at their reset values; a tier the game has no pool for is logged and paid
         nothing, as ``rounds.settle`` does."""
-        tiers = payable_tiers(who.demo, entry, result.jackpots, ids)
+        tiers = jackpots.payable_tiers(who.demo, entry, result.jackpots, ids)
         make = functools.partial(build, self.ctx, who, entry, credits, bet, key, request_hash,
                                  seed, result, ids, package, run, seen=seen)
         if tiers and not who.demo:
@@ -362,14 +362,15 @@ class FastRoundPath:
         return write, await self.writer.submit(write)
 
     async def settle_open(self, waiting: fast_choices.Waiting, result: RoundResult,
-                          is_demo: bool, ids: dict[str, int], outcome: str = "played"
-                          ) -> tuple[RoundWrite, Outcome]:
+                          is_demo: bool, ids: dict[str, int], outcome: str = "played",
+                          username: str | None = None) -> tuple[RoundWrite, Outcome]:
         """An ``open`` round (``waiting``: its row as recorded) played on its recorded seed to
         ``result`` and settled, written as a choice is, the answer stored with the key its
         opening reserved; ``outcome`` ``recovered``: settled by start-up recovery, the
-        player told at their next login."""
+        player told at their next login. ``username``: operator-wallet mode, as
+        :meth:`write_auto` has it."""
         return await self.write_auto(waiting, fast_choices.Steps((), (), outcome), result,
-                                     is_demo, ids)
+                                     is_demo, ids, username)
 
     def after_write(self, who: Auth, entry: GameEntry, write: RoundWrite,
                     package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None) -> None:
@@ -421,7 +422,7 @@ class FastRoundPath:
         its jackpots paid as :meth:`write` pays a start's (its bet fed the pools at its
         start); its autoplay run's figures change, so the run is read anew next time."""
         entry = waiting.entry
-        tiers = payable_tiers(is_demo, entry, result.jackpots, ids)
+        tiers = jackpots.payable_tiers(is_demo, entry, result.jackpots, ids)
         run = waiting.values["autoplay_run_id"]
         if run is not None:
             self.runs.pop((waiting.player_id, run), None)
@@ -445,7 +446,7 @@ class FastRoundPath:
     async def serve_handed(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
                            request_hash: str, free_round_id: int | None,
                            autoplay: AutoplayCreate | None
-                           ) -> tuple[fast_answers.Collected, general.Played | bool | None]:
+                           ) -> tuple[fast_answers.Collected, bool | None]:
         """Operator-wallet mode: a round start the app answers (this path answers none itself:
         ``SLOTLAB_FAST_ROUNDS=false``, or split commits; or it passed this one on), handed to
         the operator pipeline as the middleware hands one (:meth:`FastRounds._serve_operator`,
@@ -644,18 +645,6 @@ def _continued_settled(waiting: fast_choices.Waiting, write: RoundWrite, is_demo
     metrics.round_settled(entry.id, entry.currency, write.round_values["bet"], write.win,
                           round_id=write.round_id, player_id=waiting.player_id,
                           free=waiting.package is not None, demo=is_demo)
-
-
-def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
-                  pools: Mapping[str, int]) -> list[str]:
-    """The jackpot tiers a round won that are paid: each one the game has a pool for (a demo
-    player's: a reset value for); the others are logged, as ``rounds.settle`` logs them."""
-    def known(tier: str) -> bool:
-        return demo.reset_value_wins(entry, [tier]) is not None if is_demo else tier in pools
-    paid = [tier for tier in tiers if known(tier)]
-    if len(paid) < len(tiers):
-        log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
-    return paid
 
 
 def answer_text(ctx: Services, who: Auth, write: RoundWrite, written: Written) -> bytes:
@@ -879,7 +868,7 @@ class FastRounds:
     @staticmethod
     async def _serve_operator_free(path: FastRoundPath, op: OperatorRounds, who: Auth,
                                    entry: GameEntry, credits: int, req: _Request, send: Send,
-                                   started: float | None) -> general.Played | bool | None:
+                                   started: float | None) -> bool | None:
         """Operator-wallet mode, a free round: nothing to debit, so it is played at once and
         written by the batch writers with its credit's row (the round ``crediting``, the
         package used and its win added); then the credit is sent and the round completed as
@@ -888,8 +877,9 @@ class FastRounds:
         that wins jackpots is written alone (:meth:`FastRoundPath.write_won`), its credit
         carrying them; one that waits for a choice is written with no credit and remembered for
         its choice (:mod:`.fast_choices` writes the credit's row with the choice that completes
-        it). A demo player's jackpot or a write refused goes to the general path with the seed
-        drawn here (the general path plays a free round in one transaction)."""
+        it). A tier the game has no pool for pays nothing (logged). A round not written (its
+        write refused or failed) goes to the general path, which hands it here once more
+        (``rounds._operator_round``) with its package and run read anew."""
         ctx = path.ctx
         if req.free_round_id is None:
             path.stats["passed:free_round"] += 1
@@ -906,24 +896,16 @@ class FastRounds:
         except Exception:  # refused (the general path says why), or the database
             path.stats["passed:free_round"] += 1
             return None
-        played = general.Played(entry.id, req.bet, seed, result)
         try:
             ids = await path.pool_ids(entry) if entry.progressives else {}
-        except Exception:
-            path.stats["passed:failed"] += 1
-            return played
-        if result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()):
-            path.stats["passed:outcome"] += 1
-            return played
-        try:
+            tiers = jackpots.payable_tiers(who.demo, entry, result.jackpots, ids)
             username = await op.username(who.player_id)
             make = functools.partial(build, ctx, who, entry, credits, req.bet, req.key,
                                      req.request_hash, seed, result, ids, package, run,
                                      operator_player=username,
                                      seen=auth_service.last_seen_due(ctx, req.token))
-            if result.jackpots:  # a free round feeds no pool: nothing contributed first
-                write, written = await path.write_won(who.player_id, ids, result.jackpots, (),
-                                                      make)
+            if tiers:  # a free round feeds no pool: nothing contributed first
+                write, written = await path.write_won(who.player_id, ids, tiers, (), make)
             else:
                 write = make()
                 written = await path.writer.submit(write)
@@ -933,16 +915,16 @@ class FastRounds:
             path.stats["passed:failed"] += 1
             path.forget_run(who, run)
             path.forget_package(who, package)
-            return played
+            return None
         if isinstance(written, Refused | Stored):  # too soon for the pace, or a retry
             answered = await _answer_unwritten(path, who, req, write, written, send)
-            return False if answered else played
+            return False if answered else None
         if written is None:
             path.stats["passed:refused"] += 1
             path.forget_run(who, run)
             path.forget_package(who, package)
             auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
-            return played
+            return None
         path.stats["served"] += 1
         path.remember_run(who, run, write)
         path.remember_package(who, package, write, result.awaiting is not None)
@@ -965,7 +947,7 @@ class FastRounds:
     @staticmethod
     async def _serve_operator(path: FastRoundPath, op: OperatorRounds, who: Auth,
                               entry: GameEntry, credits: int, req: _Request, send: Send,
-                              started: float | None) -> general.Played | bool | None:
+                              started: float | None) -> bool | None:
         """Operator-wallet mode: the round on the operator pipeline (server/operator_rounds.py);
         a free round here (:meth:`_serve_operator_free`); one the pipeline leaves, to the
         general path."""

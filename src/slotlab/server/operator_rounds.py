@@ -21,8 +21,9 @@ internal path's writers with its credit's row and joins at step 4: fast_rounds.p
    from its value as locked (the credit carries the win and the jackpots); one that waits for
    a choice is settled in the same batch with no credit (the round ``awaiting_choice``, its
    choice then served by :mod:`.fast_choices`, which writes the credit's row when the choice
-   completes the round); a demo player's jackpot, or a round that cannot be played here, is
-   settled by the general path's own code (``rounds.advance_open``) on the same round, in a
+   completes the round); a tier the game has no pool for is logged and pays nothing, as on
+   the internal wallet. Only a round whose play raised (a defect) is settled by the general
+   path's own code (the better-of rule: ``rounds.advance_open``) on the same round, in a
    worker thread, once the debit is marked ``done`` and a max bet's contributions added in one
    transaction;
 4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
@@ -223,8 +224,7 @@ class OperatorRounds:
             result = None
         body: dict[str, Any] | None
         ids = pools or {}
-        if (result is None
-                or (result.jackpots and (who.demo or not set(result.jackpots) <= ids.keys()))):
+        if result is None:
             body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
                                            out.balance, contributions)
         else:
@@ -308,8 +308,9 @@ class OperatorRounds:
     def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
                         response: dict[str, Any] | None, balance: int | None,
                         contributions: tuple[tuple[int, int], ...]) -> dict[str, Any]:
-        """A demo player's jackpot, or a round that cannot be played here: the general path
-        settles the round."""
+        """A round whose play raised (a defect, never a game's outcome): the general path
+        settles it by the better-of rule (the refund, a credit of the bet, then ``cancelled``),
+        which the batches here do not write."""
         with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
             now = utcnow()
             row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
@@ -363,7 +364,9 @@ class OperatorRounds:
         round was taken over meanwhile, its key answers). One that won jackpots is settled
         alone, its game's pools (``pools``, by tier) locked and each tier paid from its value
         as locked (:func:`jackpots.won`, after the round's contributions); the credit carries
-        the win and the jackpots, as the general path's does."""
+        the win and the jackpots, as the general path's does; a tier the game has no pool for
+        pays nothing (:func:`jackpots.payable_tiers` logs it; demo play, whose tiers pay
+        reset values, is not offered in operator-wallet mode)."""
         ctx = self.ctx
         now = utcnow()
         events = round_view.to_jsonable(list(result.events))
@@ -387,9 +390,10 @@ class OperatorRounds:
                             credit_row(rid, username, win + jackpot_win, entry.currency, now),
                             contributions, awards)
 
-        if result.jackpots:
+        tiers = jackpots.payable_tiers(who.demo, entry, result.jackpots, pools)
+        if tiers and not who.demo:
             def build(locked: Mapping[int, tuple[int, int]]) -> Settling:
-                return settling(*jackpots.won(result.jackpots, pools, locked, contributions))
+                return settling(*jackpots.won(tiers, pools, locked, contributions))
 
             w, done = await self.backend.settle_won(who.player_id, list(pools.values()), build)
         else:

@@ -16,6 +16,7 @@ gets its value, the second the reset value (plus what came in since).
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -25,9 +26,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from slotlab.ledger.kinds import POOL_AWARD, POOL_CONTRIBUTION, POOL_SEED
+from slotlab.server.services import demo
 from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
 from slotlab.store import Database
 from slotlab.store.models import JackpotEntry, JackpotPool, utcnow
+
+log = logging.getLogger("slotlab.server")
 
 _INSERT_ENTRY = insert(cast(Table, JackpotEntry.__table__))
 
@@ -175,6 +179,18 @@ def won(tiers: Sequence[str], pool_ids: Mapping[str, int],
         answer.append({"tier": tier, "amount": amount})
         awards.append((pid, amount * MICRO, reset))
     return answer, tuple(awards)
+
+
+def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
+                  pools: Mapping[str, int]) -> list[str]:
+    """The jackpot tiers a round won that are paid: each one the game has a pool for (a demo
+    player's: a reset value for); the others are logged, as ``rounds.settle`` logs them."""
+    def known(tier: str) -> bool:
+        return demo.reset_value_wins(entry, [tier]) is not None if is_demo else tier in pools
+    paid = [tier for tier in tiers if known(tier)]
+    if len(paid) < len(tiers):
+        log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
+    return paid
 
 
 def _entry_row(pool: JackpotPool, kind: str, amount: int, round_id: str | None,

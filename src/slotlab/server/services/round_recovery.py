@@ -200,25 +200,42 @@ def _recovered_by_writer(ctx: Services, round_id: str, entry: GameEntry) -> bool
     """An open round settled by the server's round writer, as a split round start's settling
     is (:meth:`~slotlab.server.fast_rounds.FastRoundPath.settle_open`, outcome ``recovered``:
     the player told at their next login, the key its opening reserved answered); False where
-    the writer did not (none runs, operator-wallet mode, a round that does not play, a write
-    not made): the round's own transaction then settles it, or finds it settled."""
+    the writer did not (none runs, operator-wallet mode without its pipeline, a round that
+    does not play, a write not made): the round's own transaction then settles it, or finds
+    it settled.
+
+    In operator-wallet mode (its debit confirmed: :func:`debit_confirmed`; an open round whose
+    debit is ``done`` fed the pools already, wherever it was opened: the pipeline marks its
+    debit done with its settling, or with its contributions where the general path settles
+    it) the round is left ``crediting`` with its credit's row, and its credit is then sent by
+    the pipeline (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`;
+    not confirmed, the sweep carries on)."""
     writer = ctx.round_writer
-    if writer is None or writer.operator is not None:
+    operator = None if writer is None else writer.operator
+    if writer is None or (ctx.operator is not None and operator is None):
         return False
+    username = None
     with ctx.db.read() as s:
         r = s.scalar(select(Round).where(Round.id == round_id))
         waiting = None if r is None or r.status != OPEN else writer.as_stored(s, r, entry)
         is_demo = demo.is_demo_player(s, r.player_id) if r is not None else False
+        if waiting is not None and operator is not None:
+            username = s.scalar(select(Player.username).where(Player.id == waiting.player_id))
     if waiting is None:
         return False
     try:
         result = play(entry, waiting.values["bet_credits"], waiting.seeds(), [])
         ids = writer.read_pool_ids(entry) if entry.progressives else {}
-        _, outcome = writer.call(writer.settle_open, waiting, result, is_demo, ids, "recovered")
+        write, outcome = writer.call(writer.settle_open, waiting, result, is_demo, ids,
+                                     "recovered", username)
     except Exception:
         log.warning("round %s: recovery by the writer failed", round_id, exc_info=True)
         return False
-    return isinstance(outcome, Written)
+    if not isinstance(outcome, Written):
+        return False
+    if operator is not None and username is not None and write.credit is not None:
+        writer.call(operator.pay_write, waiting.player_id, username, write, outcome.balance)
+    return True
 
 
 def void_round(ctx: Services, round_id: str) -> dict[str, Any]:

@@ -18,21 +18,22 @@ completion" are each atomic, and no round is ever visible half-paid. With
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
 the same write. This module's own transactions write what that writer does not (a server
-whose writer could not start, an operator-wallet free round its pipeline could not write,
-incident voids).
+whose writer could not start, incident voids, a round whose play raised: the better-of rule
+in operator-wallet mode).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
 and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
-the app answers is handed to it, :func:`_operator_round`). Where this module writes one itself
-the bet is debited at the operator (:class:`~slotlab.server.operator_wallet.OperatorWallet`)
-BEFORE the round's write transaction, and rolled back if the round is then not created; the
-round is played with split commits (a free round, with no debit, in one transaction). Either
-way a settled round waits in ``crediting`` while its
-win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER the
-settling transaction. A confirmed credit completes the round; an unconfirmed one is retried by
-:func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The internal ledger
-is not touched by operator-mode rounds: the operations log ``operator_wallet_ops`` is their money
-record.
+the app answers is handed to it, :func:`_operator_round`; a free round, with no debit, is
+written by the batch writers with its credit's row and paid by that pipeline). Where this module
+writes one itself (a server whose pipeline could not start) the bet is debited at the operator
+(:class:`~slotlab.server.operator_wallet.OperatorWallet`) BEFORE the round's write transaction,
+and rolled back if the round is then not created; the round is played with split commits (a free
+round, with no debit, in one transaction). Either way a settled round waits in ``crediting``
+while its win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER
+the settling transaction. A confirmed credit completes the round; an unconfirmed one is retried
+by :func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The internal
+ledger is not touched by operator-mode rounds: the operations log ``operator_wallet_ops`` is
+their money record.
 """
 
 from __future__ import annotations
@@ -423,13 +424,11 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     owner = key_owner(auth)
     operator = ctx.operator is not None
     interval = max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms)
-    if operator and writer is not None and writer.operator is not None and played is None:
-        handed = _operator_round(ctx, writer, auth, entry, credits, bet, key, req_hash,
+    if operator and writer is not None and writer.operator is not None:
+        answer = _operator_round(ctx, writer, auth, key, req_hash, entry, credits, bet,
                                  free_round_id, autoplay, interval)
-        if not isinstance(handed, Played):
-            metrics.round_latency("general", started)
-            return handed
-        played = handed
+        metrics.round_latency("general", started)
+        return answer
     # The operator's debit is sent between the round's record and its play; a free round has
     # none, so it is played and recorded at once (and settled on the fast path's seed).
     split = ctx.settings.split_round_commits or (operator and free_round_id is None)
@@ -919,10 +918,10 @@ def _username(ctx: Services, player_id: int) -> str:
     return name
 
 
-def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
-                    credits: int, bet: int, key: str, req_hash: str, free_round_id: int | None,
+def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, key: str, req_hash: str,
+                    entry: GameEntry, credits: int, bet: int, free_round_id: int | None,
                     autoplay: AutoplayCreate | None, interval: int
-                    ) -> tuple[int, dict[str, Any]] | Played:
+                    ) -> tuple[int, dict[str, Any]]:
     """Operator-wallet mode, a round start the app answers (the middleware answers none:
     ``SLOTLAB_FAST_ROUNDS=false``, or split commits; or it passed this one on), handed to the
     operator pipeline from this thread as the middleware hands one
@@ -930,9 +929,8 @@ def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: Gam
     operator's debit, play, settling and credit; the answer is what it sent. The checks that
     answer with nothing sent (the key used before, a live round, the pace, the loss limits) are
     made first, so that what the pipeline's opening still refuses is a state changed meanwhile:
-    answered from the key, else 409 ``concurrent_request``. A free round the pipeline does not
-    write (a demo player's jackpot, its write refused) comes back played, for this path's own
-    transaction."""
+    answered from the key, else 409 ``concurrent_request`` (a retry meets the state as it then
+    is)."""
     owner = key_owner(auth)
     early = _operator_checks(ctx, auth, owner, key, req_hash, bet, interval,
                              limited=free_round_id is None)
@@ -942,8 +940,6 @@ def _operator_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: Gam
                                        req_hash, free_round_id, autoplay)
     if done is False:
         return sent.answer()
-    if isinstance(done, Played):
-        return done
     with ctx.db.read() as s:
         row = idem.lookup(s, owner, key, req_hash)
     if row is not None:
