@@ -21,7 +21,7 @@ from slotlab.store.models import utcnow
 
 from ..operator_wallet.conftest import SECRET, WalletServer
 from .server_games import PickGame, make_test_games
-from .server_util import Database, LiveServer, key
+from .server_util import Database, LiveServer, key, spied_write
 
 START = 10_000
 
@@ -379,7 +379,7 @@ def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rounds, "play", dies)  # the pipeline's play, after the debit
-        mp.setattr(rounds, "advance_open", dies)  # and its fallback's settling
+        mp.setattr(rounds, "better_of", dies)  # and the better-of rule it then applies
         r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     assert r.status_code == 201 and r.json()["status"] == "open", r.text  # as the key has it
     [rid] = [o["round_id"] for o in srv.admin().get("/api/admin/rounds/open").json()["rounds"]]
@@ -420,7 +420,7 @@ def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
     srv = operator_server(games={**make_test_games(), "no-pool-test": PickGame(
         "no-pool-test", pick=False, jackpot="middle")})
     general: list[str] = []
-    monkeypatch.setattr(OperatorRounds, "_settle_general",
+    monkeypatch.setattr(OperatorRounds, "_settle_unplayable",
                         lambda self, rid, *args: general.append(rid))
     monkeypatch.setattr(rounds, "_start_round_tx", lambda *args: general.append("tx"))
     c, username = _player(srv, wallet_server)
@@ -440,4 +440,34 @@ def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
         ("debit", 10), ("credit", paid.json()["win"])]
     assert _applied(wallet_server, free.json()["round_id"]) == [("credit", free.json()["win"])]
     assert wallet_server.balance(username) == START - 10 + paid.json()["win"] + free.json()["win"]
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_round_that_cannot_be_played_is_refunded_by_the_writer_and_credited_once(
+        operator_server, wallet_server, monkeypatch):
+    """A round whose play raises after the operator confirmed its debit (a defect): the
+    better-of rule refunds it with the round writer's one write (``write_ended``, the round
+    ``crediting`` with its credit's row), the pipeline credits the bet back, the round
+    ``cancelled``; the request's retry answers the same."""
+    srv = operator_server()
+    path = srv.app.state.fast_rounds
+    c, username = _player(srv, wallet_server)
+    ends: list[Any] = []
+    monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
+
+    def defect(*args: Any) -> Any:
+        raise RuntimeError("a defect in the game's code")
+
+    monkeypatch.setattr(rounds, "play", defect)
+    headers = key()
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert (r.json()["status"], r.json()["outcome"]) == ("cancelled", "better_of_refund")
+    assert len(ends) == 1 and isinstance(ends[0], Written)
+    rid = r.json()["round_id"]
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", 5)]
+    assert wallet_server.balance(username) == START
+    again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["status"] == "cancelled", again.text
+    assert _applied(wallet_server, rid) == [("debit", 5), ("credit", 5)]
     assert srv.admin().get("/api/admin/audit").json()["ok"]

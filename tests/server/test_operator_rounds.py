@@ -246,15 +246,15 @@ def test_the_batched_path_writes_what_the_general_path_writes(
     no round writer (each round its own transactions, the fallback): the same rows and the
     same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # The rounds the batched path leaves to the general path's code (here none).
+    # The rounds the pipeline settles by the better-of rule, unplayable (here none).
     general_settled: list[str] = []
-    settle_general = OperatorRounds._settle_general
+    settle_unplayable = OperatorRounds._settle_unplayable
 
     def counted(self: OperatorRounds, rid: str, *args: Any) -> Any:
         general_settled.append(rid)
-        return settle_general(self, rid, *args)
+        return settle_unplayable(self, rid, *args)
 
-    monkeypatch.setattr(OperatorRounds, "_settle_general", counted)
+    monkeypatch.setattr(OperatorRounds, "_settle_unplayable", counted)
     # Max bets that feed the pools (settled in the batch; the jackpot won settled alone, the
     # pools locked, once its own contributions are in); then two rounds of an autoplay run of
     # two rounds (stamped with the run, which the second stops).

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -18,6 +20,7 @@ from slotlab.ledger.batch import Outcome, Written
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
 
+from ..operator_wallet.conftest import WalletServer
 from .server_util import (
     Database,
     LiveServer,
@@ -28,6 +31,10 @@ from .server_util import (
     without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
+from .test_operator_rounds import START as START_AT_OPERATOR
+from .test_operator_rounds import _player as operator_player
+from .test_operator_rounds import _rows as operator_rows
+from .test_operator_rounds import _settings as operator_settings
 
 START = 100_000
 
@@ -57,12 +64,14 @@ def _notes_and_packages(db_url: str, rids: list[str]) -> tuple[list[Any], list[A
     return notes, packages
 
 
-def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]], list[str]]:
+def _play(srv: LiveServer, player: Callable[[], tuple[httpx.Client, str]] | None = None
+          ) -> tuple[str, list[dict[str, Any]], list[str]]:
     """A player's rounds that wait for a choice, each ended before it: voided (a round of an
     autoplay run, then a free round), settled by the better-of rule on a record changed under
     it (refunded; paid its win so far, a paid round and a free one). The player's name, every
-    answer (ids and times out) and the rounds' ids."""
-    c, name = srv.player("endings")
+    answer (ids and times out) and the rounds' ids. ``player``: makes the player (default: the
+    server's own, ``endings``)."""
+    c, name = player() if player is not None else srv.player("endings")
     admin = srv.admin()
     package = admin.post("/api/admin/free-rounds", json={
         "username": name, "game": "pick-test", "bet": 5, "rounds": 3,
@@ -94,7 +103,8 @@ def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]], list[str]]:
         assert r.status_code == 409 and r.json()["error"]["code"] == "round_cannot_continue"
         assert r.json()["round"]["outcome"] == outcome, r.text
         answers.append(r.json()["round"])
-    assert admin.get("/api/admin/audit").json()["ok"]
+    audit = admin.get("/api/admin/audit").json()
+    assert audit["ok"], {k: v for k, v in audit.items() if v}
     return name, [{k: v for k, v in a.items() if k not in ("round_id", "created_at",
                                                           "completed_at")}
                   for a in answers], rids
@@ -129,6 +139,38 @@ def test_the_writer_ends_rounds_as_their_own_transactions_do(
                      "free_round_win"]
     assert found["runs"][0][2:5] == (1, 0, 0)  # the voided round's bet off the run's figures
     assert found["balance"] == START - 5 + 20 + 7
+
+
+def test_the_writer_ends_operator_rounds_as_their_own_transactions_do(
+        database: Database, second_database: Database, wallet_server: WalletServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Operator-wallet mode, the same rounds ended: with the writer, every end is its write,
+    the round left ``crediting`` with its credit's row (the bet back, the win so far; a free
+    round refunded owes nothing) and the credit then sent by the pipeline; the same answers,
+    rounds, operations, keys, run figures, notes and packages as the rounds' own transactions
+    write, and the operator's balances agree."""
+    monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
+    with LiveServer(operator_settings(database, wallet_server), games()) as srv:
+        path = srv.app.state.fast_rounds
+        ends: list[Outcome] = []
+        monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
+        name, by_writer, rids = _play(srv, lambda: operator_player(srv, wallet_server, "end1"))
+        assert len(ends) == 5 and all(isinstance(o, Written) for o in ends), ends
+    without_round_writer(monkeypatch)
+    with LiveServer(operator_settings(second_database, wallet_server), games()) as own:
+        assert own.app.state.fast_rounds is None
+        name2, by_tx, rids2 = _play(own, lambda: operator_player(own, wallet_server, "end2"))
+    assert by_writer == by_tx
+    found = operator_rows(database.url, name)
+    assert found == operator_rows(second_database.url, name2)
+    notes, packages = _notes_and_packages(database.url, rids)
+    assert (notes, packages) == _notes_and_packages(second_database.url, rids2)
+    assert packages == [(2, 7)]
+    assert len(found["rounds"]) == 5  # every credit confirmed: none left crediting
+    assert not any("'crediting'" in r for r in found["rounds"]), found["rounds"]
+    # Debited 10, 10, 5; credited the voided round's bet and the refunded one's (10, 10), and
+    # the two wins so far (20; 7 of a free round); the free round voided moved nothing.
+    assert wallet_server.balance(name) == wallet_server.balance(name2) == START_AT_OPERATOR + 22
 
 
 def test_a_void_that_meets_a_choice_written_meanwhile_changes_nothing(

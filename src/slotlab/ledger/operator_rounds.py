@@ -26,8 +26,9 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    ``open`` and its debit still ``pending`` (the sweep may have rolled back a debit it judged
    cut off).
 3. :class:`Completion`, once the operator confirmed the credit: the credit ``done``, the round
-   ``completed``, the key's answer as the round now is, and the round's other stored answers
-   (its start's, where a choice completed it) with its status, balance and completion time.
+   ``completed`` (``cancelled`` where the credit gave its bet back), the key's answer as the
+   round now is, and the round's other stored answers (its start's, where a choice completed
+   it) with its status, balance and completion time.
 
 The rows are the ones the general path writes for the same round (services/rounds.py,
 store/operator_wallet.py; tests/server/test_operator_rounds.py holds them equal). The internal
@@ -149,6 +150,7 @@ class Completion:
     owner: str
     key: str | None  # None: no request (an auto-completion), no key of its own to answer
     answer: dict[str, Any]  # the key's stored answer once completed
+    status: str = COMPLETED  # the round's, once credited (``cancelled``: its bet given back)
 
 
 _OPS = OperatorWalletOp.__table__
@@ -279,14 +281,15 @@ SELECT ok.n FROM ok
 COMPLETE_SQL = f"""/* slotlab operator round completion */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
-    attempts int, balance bigint, response json, owner text, key text, answer json)
+    attempts int, balance bigint, response json, owner text, key text, answer json,
+    status text)
 ), cu AS (
   UPDATE operator_wallet_ops d SET status = '{DONE}', attempts = r.attempts,
     balance = r.balance, response = r.response, completed_at = r.ts, next_attempt_at = NULL,
     last_error = NULL, updated_at = r.ts
   FROM r WHERE d.transaction_id = r.txid RETURNING 1
 ), ru AS (
-  UPDATE rounds o SET status = '{COMPLETED}', completed_at = r.ts, updated_at = r.ts FROM r
+  UPDATE rounds o SET status = r.status, completed_at = r.ts, updated_at = r.ts FROM r
   WHERE o.id = r.rid AND {status_is("o", CREDITING)} RETURNING o.id
 ), ku AS (
   UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
@@ -331,7 +334,7 @@ def _completion_json(n: int, w: Completion) -> str:
     return json_text({"n": n, "rid": w.round_id, "txid": w.credit_txid, "ts": w.at,
                       "attempts": w.attempts, "balance": w.credit_balance,
                       "response": w.credit_response, "owner": w.owner, "key": w.key,
-                      "answer": w.answer})
+                      "answer": w.answer, "status": w.status})
 
 
 def _array(items: list[str]) -> str:
@@ -568,9 +571,9 @@ class SqliteOperatorRounds:
         at = _TIME(w.at)
         con.execute(_S_OP_DONE, (w.attempts, w.credit_balance, _JSON(w.credit_response), at, at,
                                  w.credit_txid))
-        if con.execute(f"UPDATE rounds SET status = '{COMPLETED}', completed_at = ?, "
-                       f"updated_at = ? WHERE id = ? AND status = '{CREDITING}'",
-                       (at, at, w.round_id)).rowcount != 1:
+        if con.execute("UPDATE rounds SET status = ?, completed_at = ?, updated_at = ? "
+                       f"WHERE id = ? AND status = '{CREDITING}'",
+                       (w.status, at, at, w.round_id)).rowcount != 1:
             return False
         con.execute("UPDATE idempotency_keys SET response = ? WHERE owner = ? AND key = ? "
                     "AND response IS NOT NULL", (_JSON(w.answer), w.owner, w.key))

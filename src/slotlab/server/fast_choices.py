@@ -209,13 +209,17 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
 
 
 def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
-          note: tuple[str, str] | None, notice: bool) -> RoundWrite:
+          note: tuple[str, str] | None, notice: bool, operator_player: str | None = None
+          ) -> RoundWrite:
     """The rows that end the live round ``w`` before its play did, as ``rounds.refund`` and
     ``rounds._complete`` write them for an admin's void or the better-of rule: ``refund``,
     cancelled and its bet refunded (a free round: its round back to its package, nothing
     refunded); else completed on its win so far (capped), credited as its win, no jackpot.
     ``note``: its notes' entry (action, detail); ``notice``: the player told at their next
-    login. No request asked for it: no key."""
+    login. No request asked for it: no key. ``operator_player``: operator-wallet mode, the
+    player's id at the operator, who is paid the bet back or the win as a credit (its row
+    written, the round ``crediting`` until the operator confirms it; a free round refunded:
+    a credit of 0, which closes the round there as its win's would)."""
     before = w.values
     now = utcnow()
     rid = before["id"]
@@ -235,6 +239,11 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
         values.update(status=COMPLETED, win=credit, uncapped_win=uncapped, jackpots=[],
                       jackpot_win=0)
         lines = paid_lines(rid, credit, [], None if package is None else package.id)
+    paid = None
+    if operator_player is not None:
+        lines = []  # the operator pays: no ledger line
+        values.update(status=CREDITING, completed_at=None)
+        paid = operator_rounds.credit_row(rid, operator_player, credit, w.entry.currency, now)
     r = cast(Round, SimpleNamespace(**values, events=None))
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
@@ -250,7 +259,7 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
         autoplay=None if run is None else (run, None, None),
         continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
                             json_text(before["choices"]), w.events_json, before["status"]),
-        gives_back=refund, note=note)
+        gives_back=refund, note=note, credit=paid)
 
 
 @dataclass(frozen=True)

@@ -471,19 +471,20 @@ class FastRoundPath:
         return fast_choices.as_stored(s, r, entry)
 
     async def write_ended(self, waiting: fast_choices.Waiting, refund: bool, outcome: str,
-                          note: tuple[str, str] | None, notice: bool, is_demo: bool
-                          ) -> tuple[RoundWrite, Outcome]:
+                          note: tuple[str, str] | None, notice: bool, is_demo: bool,
+                          username: str | None = None) -> tuple[RoundWrite, Outcome]:
         """A live round ended before its play did (:func:`fast_choices.ended`: an admin's void,
-        the better-of rule), written as a choice is. This process forgets the round as waiting
-        and the copies of its run and package; a round completed on its win is counted as
-        settled."""
+        the better-of rule), written as a choice is; ``username``: operator-wallet mode, the
+        player's id at the operator, who is credited (the round left ``crediting`` with its
+        credit's row). This process forgets the round as waiting and the copies of its run and
+        package; a round completed on its win is counted as settled."""
         self.waiting.take(waiting.values["id"])
         run = waiting.values["autoplay_run_id"]
         if run is not None:
             self.runs.pop((waiting.player_id, run), None)
         if waiting.package is not None:
             self.packages.pop((waiting.player_id, waiting.package.id), None)
-        write = fast_choices.ended(self.ctx, waiting, refund, outcome, note, notice)
+        write = fast_choices.ended(self.ctx, waiting, refund, outcome, note, notice, username)
         outcome_ = await self.writer.submit(write)
         if isinstance(outcome_, Written) and not refund:
             _continued_settled(waiting, write, is_demo)

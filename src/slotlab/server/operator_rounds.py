@@ -22,9 +22,9 @@ internal path's writers with its credit's row and joins at step 4: fast_rounds.p
    a choice is settled in the same batch with no credit (the round ``awaiting_choice``, its
    choice then served by :mod:`.fast_choices`, which writes the credit's row when the choice
    completes the round); a tier the game has no pool for is logged and pays nothing, as on
-   the internal wallet. Only a round whose play raised (a defect) is settled by the general
-   path's own code (the better-of rule: ``rounds.advance_open``) on the same round, in a
-   worker thread, once the debit is marked ``done`` and a max bet's contributions added in one
+   the internal wallet. A round whose play raised (a defect) is settled by the better-of rule
+   (``rounds.better_of``: the round writer's refund, its credit sent here), in a worker
+   thread, once the debit is marked ``done`` and a max bet's contributions added in one
    transaction;
 4. the credit sent (retried inline as the adapter retries it); confirmed, the round is completed
    in a batch (:class:`~slotlab.ledger.operator_rounds.Completion`); else it stays ``crediting``
@@ -87,7 +87,15 @@ from slotlab.server.services import rounds as general
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
-from slotlab.store.models import AWAITING_CHOICE, COMPLETED, CREDITING, OPEN, Round, utcnow
+from slotlab.store.models import (
+    AWAITING_CHOICE,
+    CANCELLED,
+    COMPLETED,
+    CREDITING,
+    OPEN,
+    Round,
+    utcnow,
+)
 from slotlab.store.operator_wallet import (
     CREDIT,
     DEBIT,
@@ -219,13 +227,13 @@ class OperatorRounds:
             return "served"
         try:
             result = general.play(entry, credits, [seed], [])
-        except Exception:  # the general path's advance_open settles it by the better-of rule
+        except Exception:  # settled by the better-of rule (_settle_unplayable)
             log.exception("round %s cannot be played here", rid)
             result = None
         body: dict[str, Any] | None
         ids = pools or {}
         if result is None:
-            body = await run_in_threadpool(self._settle_general, rid, entry, owner, key, out.body,
+            body = await run_in_threadpool(self._settle_unplayable, rid, entry, out.body,
                                            out.balance, contributions)
         else:
             if result.awaiting is not None:
@@ -305,12 +313,13 @@ class OperatorRounds:
         round_operator.withdraw(self.ctx, rid)
         return general.operator_refusal(bet, kind == "refused", code, balance, message)
 
-    def _settle_general(self, rid: str, entry: GameEntry, owner: str, key: str,
-                        response: dict[str, Any] | None, balance: int | None,
-                        contributions: tuple[tuple[int, int], ...]) -> dict[str, Any]:
-        """A round whose play raised (a defect, never a game's outcome): the general path
-        settles it by the better-of rule (the refund, a credit of the bet, then ``cancelled``),
-        which the batches here do not write."""
+    def _settle_unplayable(self, rid: str, entry: GameEntry, response: dict[str, Any] | None,
+                           balance: int | None, contributions: tuple[tuple[int, int], ...]
+                           ) -> dict[str, Any]:
+        """A round whose play raised (a defect, never a game's outcome): its debit marked
+        ``done`` and a max bet's contributions added, as its settling would, in one
+        transaction; then the better-of rule (``rounds.better_of``: the refund written by the
+        round writer, the bet credited back by this pipeline, the round ``cancelled``)."""
         with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
             now = utcnow()
             row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
@@ -322,9 +331,7 @@ class OperatorRounds:
                               updated_at=now))
             if contributions and row is not None and row.status == OPEN:  # before it may win
                 jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), row.bet, rid, now)
-        body = general.advance_open(self.ctx, rid, entry, key_row_key=(owner, key),
-                                    balance=balance)
-        return round_operator.pay_if_crediting(self.ctx, body)
+        return general.better_of(self.ctx, rid)
 
     async def _settle_waiting(self, who: Auth, rid: str, owner: str, key: str,
                               values: dict[str, Any], result: RoundResult,
@@ -422,11 +429,12 @@ class OperatorRounds:
             await run_in_threadpool(self._credit_pending, credit, attempts, out.code)
             return body
         done = utcnow()
-        final = {**body, "status": COMPLETED, "balance": out.balance,
+        status = CANCELLED if body.get("outcome") in round_operator.REFUND_OUTCOMES else COMPLETED
+        final = {**body, "status": status, "balance": out.balance,
                  "completed_at": round_view.iso(done)}
         if not await self.completes.submit(Completion(
                 player_id, body["round_id"], credit["transaction_id"], done, attempts,
-                out.balance, out.body or {}, owner, key, final)):
+                out.balance, out.body or {}, owner, key, final, status)):
             return None
         return final
 

@@ -181,15 +181,15 @@ def refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
             operator: bool = False) -> None:
     if r.free_round_id is not None:
         free_rounds.give_back(s, r.free_round_id)  # nothing was debited: the round goes back
-    elif operator:  # the bet goes back to the operator's wallet as a credit
-        r.status = CREDITING
+    if operator:  # the bet goes back to the operator's wallet as a credit (0: a free round's,
+        r.status = CREDITING  # which closes the round there as its win's credit would)
         r.win = 0
         r.awaiting = None
         r.completed_at = None
         r.updated_at = now
         r.outcome = outcome
         return
-    else:
+    if r.free_round_id is None:
         ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id,
                     now=now)
     r.status = CANCELLED
@@ -249,12 +249,19 @@ def end_by_writer(ctx: Services, round_id: str,
     better-of rule: :meth:`~slotlab.server.fast_rounds.FastRoundPath.write_ended`), ``decide``
     saying from the round as read whether it is refunded and its outcome; ``note``: its
     notes' entry. The round as then answered; None where the writer did
-    not end it (none runs, operator-wallet mode, a round not ``open`` or waiting, its game
-    not offered in its currency, the round changed since it was read, a write that failed):
-    the caller's own transaction then decides again with the round locked."""
+    not end it (none runs, operator-wallet mode without its pipeline, a round not ``open`` or
+    waiting, its game not offered in its currency, the round changed since it was read, a
+    write that failed): the caller's own transaction then decides again with the round
+    locked. In operator-wallet mode the write leaves the round ``crediting`` with its
+    credit's row (the bet back, or the win so far), and the pipeline then sends the credit
+    (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`: confirmed, the round
+    ``cancelled`` or ``completed``; else the sweep carries on)."""
     writer = ctx.round_writer
-    if writer is None or ctx.operator is not None or not ROUND_ID.fullmatch(round_id):
+    operator = None if writer is None else writer.operator
+    if (writer is None or (ctx.operator is not None and operator is None)
+            or not ROUND_ID.fullmatch(round_id)):
         return None
+    username = None
     with ctx.db.read() as s:
         r = s.scalar(select(Round).where(Round.id == round_id))
         if r is None or r.status not in (OPEN, AWAITING_CHOICE):
@@ -265,15 +272,24 @@ def end_by_writer(ctx: Services, round_id: str,
         refunds, outcome = decide(r, entry)
         waiting = writer.as_stored(s, r, entry)
         is_demo = demo.is_demo_player(s, r.player_id)
+        if operator is not None:
+            username = s.scalar(select(Player.username).where(Player.id == r.player_id))
     if waiting is None:
         return None
     try:
         write, written = writer.call(writer.write_ended, waiting, refunds, outcome, note, notice,
-                                     is_demo)
+                                     is_demo, username)
     except Exception:
         log.warning("round %s: its end's write failed", round_id, exc_info=True)
         return None
-    return written_answer(write, written) if isinstance(written, Written) else None
+    if not isinstance(written, Written):
+        return None
+    if operator is not None and username is not None and write.credit is not None:
+        paid = writer.call(operator.pay_write, waiting.player_id, username, write,
+                           written.balance)
+        if paid is not None:
+            return paid
+    return written_answer(write, written)
 
 
 def continuable(ctx: Services, r: Round) -> GameEntry | None:
