@@ -381,7 +381,9 @@ def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
         mp.setattr(rounds, "play", dies)  # the pipeline's play, after the debit
         mp.setattr(rounds, "better_of", dies)  # and the better-of rule it then applies
         r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
-    assert r.status_code == 201 and r.json()["status"] == "open", r.text  # as the key has it
+    # Answered as its key's round now is: open, with no balance (the operator's is unknown).
+    assert r.status_code == 201 and r.json()["status"] == "open", r.text
+    assert r.json()["balance"] is None
     [rid] = [o["round_id"] for o in srv.admin().get("/api/admin/rounds/open").json()["rounds"]]
     assert _applied(wallet_server, rid) == [("debit", 5)]
     srv.__exit__()

@@ -316,14 +316,17 @@ def key_owner(auth: Auth) -> str:
 
 
 def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str, Any]]:
-    """The first response for a key (or, while its round is still being settled, its state)."""
+    """The first response for a key (or, while its round is still being settled, its state;
+    in operator-wallet mode with no balance: the money is the operator's, not the internal
+    wallet's)."""
     if row.response is not None and row.status_code is not None:
         return row.status_code, row.response
     with ctx.db.read() as s:
         r = s.scalar(select(Round).where(Round.id == row.round_id))
         if r is None:
             raise conflict("request_in_progress", "a request with this key is in progress")
-        balance = s.scalar(select(Wallet.balance).where(Wallet.player_id == r.player_id))
+        balance = None if ctx.operator is not None else s.scalar(
+            select(Wallet.balance).where(Wallet.player_id == r.player_id))
         return default_status, round_public(ctx, r, balance)
 
 
