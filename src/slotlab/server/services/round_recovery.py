@@ -38,10 +38,10 @@ from slotlab.server.services.rounds import (
     better_of,
     continuable,
     end_by_writer,
+    paid_answer,
     play,
     refund,
     settle,
-    written_answer,
 )
 from slotlab.store.models import (
     AWAITING_CHOICE,
@@ -91,14 +91,7 @@ def auto_complete(ctx: Services, round_id: str) -> dict[str, Any] | None:
         return None
     if not isinstance(outcome, Written):
         return None  # the round changed since it was read: the player came back meanwhile
-    if operator is None or write.credit is None:
-        return written_answer(write, outcome)
-    try:
-        final = writer.call(operator.pay_write, r0.player_id, username, write, outcome.balance)
-    except Exception:  # the round waits crediting, its credit pending: the sweep sends it
-        log.warning("round %s: the auto-completion's credit failed", round_id, exc_info=True)
-        final = None
-    return written_answer(write, outcome) if final is None else final
+    return paid_answer(writer, username, write, outcome)
 
 
 def _by_policy(ctx: Services, entry: GameEntry, r0: Round, jurisdiction: str | None
@@ -233,8 +226,7 @@ def _recovered_by_writer(ctx: Services, round_id: str, entry: GameEntry) -> bool
         return False
     if not isinstance(outcome, Written):
         return False
-    if operator is not None and username is not None and write.credit is not None:
-        writer.call(operator.pay_write, waiting.player_id, username, write, outcome.balance)
+    paid_answer(writer, username, write, outcome)
     return True
 
 

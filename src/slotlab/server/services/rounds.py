@@ -18,8 +18,7 @@ completion" are each atomic, and no round is ever visible half-paid. With
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
 the same write. This module's own transactions write what that writer does not (a server
-whose writer could not start, incident voids, a round whose play raised: the better-of rule
-in operator-wallet mode).
+whose writer could not start, incident voids).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
 and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
@@ -282,14 +281,8 @@ def end_by_writer(ctx: Services, round_id: str,
     except Exception:
         log.warning("round %s: its end's write failed", round_id, exc_info=True)
         return None
-    if not isinstance(written, Written):
-        return None
-    if operator is not None and username is not None and write.credit is not None:
-        paid = writer.call(operator.pay_write, waiting.player_id, username, write,
-                           written.balance)
-        if paid is not None:
-            return paid
-    return written_answer(write, written)
+    return paid_answer(writer, username, write, written) if isinstance(written, Written) \
+        else None
 
 
 def continuable(ctx: Services, r: Round) -> GameEntry | None:
@@ -569,6 +562,26 @@ def written_answer(write: RoundWrite, written: Written) -> dict[str, Any]:
     """A written round's answer: the stored answer with the balance the write left."""
     return cast(dict[str, Any], json.loads(json_object_with(write.response_json,
                                                             balance=str(written.balance))))
+
+
+def paid_answer(writer: FastRoundPath, username: str | None, write: RoundWrite,
+                written: Written) -> dict[str, Any]:
+    """The answer of a write no request made (an auto-completion, a recovery, a round's
+    end), from the writer's thread's caller; in operator-wallet mode, where it left the round
+    ``crediting`` with its credit's row, once the pipeline sent the credit to ``username``
+    (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`; not confirmed, or
+    failed: the round as written, its credit left to the sweep)."""
+    operator = writer.operator
+    if operator is None or username is None or write.credit is None:
+        return written_answer(write, written)
+    try:
+        final = writer.call(operator.pay_write, write.player_id, username, write,
+                            written.balance)
+    except Exception:
+        log.warning("round %s: its credit failed; the sweep sends it", write.round_id,
+                    exc_info=True)
+        final = None
+    return written_answer(write, written) if final is None else final
 
 
 def _after_failed_write(ctx: Services, error: Exception, owner: str, key: str, req_hash: str,
