@@ -1053,3 +1053,25 @@ def test_a_player_moved_to_another_jurisdiction_plays_the_next_round_under_it(
     r = other.post("/api/games/pool-test/rounds", json={"bet": 10}, headers=key())
     assert r.status_code == 201 and "session" in r.json(), r.text
     assert served(b)["passed:refused"] == 1 and served(b)["served"] == 1, served(b)
+
+
+# uvicorn ends its thread with SystemExit when the app's start-up fails.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_server_whose_round_writer_cannot_start_does_not_start(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+        ) -> None:
+    """The round writer is every round's money path: a server that cannot start it (here its
+    database connection refused) does not start, and says why, rather than run its rounds on
+    a second, slower path."""
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("connection refused")
+
+    async def refused_async(*args: Any, **kwargs: Any) -> Any:
+        refused()
+
+    monkeypatch.setattr(fast_rounds, "SqliteRoundWriter", refused)
+    monkeypatch.setattr(PostgresRoundWriter, "connect", refused_async)
+    with pytest.raises(RuntimeError, match="server failed to start"):
+        make_server()
+    said = capfd.readouterr().err  # uvicorn's log of the failed start-up
+    assert "the round writer cannot start" in said and "connection refused" in said, said

@@ -473,3 +473,19 @@ def test_a_round_that_cannot_be_played_is_refunded_by_the_writer_and_credited_on
     assert again.status_code == 201 and again.json()["status"] == "cancelled", again.text
     assert _applied(wallet_server, rid) == [("debit", 5), ("credit", 5)]
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+# uvicorn ends its thread with SystemExit when the app's start-up fails.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_server_whose_operator_pipeline_cannot_start_does_not_start(
+        operator_server, monkeypatch, capfd):
+    """Every operator-wallet round goes through the operator pipeline: a server that cannot
+    start it does not start, and says why."""
+    async def unavailable(cls: type, ctx: Any) -> None:
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(OperatorRounds, "start", classmethod(unavailable))
+    with pytest.raises(RuntimeError, match="server failed to start"):
+        operator_server()
+    said = capfd.readouterr().err  # uvicorn's log of the failed start-up
+    assert "the operator round pipeline cannot start" in said, said

@@ -141,7 +141,7 @@ def create_app(settings: Settings | None = None, *,
         if settings.operator_mode:
             ctx.operator = make_operator_wallet(settings, db)
         app.state.services = ctx
-        app.state.fast_rounds = await fast_rounds.start(ctx)  # None: the general path only
+        app.state.fast_rounds = await fast_rounds.start(ctx)  # raises: the server stops
         ctx.round_writer = app.state.fast_rounds
         # On a worker thread: its writes (auto-completions) go to the writer on this loop.
         await anyio.to_thread.run_sync(maintenance.startup, ctx)

@@ -1016,10 +1016,12 @@ def _raising(error: Exception) -> Receive:
     return receive
 
 
-async def start(ctx: Services) -> FastRoundPath | None:
-    """The path for this server, or None where it cannot run (a database it has no writer
-    for). In operator-wallet mode its round starts go to the operator pipeline
-    (:mod:`.operator_rounds`). With the path off
+async def start(ctx: Services) -> FastRoundPath:
+    """The path for this server: the writer of every round's money. Raises where it cannot
+    start (a database it has no writer for, a connection refused, in operator-wallet mode a
+    pipeline that cannot start): the server then does not start either, rather than run every
+    round on a second, slower money path. In operator-wallet mode its round starts go to the
+    operator pipeline (:mod:`.operator_rounds`). With the path off
     (``SLOTLAB_FAST_ROUNDS=false``) or split commits (``SLOTLAB_SPLIT_ROUND_COMMITS``: a
     round's debit committed before it is played, two writes where this path answers with
     one) it answers no request but still writes the general path's round starts and choices
@@ -1038,20 +1040,22 @@ async def start(ctx: Services) -> FastRoundPath | None:
             depth = st.fast_rounds_connections
             backend = await PostgresRoundWriter.connect(ctx.db.url, depth, prepared)
         else:
-            return None
-    except Exception:
-        log.exception("the fast round path cannot start; every round takes the general path")
-        return None
+            raise RuntimeError(f"no round writer for a {ctx.db.dialect} database: slotlab "
+                               "writes rounds on SQLite or PostgreSQL")
+    except Exception as e:
+        raise RuntimeError("the round writer cannot start, so the server does not: every "
+                           "round's money goes through it") from e
     operator = None
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = {}
-    if ctx.operator is not None:  # operator-wallet mode: its own pipeline (or none at all)
+    if ctx.operator is not None:  # operator-wallet mode: its own pipeline
         try:
             operator = await OperatorRounds.start(ctx)
-        except Exception:
-            log.exception("the operator round path cannot start")
-        if operator is None:
+            if operator is None:
+                raise RuntimeError("the operator wallet keeps no operations log")
+        except Exception as e:
             await backend.close()
-            return None
+            raise RuntimeError("the operator round pipeline cannot start, so the server does "
+                               "not: every operator-wallet round goes through it") from e
         runs = operator.runs  # one memory of autoplay runs for both
     log.info("fast round path %s (%s, %d batch%s in flight%s)",
              "on" if serves else "off, its writer the general path's", ctx.db.dialect,

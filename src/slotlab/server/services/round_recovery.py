@@ -9,9 +9,9 @@ An auto-completion is written by the server's round writer, as a player's choice
 (:meth:`~slotlab.server.fast_rounds.FastRoundPath.write_auto`): the choices the game's policy
 made, the win credited, in one write that requires the round still waiting as read (in
 operator-wallet mode the round left ``crediting`` with its credit's row, the credit then sent
-by the operator pipeline). Its own transaction writes it where no writer runs (a server whose
-writer could not start, a service used outside a server); a round the writer cannot continue
-is settled by the better-of rule."""
+by the operator pipeline). Its own transaction writes it where no writer runs (a service used
+outside a server: a server does not start without its writer); a round the writer cannot
+continue is settled by the better-of rule."""
 
 from __future__ import annotations
 

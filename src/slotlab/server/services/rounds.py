@@ -17,14 +17,17 @@ completion" are each atomic, and no round is ever visible half-paid. With
 ``open``) are the writer's first write and the round is played and settled by a second
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
-the same write. This module's own transactions write what that writer does not (a server
-whose writer could not start, incident voids).
+the same write. A server does not start without that writer (``fast_rounds.start``); this
+module's own transactions remain for services used outside a server, as the reference the
+tests hold the writer's rows equal to, and where a write of the writer's was not made (the
+round changed under it, or the write failed) to decide again with the round locked, most often
+finding it settled (incident voids, an admin's action, are written in ``round_voids``' own).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
 and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
 the app answers is handed to it, :func:`_operator_round`; a free round, with no debit, is
 written by the batch writers with its credit's row and paid by that pipeline). Where this module
-writes one itself (a server whose pipeline could not start) the bet is debited at the operator
+writes one itself (no pipeline: outside a server) the bet is debited at the operator
 (:class:`~slotlab.server.operator_wallet.OperatorWallet`) BEFORE the round's write transaction,
 and rolled back if the round is then not created; the round is played with split commits (a free
 round, with no debit, in one transaction). Either way a settled round waits in ``crediting``
