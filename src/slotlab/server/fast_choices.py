@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -226,40 +226,51 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
     package = w.package
     values = {**before, "awaiting": None, "outcome": outcome, "notice_pending": notice,
               "updated_at": now, "completed_at": now}
-    lines: list[LedgerLine] = []
     if refund:
         values.update(status=CANCELLED, win=0)
         credit = 0 if package is not None else int(before["bet"])
-        if credit:
-            lines.append(LedgerLine(ledger.REFUND, credit, 0, f"round:{rid}:refund"))
     else:
         uncapped = int(before["win_credits"]) * int(before["denomination"])
         cap = w.entry.cash_cap
         credit = uncapped if cap is None else min(uncapped, cap)
         values.update(status=COMPLETED, win=credit, uncapped_win=uncapped, jackpots=[],
                       jackpot_win=0)
-        lines = paid_lines(rid, credit, [], None if package is None else package.id)
+    lines: list[LedgerLine] = []
     paid = None
-    if operator_player is not None:
-        lines = []  # the operator pays: no ledger line
+    if operator_player is not None:  # the operator pays: no ledger line
         values.update(status=CREDITING, completed_at=None)
         paid = operator_rounds.credit_row(rid, operator_player, credit, w.entry.currency, now)
+    elif not refund:
+        lines = paid_lines(rid, credit, [], None if package is None else package.id)
+    elif credit:
+        lines.append(LedgerLine(ledger.REFUND, credit, 0, f"round:{rid}:refund"))
     r = cast(Round, SimpleNamespace(**values, events=None))
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
-    run = before["autoplay_run_id"]
     return RoundWrite(
         player_id=w.player_id, currency=w.entry.currency, bet=0, win=credit, round_id=rid,
         owner="", key=None, request_hash="", at=now, round_values=values, ledger=tuple(lines),
         contributions=(), response=body,
         response_json=json_object_with(json_text(body), events=w.events_json),
-        events_json=w.events_json,
-        free_round=None if package is None
-        else (package.id, package.rounds_left, package.total_won),
-        autoplay=None if run is None else (run, None, None),
-        continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
-                            json_text(before["choices"]), w.events_json, before["status"]),
-        gives_back=refund, note=note, credit=paid)
+        events_json=w.events_json, **_continuing(w), gives_back=refund, note=note, credit=paid)
+
+
+class _Continuing(TypedDict):
+    free_round: tuple[int, int, int] | None
+    autoplay: tuple[int, None, None] | None
+    continues: Continues
+
+
+def _continuing(w: Waiting) -> _Continuing:
+    """What every write that continues ``w`` carries for its checks: its package and its
+    autoplay run as read, and the round as remembered (:class:`Continues`)."""
+    before = w.values
+    run = before["autoplay_run_id"]
+    return {"free_round": free_rounds.as_read(w.package),
+            "autoplay": None if run is None else (run, None, None),
+            "continues": Continues(before["step"], before["updated_at"],
+                                   json_text(before["seeds"]), json_text(before["choices"]),
+                                   w.events_json, before["status"])}
 
 
 @dataclass(frozen=True)
@@ -332,7 +343,6 @@ def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
     if package is not None:  # the package as this choice leaves it
         body["free_round"] = free_rounds.round_state(
             free_rounds.after(package, 0, win + jackpot_win), now)
-    run = before["autoplay_run_id"]
     owner, request_key, request_hash = key or ("", None, "")
     return RoundWrite(
         player_id=w.player_id, currency=entry.currency, bet=0, win=win + jackpot_win,
@@ -341,10 +351,5 @@ def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
         response_json=json_object_with(json_text(body), events=events_json),
         events_json=events_json, since=since,
         play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
-        free_round=None if package is None
-        else (package.id, package.rounds_left, package.total_won),
-        autoplay=None if run is None else (run, None, None),
-        continues=Continues(before["step"], before["updated_at"], json_text(before["seeds"]),
-                            json_text(before["choices"]), w.events_json, before["status"]),
-        credit=credit, awards=awards, session=session)
+        **_continuing(w), credit=credit, awards=awards, session=session)
 

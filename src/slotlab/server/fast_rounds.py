@@ -582,8 +582,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),
         since=who.session_started if profile.session_with_rounds else None,
         play=sum(line.amount for line in lines if line.kind in ledger.PLAY_KINDS),
-        free_round=None if package is None
-        else (package.id, package.rounds_left, package.total_won),
+        free_round=free_rounds.as_read(package),
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before), run.after(r)),
         credit=credit, awards=awards, session=(who.session_id, who.jurisdiction, seen))
@@ -630,8 +629,7 @@ def opening(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, 
                                                    package is not None),
         response={}, response_json="{}", events_json="null",
         pace_ms=max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms),
-        free_round=None if package is None
-        else (package.id, package.rounds_left, package.total_won),
+        free_round=free_rounds.as_read(package),
         autoplay=None if run is None
         else (run.run_id, dataclasses.astuple(run.before),
               run.after(cast(Round, SimpleNamespace(**values)))),

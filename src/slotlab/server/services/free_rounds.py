@@ -64,6 +64,12 @@ def after(p: FreeRoundPackage, used: int, won: int) -> FreeRoundPackage:
                             expires_at=p.expires_at)
 
 
+def as_read(p: FreeRoundPackage | None) -> tuple[int, int, int] | None:
+    """The package as a round's write read it (id, rounds left, total won), which the write
+    requires unchanged (``RoundWrite.free_round``); None: no free round."""
+    return None if p is None else (p.id, p.rounds_left, p.total_won)
+
+
 def round_state(p: FreeRoundPackage, now: datetime | None = None) -> dict[str, Any]:
     """What a round response says about its package (``status`` is ``used`` when it ran out)."""
     return {"id": p.id, "rounds_left": p.rounds_left, "total_won": p.total_won,
