@@ -35,13 +35,6 @@ def second_database(database: Database, tmp_path: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def third_database(database: Database, tmp_path: Path) -> Iterator[Database]:
-    db = make_database(database.backend, tmp_path / "third")
-    yield db
-    db.cleanup()
-
-
-@pytest.fixture
 def make_server(database: Database) -> Iterator[Callable[..., LiveServer]]:
     """Start servers on the test's database: ``make_server(games=..., **settings)``
     (``proxy_headers=False``: see :class:`LiveServer`)."""

@@ -24,7 +24,6 @@ import pytest
 import uvicorn
 from sqlalchemy import create_engine, select, text
 
-from slotlab.server import fast_rounds
 from slotlab.server.app import create_app
 from slotlab.server.services import auth as auth_service
 from slotlab.server.services import reality as reality_service
@@ -185,21 +184,13 @@ def spied_write(real: Callable[..., Awaitable[tuple[Any, Any]]], calls: list[Any
     return spied
 
 
-def without_round_writer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Servers made from here on run with no round writer, as one whose writer could not
-    start: each round start and choice written by its own transaction (the rows the writer's
-    must equal)."""
-    async def none(ctx: Any) -> None:
-        return None
-
-    monkeypatch.setattr(fast_rounds, "start", none)
-
-
-def round_left_open(srv: LiveServer, token: str, why: str = "the process died here"
+def round_left_open(srv: LiveServer, token: str, why: str = "the process died here",
+                    game: str = "instant-test", body: dict[str, Any] | None = None
                     ) -> dict[str, str]:
-    """A round of instant-test (bet 5) whose process dies between the two commits of
-    ``split_round_commits``: debited, never played, left open (the request answered 500). Its
-    Idempotency-Key header, for the request's retry."""
+    """A round (default: instant-test, bet 5) whose process dies between the two commits of
+    ``split_round_commits``: debited (a free round: taken from its package), never played,
+    left open (the request answered 500). Its Idempotency-Key header, for the request's
+    retry."""
     headers = key()
 
     def dies(*args: Any, **kwargs: Any) -> None:
@@ -207,8 +198,7 @@ def round_left_open(srv: LiveServer, token: str, why: str = "the process died he
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rounds, "_settle_opened", dies)  # the round writer's settling
-        mp.setattr(rounds, "advance_open", dies)  # the round's own transaction's
-        r = srv.client(token).post("/api/games/instant-test/rounds", json={"bet": 5},
+        r = srv.client(token).post(f"/api/games/{game}/rounds", json=body or {"bet": 5},
                                    headers=headers)
     assert r.status_code == 500, r.text
     return headers

@@ -11,7 +11,7 @@ from sqlalchemy import update
 from slotlab.store.models import FreeRoundPackage
 
 from .server_games import PickGame, make_test_games
-from .server_util import key
+from .server_util import key, round_left_open
 
 FAR = "2099-01-01T00:00:00Z"
 
@@ -241,29 +241,14 @@ def test_concurrent_requests_for_the_last_round(make_server, split):
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
-def test_free_round_cut_between_split_commits_is_recovered(make_server, monkeypatch):
+def test_free_round_cut_between_split_commits_is_recovered(make_server):
     """A crash after the free round was taken but before it was played: the start-up recovery
     plays it from its seed and credits the win naming the package, once."""
-    from slotlab.server.services import idempotency as idem
-    from slotlab.server.services import rounds
-    from slotlab.server.services.auth import authenticate
-
     srv = make_server(split_round_commits=True)
     c, username = srv.player()
     token = c.headers["Authorization"].split()[1]
     pkg = grant(srv, username, rounds=2).json()["id"]
-    headers = key()
-
-    def crash(*args, **kwargs):
-        raise RuntimeError("the process died here")
-
-    monkeypatch.setattr(rounds, "advance_open", crash)
-    h = idem.request_hash("POST", "/api/games/instant-test/rounds",
-                          {"bet": 5, "free_round_id": pkg})
-    with pytest.raises(RuntimeError):
-        rounds.start_round(srv.ctx, authenticate(srv.ctx, token), "instant-test", 5,
-                           headers["Idempotency-Key"], h, pkg)
-    monkeypatch.undo()
+    headers = round_left_open(srv, token, body={"bet": 5, "free_round_id": pkg})
     assert c.get("/api/free-rounds").json()["packages"][0]["rounds_left"] == 1
     assert c.get("/api/wallet").json()["balance"] == 100_000  # nothing debited
     srv.__exit__()

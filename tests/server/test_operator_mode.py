@@ -417,14 +417,13 @@ def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
 def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
         operator_server, wallet_server, monkeypatch, caplog):
     """A paid round and a free round that win a tier their game has no pool for: logged, paid
-    nothing for it, written by the pipeline's batches (never by the general path's own
-    transactions), the win credited once."""
+    nothing for it, written by the pipeline's batches (never refunded as unplayable), the win
+    credited once."""
     srv = operator_server(games={**make_test_games(), "no-pool-test": PickGame(
         "no-pool-test", pick=False, jackpot="middle")})
     general: list[str] = []
     monkeypatch.setattr(OperatorRounds, "_settle_unplayable",
                         lambda self, rid, *args: general.append(rid))
-    monkeypatch.setattr(rounds, "_start_round_tx", lambda *args: general.append("tx"))
     c, username = _player(srv, wallet_server)
     paid = c.post("/api/games/no-pool-test/rounds", json={"bet": 10}, headers=key())
     assert paid.status_code == 201 and paid.json()["status"] == "completed", paid.text

@@ -33,7 +33,6 @@ from .server_util import (
     key,
     server_settings,
     stored_last_seen,
-    without_round_writer,
 )
 
 SEED = bytes(range(3, 35))
@@ -236,15 +235,14 @@ def _rows(db_url: str, player: str) -> dict[str, Any]:
             "pools": pools}
 
 
-BATCHED, HANDED, OWN = "batched", "handed", "own transactions"
+BATCHED, HANDED = "batched", "handed"
 
 
-def test_the_batched_path_writes_what_the_general_path_writes(
-        database, second_database, third_database, wallet_server, monkeypatch):
+def test_the_batched_path_writes_what_the_app_hands_to_the_pipeline(
+        database, second_database, wallet_server, monkeypatch):
     """Same seed, same requests: one server on the batched path; one whose app answers every
-    request (``fast_rounds=false``) and hands its round starts to the same pipeline; one with
-    no round writer (each round its own transactions, the fallback): the same rows and the
-    same answers."""
+    request (``fast_rounds=false``) and hands its round starts to the same pipeline: the same
+    rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     # The rounds the pipeline settles by the better-of rule, unplayable (here none).
     general_settled: list[str] = []
@@ -262,10 +260,7 @@ def test_the_batched_path_writes_what_the_general_path_writes(
              ("pool-test", 10, False), ("jackpot-test", 10, False), ("pool-test", 10, False),
              ("instant-test", 5, False), ("instant-test", 5, True), ("instant-test", 5, True)]
     found, answers = [], []
-    for i, (db, way) in enumerate(((database, BATCHED), (second_database, HANDED),
-                                   (third_database, OWN))):
-        if way == OWN:
-            without_round_writer(monkeypatch)
+    for i, (db, way) in enumerate(((database, BATCHED), (second_database, HANDED))):
         with LiveServer(_settings(db, wallet_server, fast_rounds=way == BATCHED),
                         _games()) as srv:
             c, name = _player(srv, wallet_server, f"samerows{i}")
@@ -337,11 +332,9 @@ def test_the_batched_path_writes_what_the_general_path_writes(
                          if k not in ("round_id", "created_at", "completed_at", "balance")}
                         for a in answered]
             path = srv.app.state.fast_rounds
-            if way == OWN:
-                assert path is None
-            else:  # every round start answered by the pipeline, the choices by the writer
-                assert path.stats["served"] == len(plays) + 6, path.stats
-                assert general_settled == []
+            # Every round start answered by the pipeline, the choices by the writer.
+            assert path.stats["served"] == len(plays) + 6, path.stats
+            assert general_settled == []
             if way == BATCHED:
                 assert path.stats["choice:served"] == 3
             assert srv.admin().get("/api/admin/audit").json()["ok"]
@@ -349,8 +342,8 @@ def test_the_batched_path_writes_what_the_general_path_writes(
             assert (stopped["status"], stopped["stop_reason"]) == ("stopped", "rounds")
         found.append(_rows(db.url, name))
         answers.append(got)
-    assert answers[0] == answers[1] == answers[2]
-    assert found[0] == found[1] == found[2]
+    assert answers[0] == answers[1]
+    assert found[0] == found[1]
     assert any(a["win"] for a in answers[0]) and any(not a["win"] for a in answers[0])
     kinds = [kind for _, _, kind, *_ in found[0]["pools"]]
     assert kinds.count("contribution") == 8 and kinds.count("award") == 3, found[0]["pools"]

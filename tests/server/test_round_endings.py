@@ -1,9 +1,9 @@
 """A live round ended before its play did, by the round writer (``FastRoundPath.write_ended``):
 an admin's void and the better-of rule (a round whose record no longer re-plays), a paid
-round, a free round and a round of an autoplay run among them. These tests hold what the writer
-writes equal to what the round's own transaction writes where no writer runs (rounds, ledger
-entries, keys, packages, run figures, the rounds' notes, balances), and show a void that meets
-a choice written meanwhile refused, the choice's outcome standing."""
+round, a free round and a round of an autoplay run among them. These tests show what the
+writer writes (rounds, ledger entries, packages, run figures, the rounds' notes, balances, the
+operator's credits), and a void that meets a choice written meanwhile refused, the choice's
+outcome standing."""
 
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ from .server_util import (
     server_settings,
     set_round,
     spied_write,
-    without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
 from .test_operator_rounds import START as START_AT_OPERATOR
@@ -110,67 +109,65 @@ def _play(srv: LiveServer, player: Callable[[], tuple[httpx.Client, str]] | None
                   for a in answers], rids
 
 
-def test_the_writer_ends_rounds_as_their_own_transactions_do(
-        database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same seeds, same requests, on a server with the round writer and on one without: the
-    same answers, rows, packages, run figures, notes and balances; with the writer, every end
-    is its write."""
+# (status, outcome, win) of each ending in _play's order: two voids, then the better-of rule.
+ENDINGS = [("cancelled", "voided", 0), ("cancelled", "voided", 0),
+           ("cancelled", "better_of_refund", 0), ("completed", "better_of_win", 20),
+           ("completed", "better_of_win", 7)]
+
+
+def test_the_writer_ends_rounds_before_their_play(
+        database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every end is one write of the writer: the rounds cancelled or completed as the rule
+    says, the bets refunded and the wins so far paid once in the ledger, the voided free round
+    given back to its package, the voided round's bet off its run's figures, the rounds'
+    notes kept."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     with LiveServer(server_settings(database), games()) as srv:
         path = srv.app.state.fast_rounds
         ends: list[Outcome] = []
         monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
-        name, by_writer, rids = _play(srv)
+        name, answers, rids = _play(srv)
         assert len(ends) == 5 and all(isinstance(o, Written) for o in ends), ends
-    without_round_writer(monkeypatch)
-    with LiveServer(server_settings(second_database), games()) as own:
-        assert own.app.state.fast_rounds is None
-        name2, by_tx, rids2 = _play(own)
-    assert by_writer == by_tx
-    found, found_tx = rows(database.url, name), rows(second_database.url, name2)
-    assert found == found_tx
+    assert [(a["status"], a["outcome"], a["win"]) for a in answers] == ENDINGS
+    found = rows(database.url, name)
     notes, packages = _notes_and_packages(database.url, rids)
-    assert (notes, packages) == _notes_and_packages(second_database.url, rids2)
-    assert [a for a, _, _ in notes] == ["void_round", "void_round", "round_refused",
-                                        "round_refused", "round_refused"]
+    assert [(a, i) for a, i, _ in notes] == [("void_round", 0), ("void_round", 1),
+                                             ("round_refused", 2), ("round_refused", 3),
+                                             ("round_refused", 4)]
     assert packages == [(2, 7)]  # the voided free round given back; the last paid 7
-    kinds = [k for k, *_ in found["ledger"]]
-    assert kinds == ["demo_grant", "bet", "refund", "bet", "refund", "bet", "win",
-                     "free_round_win"]
+    kinds = [(k, amount) for k, amount, *_ in found["ledger"]]
+    assert kinds == [("demo_grant", START), ("bet", -10), ("refund", 10), ("bet", -10),
+                     ("refund", 10), ("bet", -5), ("win", 20), ("free_round_win", 7)]
     assert found["runs"][0][2:5] == (1, 0, 0)  # the voided round's bet off the run's figures
     assert found["balance"] == START - 5 + 20 + 7
 
 
-def test_the_writer_ends_operator_rounds_as_their_own_transactions_do(
-        database: Database, second_database: Database, wallet_server: WalletServer,
+def test_the_writer_ends_operator_rounds_before_their_play(
+        database: Database, wallet_server: WalletServer,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Operator-wallet mode, the same rounds ended: with the writer, every end is its write,
-    the round left ``crediting`` with its credit's row (the bet back, the win so far; a free
-    round refunded owes nothing) and the credit then sent by the pipeline; the same answers,
-    rounds, operations, keys, run figures, notes and packages as the rounds' own transactions
-    write, and the operator's balances agree."""
+    """Operator-wallet mode, the same rounds ended: every end is one write of the writer, the
+    round left ``crediting`` with its credit's row (the bet back, the win so far; a free round
+    refunded: a credit of 0, which closes it at the operator) and the credit then sent by the
+    pipeline: every round closed, the operator's balance moved by exactly the bets and
+    credits."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     with LiveServer(operator_settings(database, wallet_server), games()) as srv:
         path = srv.app.state.fast_rounds
         ends: list[Outcome] = []
         monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
-        name, by_writer, rids = _play(srv, lambda: operator_player(srv, wallet_server, "end1"))
+        name, answers, rids = _play(srv, lambda: operator_player(srv, wallet_server, "end1"))
         assert len(ends) == 5 and all(isinstance(o, Written) for o in ends), ends
-    without_round_writer(monkeypatch)
-    with LiveServer(operator_settings(second_database, wallet_server), games()) as own:
-        assert own.app.state.fast_rounds is None
-        name2, by_tx, rids2 = _play(own, lambda: operator_player(own, wallet_server, "end2"))
-    assert by_writer == by_tx
+    assert [(a["status"], a["outcome"], a["win"]) for a in answers] == ENDINGS
     found = operator_rows(database.url, name)
-    assert found == operator_rows(second_database.url, name2)
     notes, packages = _notes_and_packages(database.url, rids)
-    assert (notes, packages) == _notes_and_packages(second_database.url, rids2)
+    assert [a for a, _, _ in notes] == ["void_round", "void_round", "round_refused",
+                                        "round_refused", "round_refused"]
     assert packages == [(2, 7)]
     assert len(found["rounds"]) == 5  # every credit confirmed: none left crediting
     assert not any("'crediting'" in r for r in found["rounds"]), found["rounds"]
     # Debited 10, 10, 5; credited the voided round's bet and the refunded one's (10, 10), and
     # the two wins so far (20; 7 of a free round); the free round voided moved nothing.
-    assert wallet_server.balance(name) == wallet_server.balance(name2) == START_AT_OPERATOR + 22
+    assert wallet_server.balance(name) == START_AT_OPERATOR + 22
 
 
 def test_a_void_that_meets_a_choice_written_meanwhile_changes_nothing(
@@ -198,3 +195,30 @@ def test_a_void_that_meets_a_choice_written_meanwhile_changes_nothing(
     assert rec["status"] == "completed" and rec["outcome"] == "played"
     assert c.get("/api/wallet").json()["balance"] == START - 5 + rec["win"]
     assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_round_whose_game_is_no_longer_offered_is_voided_by_the_writer(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game a waiting round was played in is taken out of the catalogue: an admin's void
+    still ends it in one write of the writer (its cash cap the operator's), the bet refunded
+    once; voided again, it is refused."""
+    srv = make_server(games=games())
+    c, _ = srv.player()
+    s = c.post("/api/games/pick-test/rounds", json={"bet": 10}, headers=key()).json()
+    assert s["status"] == "awaiting_choice"
+    srv.__exit__()
+    without = {k: v for k, v in games().items() if k != "pick-test"}
+    srv2 = make_server(games=without)
+    assert srv2.ctx.catalog.find("pick-test") is None
+    path = srv2.app.state.fast_rounds
+    ends: list[Outcome] = []
+    monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
+    v = srv2.admin().post(f"/api/admin/rounds/{s['round_id']}/void")
+    assert v.status_code == 200, v.text
+    assert (v.json()["status"], v.json()["outcome"]) == ("cancelled", "voided")
+    assert len(ends) == 1 and isinstance(ends[0], Written)
+    c2 = srv2.client(c.headers["Authorization"].split()[1])
+    assert c2.get("/api/wallet").json()["balance"] == START
+    again = srv2.admin().post(f"/api/admin/rounds/{s['round_id']}/void")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "round_not_voidable"
+    assert len(ends) == 1

@@ -2,7 +2,7 @@
 writes of the writer, its opening (the round ``open`` with its seed, the bet debited, the key
 reserved with no answer) and its settling (played on that seed, the win credited, the key
 answered), and start-up recovery settles a round left open with the same write. These tests
-hold the rows equal to those the round's own transactions write where no writer runs, show
+hold the rows equal to those of the same rounds written at once (one write each), show
 the opening durable on its own (a retry meanwhile is answered the open round), a
 round changed between its two writes answered as it then is, and recovery by the writer."""
 
@@ -24,7 +24,6 @@ from .server_util import (
     round_left_open,
     server_settings,
     spied_write,
-    without_round_writer,
 )
 from .test_fast_rounds import SEED, games, rows
 
@@ -61,25 +60,25 @@ def _play(srv: LiveServer) -> tuple[str, list[dict[str, Any]]]:
     return name, [{k: v for k, v in a.items() if k not in _SKIPPED} for a in answers]
 
 
-def test_the_writer_writes_split_rounds_as_their_own_transactions_do(
+def test_split_rounds_are_written_as_rounds_written_at_once_are(
         database: Database, second_database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same seeds, same requests, split commits on a server with the round writer and on one
-    without: the same answers, rounds, ledger entries, keys (answers included), pool entries,
-    package and run figures and balances; with the writer, each round start is its two
-    writes and the choice one."""
+    """Same seeds, same requests, with split commits and without: the same answers, rounds,
+    ledger entries, keys (answers included), pool entries, package and run figures and
+    balances; with split commits each round start is two writes of the writer and the choice
+    one."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
     with LiveServer(server_settings(database, split_round_commits=True), games()) as srv:
         path = srv.app.state.fast_rounds
         assert path is not None and not path.serves  # answered by the app, written here
-        name, by_writer = _play(srv)
+        name, split = _play(srv)
         assert path.writer.rounds == 2 * 8 + 1
-    without_round_writer(monkeypatch)
-    with LiveServer(server_settings(second_database, split_round_commits=True), games()) as own:
-        assert own.app.state.fast_rounds is None
-        name2, by_tx = _play(own)
-    assert by_writer == by_tx
-    found, found_tx = rows(database.url, name), rows(second_database.url, name2)
-    assert found == found_tx
+    with LiveServer(server_settings(second_database, fast_rounds=False), games()) as once:
+        path = once.app.state.fast_rounds
+        name2, at_once = _play(once)
+        assert path.writer.rounds == 8 + 1
+    assert split == at_once
+    found, found_at_once = rows(database.url, name), rows(second_database.url, name2)
+    assert found == found_at_once
     assert found["pools"], "the max-bet round fed the pools"
     assert found["runs"][0][:4] == ("stopped", "rounds", 2, 10)
     assert [k for k, *_ in found["ledger"]].count("bet") == 6  # none for the free rounds
@@ -146,6 +145,33 @@ def test_a_round_voided_between_its_two_writes_is_answered_as_voided(
     again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     assert again.status_code == 201 and again.json()["status"] == "cancelled"
     assert c.get("/api/wallet").json()["balance"] == 100_000
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
+def test_a_settling_whose_write_fails_leaves_the_round_to_the_sweep(
+        make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settling's write fails: the request is answered the round as it stands, open with
+    its bet taken (so is a retry, moving nothing); the sweep then settles it with the writer,
+    once, and the retry gets its answer."""
+    srv = make_server(split_round_commits=True, open_round_grace_s=0)
+    path = srv.app.state.fast_rounds
+    c, _ = srv.player()
+    headers = key()
+    calls: list[Outcome] = []
+    with monkeypatch.context() as mp:
+        mp.setattr(path, "settle_open", spied_write(path.settle_open, calls, fail=True))
+        r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert r.status_code == 201 and r.json()["status"] == "open", r.text
+    assert calls == []  # the write raised
+    retry = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert retry.status_code == 201 and retry.json() == r.json()
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5
+    assert srv.admin().post("/api/admin/maintenance").json()["open_recovered"] == 1
+    again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    assert again.status_code == 201 and again.json()["outcome"] == "recovered", again.text
+    assert again.json()["round_id"] == retry.json()["round_id"]
+    assert c.get("/api/wallet").json()["balance"] == 100_000 - 5 + again.json()["win"]
+    assert srv.admin().post("/api/admin/maintenance").json()["open_recovered"] == 0
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 

@@ -104,16 +104,23 @@ def parse(round_id: str, headers: list[tuple[bytes, bytes]], body: bytes
 
 
 @dataclass(frozen=True)
-class Waiting:
-    """A round waiting for a choice, as this process wrote it: its row's values and events, the
-    game it is played in, and its free round's package as the write left it (None: not a free
-    round)."""
+class Live:
+    """A live round as written: its row's values and events, and its free round's package as
+    the write left it (None: not a free round). Enough to end it before its play did
+    (:func:`ended`), whether or not its game is still offered."""
 
     player_id: int
-    entry: GameEntry
     values: dict[str, Any]  # every column of ``rounds`` but ``seq`` and ``events``
     events_json: str
     package: FreeRoundPackage | None
+
+
+@dataclass(frozen=True)
+class Waiting(Live):
+    """A live round that can be played on (waiting for a choice, as this process wrote it, or
+    open): :class:`Live`, and the game it is played in."""
+
+    entry: GameEntry
 
     def options(self) -> list[str]:
         return list((self.values["awaiting"] or {}).get("options", []))
@@ -166,8 +173,16 @@ def waiting_of(ctx: Services, s: Session, r: Round) -> Waiting | None:
 def as_stored(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
     """A live round as the database holds it (its record not re-played), for a write that
     continues it with no choice: an ``open`` round's settling on its recorded seed (start-up
-    recovery), or its end before its play's (a void, the better-of rule: :func:`ended`);
-    None: its free round's package is gone."""
+    recovery); None: its free round's package is gone."""
+    live = live_of(s, r)
+    return None if live is None else Waiting(live.player_id, live.values, live.events_json,
+                                             live.package, entry)
+
+
+def live_of(s: Session, r: Round) -> Live | None:
+    """A live round as the database holds it, for its end before its play's (a void, the
+    better-of rule: :func:`ended`); None: its free round's package is gone (its player's too:
+    a demo player's, deleted with their rounds)."""
     package = None
     if r.free_round_id is not None:
         p = s.get(FreeRoundPackage, r.free_round_id)
@@ -175,14 +190,14 @@ def as_stored(s: Session, r: Round, entry: GameEntry) -> Waiting | None:
             return None
         package = free_rounds.after(p, 0, 0)
     values = {k: getattr(r, k) for k in _VALUE_COLUMNS}
-    return Waiting(r.player_id, entry, values, json_text(r.events), package)
+    return Live(r.player_id, values, json_text(r.events), package)
 
 
 def after_start(write: RoundWrite, entry: GameEntry, package: FreeRoundPackage | None
                 ) -> Waiting:
     """A round the fast path started, waiting for its choice (``package``: as read before)."""
     left = None if package is None else free_rounds.after(package, 1, 0)
-    return Waiting(write.player_id, entry, write.round_values, write.events_json, left)
+    return Waiting(write.player_id, write.round_values, write.events_json, left, entry)
 
 
 def after_choice(w: Waiting, write: RoundWrite) -> Waiting:
@@ -208,7 +223,7 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
                      session=(who.session_id, who.jurisdiction, seen))
 
 
-def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
+def ended(ctx: Services, w: Live, refund: bool, outcome: str,
           note: tuple[str, str] | None, notice: bool, operator_player: str | None = None
           ) -> RoundWrite:
     """The rows that end the live round ``w`` before its play did, as ``rounds.refund`` and
@@ -231,7 +246,7 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
         credit = 0 if package is not None else int(before["bet"])
     else:
         uncapped = int(before["win_credits"]) * int(before["denomination"])
-        cap = w.entry.cash_cap
+        cap = round_view.cash_cap_of(ctx, before["game_id"], before["currency"])
         credit = uncapped if cap is None else min(uncapped, cap)
         values.update(status=COMPLETED, win=credit, uncapped_win=uncapped, jackpots=[],
                       jackpot_win=0)
@@ -239,7 +254,7 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
     paid = None
     if operator_player is not None:  # the operator pays: no ledger line
         values.update(status=CREDITING, completed_at=None)
-        paid = operator_rounds.credit_row(rid, operator_player, credit, w.entry.currency, now)
+        paid = operator_rounds.credit_row(rid, operator_player, credit, before["currency"], now)
     elif not refund:
         lines = paid_lines(rid, credit, [], None if package is None else package.id)
     elif credit:
@@ -248,7 +263,7 @@ def ended(ctx: Services, w: Waiting, refund: bool, outcome: str,
     body = round_view.round_public(ctx, r, None)  # its balance is the statement's to fill in
     del body["balance"], body["events"]
     return RoundWrite(
-        player_id=w.player_id, currency=w.entry.currency, bet=0, win=credit, round_id=rid,
+        player_id=w.player_id, currency=before["currency"], bet=0, win=credit, round_id=rid,
         owner="", key=None, request_hash="", at=now, round_values=values, ledger=tuple(lines),
         contributions=(), response=body,
         response_json=json_object_with(json_text(body), events=w.events_json),
@@ -261,7 +276,7 @@ class _Continuing(TypedDict):
     continues: Continues
 
 
-def _continuing(w: Waiting) -> _Continuing:
+def _continuing(w: Live) -> _Continuing:
     """What every write that continues ``w`` carries for its checks: its package and its
     autoplay run as read, and the round as remembered (:class:`Continues`)."""
     before = w.values

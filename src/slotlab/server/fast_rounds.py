@@ -470,7 +470,12 @@ class FastRoundPath:
         """:func:`fast_choices.as_stored`, for the general path's thread."""
         return fast_choices.as_stored(s, r, entry)
 
-    async def write_ended(self, waiting: fast_choices.Waiting, refund: bool, outcome: str,
+    @staticmethod
+    def live_of(s: Session, r: Round) -> fast_choices.Live | None:
+        """:func:`fast_choices.live_of`, for the general path's thread."""
+        return fast_choices.live_of(s, r)
+
+    async def write_ended(self, waiting: fast_choices.Live, refund: bool, outcome: str,
                           note: tuple[str, str] | None, notice: bool, is_demo: bool,
                           username: str | None = None) -> tuple[RoundWrite, Outcome]:
         """A live round ended before its play did (:func:`fast_choices.ended`: an admin's void,
@@ -636,12 +641,12 @@ def opening(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, 
         session=(who.session_id, who.jurisdiction, seen), opening=True)
 
 
-def _continued_settled(waiting: fast_choices.Waiting, write: RoundWrite, is_demo: bool
+def _continued_settled(waiting: fast_choices.Live, write: RoundWrite, is_demo: bool
                        ) -> None:
     """A round settled by the write that continued it (a choice, an auto-completion, an open
     round's settling, the better-of rule's win), counted in the settlement metrics."""
-    entry = waiting.entry
-    metrics.round_settled(entry.id, entry.currency, write.round_values["bet"], write.win,
+    values = write.round_values
+    metrics.round_settled(values["game_id"], values["currency"], values["bet"], write.win,
                           round_id=write.round_id, player_id=waiting.player_id,
                           free=waiting.package is not None, demo=is_demo)
 
@@ -967,7 +972,7 @@ class FastRounds:
             served = await op.serve(
                 who, entry, credits, req.bet, req.key, req.request_hash, send, started, run,
                 contributions, ids, lambda values, events: path.waiting.remember(
-                    fast_choices.Waiting(who.player_id, entry, values, events, None)), seen)
+                    fast_choices.Waiting(who.player_id, values, events, None, entry)), seen)
         except Exception:  # the round's key (if written) tells the general path the answer
             log.warning("operator round failed; the general path answers", exc_info=True)
             path.stats["passed:failed"] += 1

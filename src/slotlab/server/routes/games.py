@@ -143,5 +143,5 @@ def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: Ro
     status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id,
                                       body.autoplay,
                                       played=request.scope.get(rounds.PLAYED_SCOPE_KEY),
-                                      writer=getattr(request.app.state, "fast_rounds", None))
+                                      writer=rounds.writer_of(ctx))
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)

@@ -43,7 +43,7 @@ def create_choice(ctx: ServicesDep, player: CurrentPlayer, round_id: str, body: 
     # handed on is settled on the seed it drew.
     status, data = rounds.submit_choice(ctx, player, round_id, body.choice, key, h,
                                         body.step, request.scope.get(rounds.PLAYED_CHOICE_KEY),
-                                        getattr(request.app.state, "fast_rounds", None))
+                                        writer=rounds.writer_of(ctx))
     return JSONResponse(round_view.with_profile(ctx, player, data), status_code=status)
 
 

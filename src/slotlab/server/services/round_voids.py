@@ -38,7 +38,6 @@ from slotlab.server.services import autoplay_runs, free_rounds
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import iso, round_public
-from slotlab.server.services.rounds import refund
 from slotlab.store.models import (
     AWAITING_CHOICE,
     CANCELLED,
@@ -138,7 +137,7 @@ def void_round(ctx: Services, rid: str, incident_id: str, reason: str) -> dict[s
                       round_status=r.status, bet=bet, paid=0, bet_returned=0, win_reversed=0,
                       shortfall=0, note=None, created_at=now, completed_at=None)
         if r.status in (OPEN, AWAITING_CHOICE):
-            refund(s, r, wallet, now, "voided", operator)
+            _refund_live(s, r, wallet, now, operator)
             v.bet_returned, v.status, v.completed_at = bet, VOID_DONE, now
             live_body = round_public(ctx, r, wallet.balance)
         else:
@@ -166,6 +165,27 @@ def void_round(ctx: Services, rid: str, incident_id: str, reason: str) -> dict[s
     if operator and v.status == VOID_PENDING:
         settle_operator_void(ctx, rid)
     return _result(ctx, rid)
+
+
+def _refund_live(s: Session, r: Round, wallet: Wallet, now: datetime, operator: bool) -> None:
+    """A live round voided in the void's own transaction (its record written with it): its
+    bet refunded (a free round: its round back to its package, nothing refunded), the round
+    ``cancelled``; in operator-wallet mode left ``crediting`` for the bet's credit (0 for a
+    free round, which closes the round there as its win's credit would), which
+    ``pay_if_crediting`` then sends."""
+    if r.free_round_id is not None:
+        free_rounds.give_back(s, r.free_round_id)
+    if not operator and r.free_round_id is None:
+        ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id,
+                    now=now)
+    r.status = CREDITING if operator else CANCELLED
+    r.win = 0
+    r.awaiting = None
+    r.completed_at = None if operator else now
+    r.updated_at = now
+    r.outcome = "voided"
+    if not operator:
+        autoplay_runs.recount(s, r)
 
 
 def _skipped(rid: str, detail: str) -> dict[str, Any]:

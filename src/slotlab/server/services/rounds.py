@@ -17,25 +17,22 @@ completion" are each atomic, and no round is ever visible half-paid. With
 ``open``) are the writer's first write and the round is played and settled by a second
 (:func:`_settle_opened`); a crash between the two leaves an ``open`` round that
 :func:`~.round_recovery.recover` completes from its recorded seed at the next start-up, with
-the same write. A server does not start without that writer (``fast_rounds.start``); this
-module's own transactions remain for services used outside a server, as the reference the
-tests hold the writer's rows equal to, and where a write of the writer's was not made (the
-round changed under it, or the write failed) to decide again with the round locked, most often
-finding it settled (incident voids, an admin's action, are written in ``round_voids``' own).
+the same write. A round ended before its play did (an admin's void, the better-of rule:
+:func:`end_by_writer`) is one write of the writer too. A server does not start without that
+writer (``fast_rounds.start``), and a round's money has no other way: no transaction of this
+module's own writes it (incident voids, an admin's action, are written in ``round_voids``'
+own).
 
 With ``wallet_mode=operator`` (docs/operators.md, "Seamless wallet") the money is the operator's
 and round starts go through the operator pipeline (:mod:`slotlab.server.operator_rounds`; one
 the app answers is handed to it, :func:`_operator_round`; a free round, with no debit, is
-written by the batch writers with its credit's row and paid by that pipeline). Where this module
-writes one itself (no pipeline: outside a server) the bet is debited at the operator
-(:class:`~slotlab.server.operator_wallet.OperatorWallet`) BEFORE the round's write transaction,
-and rolled back if the round is then not created; the round is played with split commits (a free
-round, with no debit, in one transaction). Either way a settled round waits in ``crediting``
-while its win (zero included; the bet for a voided or refunded round) is sent as a credit AFTER
-the settling transaction. A confirmed credit completes the round; an unconfirmed one is retried
-by :func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The internal
-ledger is not touched by operator-mode rounds: the operations log ``operator_wallet_ops`` is
-their money record.
+written by the batch writers with its credit's row and paid by that pipeline): the round is
+opened and the debit's row written before the debit is sent. A settled round waits in
+``crediting`` while its win (zero included; the bet for a voided or refunded round) is sent as
+a credit AFTER the settling write. A confirmed credit completes the round; an unconfirmed one
+is retried by :func:`~.round_operator.operator_sweep` (start-up and the periodic sweep). The
+internal ledger is not touched by operator-mode rounds: the operations log
+``operator_wallet_ops`` is their money record.
 """
 
 from __future__ import annotations
@@ -43,17 +40,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio.from_thread
-from sqlalchemy import Table, bindparam, exists, insert, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
-from slotlab import CODE_VERSION, ledger
 from slotlab.json_text import json_object_with
 from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, RoundWrite, Written
 from slotlab.rng import Seed
@@ -68,7 +61,6 @@ from slotlab.server.errors import (
     too_fast,
     unprocessable,
 )
-from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.schemas import AutoplayCreate
 from slotlab.server.services import autoplay as autoplay_rules
 from slotlab.server.services import (
@@ -76,7 +68,6 @@ from slotlab.server.services import (
     demo,
     fairness,
     free_rounds,
-    jackpots,
     limits,
     profiles,
     reality,
@@ -86,26 +77,18 @@ from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry, out_of_service
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed as fresh_seed  # fast path's too
-from slotlab.server.services.round_operator import pay_if_crediting
 from slotlab.server.services.round_view import ROUND_ID, cash_cap_of, round_public, to_jsonable
 from slotlab.store.engine import CommitFailed
 from slotlab.store.models import (
     AWAITING_CHOICE,
-    CANCELLED,
-    COMPLETED,
-    CREDITING,
     LIVE_STATUSES,
     OPEN,
-    AdminAction,
     FreeRoundPackage,
-    IdempotencyKey,
     Player,
-    PlayerLimit,
     Round,
     Wallet,
     utcnow,
 )
-from slotlab.store.operator_wallet import DONE, REFUSED
 
 if TYPE_CHECKING:
     from slotlab.server.fast_rounds import FastRoundPath
@@ -113,129 +96,37 @@ if TYPE_CHECKING:
 log = logging.getLogger("slotlab.server")
 
 
-# ---------------------------------------------------------------------------------------------
-# Settling (inside a write transaction, wallet locked)
-
-
 def play(entry: GameEntry, credits: int, seeds: list[bytes], choices: list[str]) -> RoundResult:
     return entry.game.play(credits, seeds, choices)
 
 
-def settle(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wallet: Wallet,
-            result: RoundResult, now: datetime, outcome: str | None = None) -> None:
-    r.events = to_jsonable(list(result.events))
-    r.win_credits = int(result.win)
-    r.updated_at = now
-    r.step += 1
-    if result.awaiting is not None:
-        r.status = AWAITING_CHOICE
-        r.awaiting = to_jsonable(result.awaiting.to_json())
-        return
-    _complete(ctx, s, entry, r, wallet, list(result.jackpots), now, outcome)
-
-
-def _complete(ctx: Services, s: Session, entry: GameEntry | None, r: Round, wallet: Wallet,
-              tiers: list[str], now: datetime, outcome: str | None) -> None:
-    win = r.win_credits * r.denomination
-    r.uncapped_win = win
-    cap = cash_cap_of(ctx, r.game_id, r.currency)  # the round's game and currency's
-    if cap is not None and win > cap:
-        win = cap
-    operator = ctx.operator is not None  # the win is paid by an operator credit, not here
-    if operator:
-        pass
-    elif win and r.free_round_id is not None:
-        # A free round's win: its own kind, and the ref names the package.
-        ledger.post(s, wallet, win, ledger.FREE_ROUND_WIN,
-                    f"free_round:{r.free_round_id}:round:{r.id}:win", round_id=r.id, now=now)
-    elif win:
-        ledger.post(s, wallet, win, ledger.WIN, f"round:{r.id}:win", round_id=r.id, now=now)
-    r.win = win
-    won: list[dict[str, Any]] = []
-    if tiers and entry is not None and entry.progressives and demo.is_demo_player(s, r.player_id):
-        won, tiers = demo.award_reset_values(s, entry, r, wallet, tiers, now), []  # pools untouched
-    if tiers and entry is not None and entry.progressives:
-        pools = jackpots.lock_pools(s, entry)
-        for i, tier in enumerate(tiers):
-            pool = pools.get(tier)
-            if pool is None:
-                log.error("round %s won unknown tier %s", r.id, tier)
-                continue
-            amount = jackpots.award(s, pool, r.id, now)
-            if amount and not operator:
-                ledger.post(s, wallet, amount, ledger.JACKPOT, f"round:{r.id}:jackpot:{i}:{tier}",
-                            round_id=r.id, now=now)
-            won.append({"tier": tier, "amount": amount})
-    r.jackpots = won
-    r.jackpot_win = sum(j["amount"] for j in won)
-    if r.free_round_id is not None:
-        free_rounds.add_win(s, r.free_round_id, r.win + r.jackpot_win)
-    r.status = CREDITING if operator else COMPLETED
-    r.awaiting = None
-    r.completed_at = None if operator else now
-    r.updated_at = now
-    r.outcome = outcome or "played"
-    autoplay_runs.recount(s, r)  # a round of a run completed after its start
-    metrics.settled_on_commit(s, r, demo.is_demo_player(s, r.player_id))
-
-
-def refund(s: Session, r: Round, wallet: Wallet, now: datetime, outcome: str,
-            operator: bool = False) -> None:
-    if r.free_round_id is not None:
-        free_rounds.give_back(s, r.free_round_id)  # nothing was debited: the round goes back
-    if operator:  # the bet goes back to the operator's wallet as a credit (0: a free round's,
-        r.status = CREDITING  # which closes the round there as its win's credit would)
-        r.win = 0
-        r.awaiting = None
-        r.completed_at = None
-        r.updated_at = now
-        r.outcome = outcome
-        return
-    if r.free_round_id is None:
-        ledger.post(s, wallet, r.bet, ledger.REFUND, f"round:{r.id}:refund", round_id=r.id,
-                    now=now)
-    r.status = CANCELLED
-    r.win = 0
-    r.awaiting = None
-    r.completed_at = now
-    r.updated_at = now
-    r.outcome = outcome
-    autoplay_runs.recount(s, r)
+# ---------------------------------------------------------------------------------------------
+# Ending a live round before its play did
 
 
 def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | None = None
               ) -> dict[str, Any]:
     """Settle a round that cannot continue: the better of its win so far and a bet refund.
-    ``reason`` (why it cannot continue) is kept in the round's notes (``admin_actions``)."""
-    with ctx.db.read() as s:
-        pid = s.scalar(select(Round.player_id).where(Round.id == round_id))
-    if pid is None:
-        raise not_found("unknown_round", f"no round {round_id!r}")
-
-    def better(r: Round, entry: GameEntry) -> tuple[bool, str]:  # (refunded, outcome)
-        refunds = _refund_is_better(r, entry.cash_cap)
+    ``reason`` (why it cannot continue) is kept in the round's notes (``admin_actions``). A
+    round no longer live (ended meanwhile) is answered as it is."""
+    def better(r: Round, cap: int | None) -> tuple[bool, str]:  # (refunded, outcome)
+        refunds = _refund_is_better(r, cap)
         return refunds, "better_of_refund" if refunds else "better_of_win"
 
     note = None if reason is None else ("round_refused", reason)
-    body = end_by_writer(ctx, round_id, better, note, notice)
-    if body is not None:
-        return body
-    with ctx.db.write() as s:
-        now = utcnow()
-        wallet = ledger.lock_wallet(s, pid)
-        r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
-        assert r is not None
-        if r.status in LIVE_STATUSES:
-            if _refund_is_better(r, cash_cap_of(ctx, r.game_id, r.currency)):
-                refund(s, r, wallet, now, "better_of_refund", ctx.operator is not None)
-            else:
-                _complete(ctx, s, None, r, wallet, [], now, "better_of_win")
-            r.notice_pending = notice
-            if reason is not None:
-                s.add(AdminAction(action="round_refused", target=round_id, detail=reason,
-                                  created_at=now))
-        body = round_public(ctx, r, wallet.balance)
-    return pay_if_crediting(ctx, body)
+    ended = end_by_writer(ctx, round_id, better, note, notice)
+    if isinstance(ended, dict):
+        return ended
+    return round_public(ctx, ended, _balance_of(ctx, ended.player_id))
+
+
+def _balance_of(ctx: Services, player_id: int) -> int | None:
+    """The player's balance in an answer (None in operator-wallet mode: the money is the
+    operator's)."""
+    if ctx.operator is not None:
+        return None
+    with ctx.db.read() as s:
+        return s.scalar(select(Wallet.balance).where(Wallet.player_id == player_id))
 
 
 def _refund_is_better(r: Round, cap: int | None) -> bool:
@@ -245,47 +136,43 @@ def _refund_is_better(r: Round, cap: int | None) -> bool:
 
 
 def end_by_writer(ctx: Services, round_id: str,
-                  decide: Callable[[Round, GameEntry], tuple[bool, str]],
-                  note: tuple[str, str] | None, notice: bool) -> dict[str, Any] | None:
+                  decide: Callable[[Round, int | None], tuple[bool, str]],
+                  note: tuple[str, str] | None, notice: bool) -> dict[str, Any] | Round:
     """A live round ended by the round writer before its play did (an admin's void, the
     better-of rule: :meth:`~slotlab.server.fast_rounds.FastRoundPath.write_ended`), ``decide``
-    saying from the round as read whether it is refunded and its outcome; ``note``: its
-    notes' entry. The round as then answered; None where the writer did
-    not end it (none runs, operator-wallet mode without its pipeline, a round not ``open`` or
-    waiting, its game not offered in its currency, the round changed since it was read, a
-    write that failed): the caller's own transaction then decides again with the round
-    locked. In operator-wallet mode the write leaves the round ``crediting`` with its
-    credit's row (the bet back, or the win so far), and the pipeline then sends the credit
-    (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`: confirmed, the round
-    ``cancelled`` or ``completed``; else the sweep carries on)."""
-    writer = ctx.round_writer
-    operator = None if writer is None else writer.operator
-    if (writer is None or (ctx.operator is not None and operator is None)
-            or not ROUND_ID.fullmatch(round_id)):
-        return None
-    username = None
-    with ctx.db.read() as s:
-        r = s.scalar(select(Round).where(Round.id == round_id))
-        if r is None or r.status not in (OPEN, AWAITING_CHOICE):
-            return None
-        entry = ctx.catalog.find(r.game_id, r.currency)
-        if entry is None:
-            return None
-        refunds, outcome = decide(r, entry)
-        waiting = writer.as_stored(s, r, entry)
-        is_demo = demo.is_demo_player(s, r.player_id)
-        if operator is not None:
-            username = s.scalar(select(Player.username).where(Player.id == r.player_id))
-    if waiting is None:
-        return None
-    try:
-        write, written = writer.call(writer.write_ended, waiting, refunds, outcome, note, notice,
+    saying from the round as read and its cash cap whether it is refunded and its outcome;
+    ``note``: its notes' entry. The round as then answered; the round as read where it is no
+    longer ``open`` or waiting (ended meanwhile: nothing written). A write that finds the round
+    changed since it was read is made again on the round read anew; one that fails raises,
+    leaving the round as it was. In operator-wallet mode the write leaves the round
+    ``crediting`` with its credit's row (the bet back, or the win so far), and the pipeline
+    then sends the credit (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`:
+    confirmed, the round ``cancelled`` or ``completed``; else the sweep carries on)."""
+    writer = writer_of(ctx)
+    operator = writer.operator
+    if not ROUND_ID.fullmatch(round_id):
+        raise not_found("unknown_round", f"no round {round_id!r}")
+    for _ in range(3):
+        username = None
+        with ctx.db.read() as s:
+            r = s.scalar(select(Round).where(Round.id == round_id))
+            if r is None:
+                raise not_found("unknown_round", f"no round {round_id!r}")
+            if r.status not in (OPEN, AWAITING_CHOICE):
+                return r
+            refunds, outcome = decide(r, cash_cap_of(ctx, r.game_id, r.currency))
+            live = writer.live_of(s, r)
+            is_demo = demo.is_demo_player(s, r.player_id)
+            if operator is not None:
+                username = s.scalar(select(Player.username).where(Player.id == r.player_id))
+        # A free round's package goes only with its (demo) player, whose rounds go with it.
+        assert live is not None, f"round {round_id}: its free round's package is gone"
+        write, written = writer.call(writer.write_ended, live, refunds, outcome, note, notice,
                                      is_demo, username)
-    except Exception:
-        log.warning("round %s: its end's write failed", round_id, exc_info=True)
-        return None
-    return paid_answer(writer, username, write, written) if isinstance(written, Written) \
-        else None
+        if isinstance(written, Written):
+            return paid_answer(writer, username, write, written)
+    raise conflict("concurrent_request", "the round kept changing while it was being ended; "
+                   "retry")
 
 
 def continuable(ctx: Services, r: Round) -> GameEntry | None:
@@ -306,6 +193,14 @@ def continuable(ctx: Services, r: Round) -> GameEntry | None:
 # Starting a round and continuing it
 
 
+def writer_of(ctx: Services) -> FastRoundPath:
+    """The server's round writer, which every round's money goes through (a server whose
+    writer cannot start does not start: ``fast_rounds.start``)."""
+    if ctx.round_writer is None:
+        raise RuntimeError("the server's round writer is not running")
+    return ctx.round_writer
+
+
 def key_owner(auth: Auth) -> str:
     """Whose idempotency keys a player's requests use (keys are unique per owner)."""
     return f"p:{auth.player_id}"
@@ -324,31 +219,6 @@ def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str
         balance = None if ctx.operator is not None else s.scalar(
             select(Wallet.balance).where(Wallet.player_id == r.player_id))
         return default_status, round_public(ctx, r, balance)
-
-
-_INSERT_ROUND = insert(cast(Table, Round.__table__))
-_W, _R, _K = Wallet.__table__, Round.__table__, IdempotencyKey.__table__
-_L = PlayerLimit.__table__
-_LOCK_FOR_ROUND = (
-    select(
-        _W.c.id, _W.c.balance, _W.c.currency,
-        select(_R.c.id).where(_R.c.player_id == _W.c.player_id, _R.c.status.in_(LIVE_STATUSES))
-        .limit(1).scalar_subquery().label("live_id"),
-        select(_K.c.request_hash).where(_K.c.owner == bindparam("owner"),
-                                        _K.c.key == bindparam("key"))
-        .scalar_subquery().label("key_hash"),
-        exists().where(_L.c.player_id == _W.c.player_id, _L.c.kind == limits.LOSS)
-        .label("loss_limited"),
-    )
-    .where(_W.c.player_id == bindparam("pid"))
-    .with_for_update(of=_W)
-)
-_INSERT_KEY = insert(cast(Table, IdempotencyKey.__table__))
-_ROUND_COLUMNS = [c.key for c in Round.__table__.columns if c.key != "seq"]
-
-
-def _round_values(r: Round) -> dict[str, Any]:
-    return {k: getattr(r, k) for k in _ROUND_COLUMNS}
 
 
 def _pace_error(interval: int, last: datetime | None, now: datetime) -> ApiError | None:
@@ -415,12 +285,13 @@ PLAYED_CHOICE_KEY = "slotlab.played_choice"  # where the fast path leaves a Play
 
 def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req_hash: str,
                 free_round_id: int | None = None, autoplay: AutoplayCreate | None = None,
-                played: Played | None = None, writer: FastRoundPath | None = None
+                played: Played | None = None, *, writer: FastRoundPath
                 ) -> tuple[int, dict[str, Any]]:
-    """A round start, on a worker thread: its checks, its seed and play, then its write. On
-    the internal wallet the write is the batched path's (``writer``: the server's
-    :class:`~slotlab.server.fast_rounds.FastRoundPath`, whose writer every round start goes
-    through); split commits and operator-wallet mode write it here (:func:`_start_round_tx`)."""
+    """A round start, on a worker thread: its checks, its seed and play, then its write, the
+    server's round writer's (``writer``: its
+    :class:`~slotlab.server.fast_rounds.FastRoundPath`, which every round start goes through:
+    :func:`_write_round`; in operator-wallet mode its operator pipeline's,
+    :func:`_operator_round`)."""
     started = metrics.clock()
     entry = ctx.catalog.get(game_id, auth.currency)  # the game in the player's currency
     credits = entry.credits_of(bet)
@@ -436,17 +307,14 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
     autoplay_rules.check_round(profile, autoplay)  # None: a round the player started
     autoplay_runs.check_round(ctx, auth, game_id, autoplay, key_owner(auth), key, req_hash)
     reality.check_round(ctx, auth)  # a reminder due first: no bet until it is seen
-    owner = key_owner(auth)
-    operator = ctx.operator is not None
     interval = max(ctx.settings.min_round_interval_ms, profile.min_cycle_ms)
-    if operator and writer is not None and writer.operator is not None:
+    if ctx.operator is not None:  # a server in this mode runs its writer with the pipeline
+        assert writer.operator is not None, "operator-wallet mode with no operator pipeline"
         answer = _operator_round(ctx, writer, auth, key, req_hash, entry, credits, bet,
                                  free_round_id, autoplay, interval)
         metrics.round_latency("general", started)
         return answer
-    # The operator's debit is sent between the round's record and its play; a free round has
-    # none, so it is played and recorded at once (and settled on the fast path's seed).
-    split = ctx.settings.split_round_commits or (operator and free_round_id is None)
+    split = ctx.settings.split_round_commits
     result: RoundResult | None
     if (played is not None and not split
             and (played.game_id, played.bet) == (game_id, bet)):
@@ -457,27 +325,10 @@ def start_round(ctx: Services, auth: Auth, game_id: str, bet: int, key: str, req
             result = None if split else play(entry, credits, [seed0], [])
         except IllegalBetError as e:
             raise unprocessable("bet_not_allowed", str(e)) from None
-    if writer is not None and not operator:
-        answer = _write_round(ctx, writer, auth, entry, credits, bet, key, req_hash, seed0,
-                              result, free_round_id, autoplay)
-        metrics.round_latency("general", started)
-        return answer
-    rid = uuid.uuid4().hex
-    debit: WalletResult | None = None
-    if operator and free_round_id is None:
-        # The operator's debit, outside any write transaction, once the key, a live round, the
-        # pace and the loss limits allow it; rolled back below if the round is then not created.
-        early, debit = _operator_debit(ctx, auth, owner, key, req_hash, rid, bet, interval)
-        if early is not None:
-            return _stored(ctx, early, 201)
-    try:
-        answer = _start_round_tx(ctx, auth, entry, credits, bet, key, req_hash, free_round_id,
-                                 owner, seed0, result, rid, interval, operator, debit, autoplay)
-        metrics.round_latency("general", started)
-        return answer
-    finally:
-        if debit is not None and not _round_exists(ctx, rid):
-            _operator_rollback(ctx, debit)
+    answer = _write_round(ctx, writer, auth, entry, credits, bet, key, req_hash, seed0, result,
+                          free_round_id, autoplay)
+    metrics.round_latency("general", started)
+    return answer
 
 
 def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
@@ -537,10 +388,10 @@ def _write_round(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEn
 def _settle_opened(ctx: Services, writer: FastRoundPath, auth: Auth, entry: GameEntry,
                    opened: RoundWrite, package: FreeRoundPackage | None) -> dict[str, Any]:
     """Split commits: the round its opening made durable, played on its recorded seed and
-    settled by the writer. Where that write is not made (the round changed since: voided, or
-    settled by another process's recovery; or the write failed), :func:`advance_open`
-    settles it in its own transaction, or answers it as it now is (a crash from the opening
-    on leaves it to recovery)."""
+    settled by the writer. Where that write is not made the round is answered as it now is:
+    changed since (voided, or settled by another process's recovery), or still open, its bet
+    taken, where the write failed (left to recovery, :func:`~.round_recovery.recover`, as a
+    crash from the opening on leaves it; a retry meanwhile is answered the same)."""
     rid = opened.round_id
     waiting = writer.opened(opened, entry, package)
     try:
@@ -554,11 +405,15 @@ def _settle_opened(ctx: Services, writer: FastRoundPath, auth: Auth, entry: Game
         settled, outcome = anyio.from_thread.run(writer.settle_open, waiting, result, auth.demo,
                                                  ids)
     except Exception:
-        log.warning("round %s: its settling's write failed", rid, exc_info=True)
+        log.warning("round %s: its settling's write failed; recovery settles it", rid,
+                    exc_info=True)
         outcome = None
     if isinstance(outcome, Written):
         return written_answer(settled, outcome)
-    return advance_open(ctx, rid, entry, key_row_key=(opened.owner, str(opened.key)))
+    with ctx.db.read() as s:
+        row = idem.lookup(s, opened.owner, str(opened.key), opened.request_hash)
+    assert row is not None, "the opening reserved the round's key"
+    return _stored(ctx, row, 201)[1]
 
 
 def written_answer(write: RoundWrite, written: Written) -> dict[str, Any]:
@@ -626,132 +481,6 @@ def unwritten(ctx: Services, auth: Auth, entry: GameEntry, owner: str, key: str,
     return None
 
 
-def _round_exists(ctx: Services, rid: str) -> bool:
-    with ctx.db.read() as s:
-        return s.scalar(select(Round.id).where(Round.id == rid)) is not None
-
-
-def _start_round_tx(ctx: Services, auth: Auth, entry: GameEntry, credits: int, bet: int,
-                    key: str, req_hash: str, free_round_id: int | None, owner: str,
-                    seed0: Seed, result: RoundResult | None, rid: str, interval: int,
-                    operator: bool, debit: WalletResult | None,
-                    autoplay: AutoplayCreate | None = None) -> tuple[int, dict[str, Any]]:
-    stored = None
-    try:
-        # The hot path: Core statements on a detached wallet and round, one transaction.
-        with ctx.db.write() as s:
-            now = utcnow()
-            # One statement locks the wallet and reads the key and any live round.
-            row = s.execute(_LOCK_FOR_ROUND, {"pid": auth.player_id, "owner": owner,
-                                              "key": key}).one_or_none()
-            if row is None:
-                raise not_found("unknown_player", "no wallet for this player")
-            wallet = Wallet(id=row.id, player_id=auth.player_id, balance=row.balance,
-                            currency=row.currency)
-            if wallet.currency != entry.currency:  # the bet was checked on another ladder
-                raise conflict("currency_mismatch",
-                               f"the wallet holds {wallet.currency}, the bet was checked in "
-                               f"{entry.currency}; log in again")
-            if row.key_hash is not None:
-                stored = idem.lookup(s, owner, key, req_hash)
-            if stored is None:
-                live_id = row.live_id
-                if live_id is not None:
-                    live = s.scalar(select(Round).where(Round.id == live_id))
-                    assert live is not None
-                    raise conflict("round_open", "finish the open round first",
-                                   round=round_public(ctx, live, wallet.balance))
-                if interval:
-                    last = s.scalar(select(Player.last_round_at)
-                                    .where(Player.id == auth.player_id))
-                    _check_pace(interval, last, now)
-                    s.execute(update(Player).where(Player.id == auth.player_id)
-                              .values(last_round_at=now))
-                if row.loss_limited and free_round_id is None:
-                    limits.check_bet(s, auth.player_id, bet)
-                if operator and free_round_id is None:
-                    pass  # debited at the operator before this transaction
-                elif free_round_id is None:
-                    ledger.post(s, wallet, -bet, ledger.BET, f"round:{rid}:bet", round_id=rid,
-                                now=now)
-                else:  # a free round: no debit, one round of the package used
-                    free_rounds.take_round(s, auth.player_id, free_round_id, entry, bet, now)
-                r = Round(
-                    id=rid, player_id=auth.player_id, game_id=entry.id,
-                    model_hash=entry.game.model_hash, variant=entry.variant,
-                    code_version=CODE_VERSION,
-                    currency=wallet.currency, denomination=entry.denomination,
-                    bet_credits=credits, bet=bet, win_credits=0, win=0, uncapped_win=0,
-                    jackpot_win=0, jackpots=[], status=OPEN, seeds=[seed0.hex()], choices=[],
-                    auto_seeds=[], events=None, awaiting=None, step=0, outcome=None,
-                    notice_pending=False, free_round_id=free_round_id, created_at=now,
-                    updated_at=now, completed_at=None,
-                )
-                if (entry.progressives and credits == entry.max_bet_credits
-                        and free_round_id is None
-                        and not auth.demo):  # play money never feeds a pool
-                    jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), bet, rid, now)
-                if result is not None:
-                    settle(ctx, s, entry, r, wallet, result, now)
-                autoplay_runs.take_round(s, auth.player_id, autoplay, r, now)
-                s.execute(_INSERT_ROUND, _round_values(r))
-                ledger.save_balance(s, wallet)
-                body = round_public(ctx, r, wallet.balance)
-                if free_round_id is not None:
-                    body["free_round"] = free_rounds.state(s, free_round_id)
-                s.execute(_INSERT_KEY, {
-                    "owner": owner, "key": key, "request_hash": req_hash, "round_id": rid,
-                    "status_code": 201 if result is not None else None,
-                    "response": body if result is not None else None, "created_at": now})
-    except IntegrityError:
-        # A concurrent request with the same key, or a concurrent round, won the race.
-        answer = unwritten(ctx, auth, entry, owner, key, req_hash)
-        if answer is not None:
-            return answer
-        raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
-    if stored is not None:
-        return _stored(ctx, stored, 201)
-    if result is not None:
-        return 201, pay_if_crediting(ctx, body) if operator else body
-    # Split commits: the debit is durable; now play and settle.
-    body = advance_open(ctx, rid, entry, key_row_key=(owner, key),
-                        balance=None if debit is None else debit.balance)
-    return 201, pay_if_crediting(ctx, body) if operator else body
-
-
-def advance_open(ctx: Services, rid: str, entry: GameEntry,
-                  key_row_key: tuple[str, str] | None = None, outcome: str | None = None,
-                  balance: int | None = None) -> dict[str, Any]:
-    """Play and settle an ``open`` round (split commits, recovery, the operator pipeline's
-    rare rounds); the round as it then is, stored as its key's answer (``key_row_key``).
-    ``balance``: operator-wallet mode, the operator's answer to the debit (the internal wallet
-    holds none of the player's money), so that a retried request answers what the first did."""
-    with ctx.db.read() as s:
-        r0 = s.scalar(select(Round).where(Round.id == rid))
-    assert r0 is not None
-    try:
-        seeds = [bytes.fromhex(x) for x in r0.seeds]
-        result = play(entry, r0.bet_credits, seeds, list(r0.choices))
-    except Exception:
-        log.exception("round %s cannot be played; paying the better of win so far and refund", rid)
-        return better_of(ctx, rid)
-    with ctx.db.write() as s:
-        now = utcnow()
-        wallet = ledger.lock_wallet(s, r0.player_id)
-        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
-        assert r is not None
-        if r.status == OPEN:
-            settle(ctx, s, entry, r, wallet, result, now, outcome)
-        body = round_public(ctx, r, wallet.balance if balance is None else balance)
-        if r.free_round_id is not None:
-            body["free_round"] = free_rounds.state(s, r.free_round_id)
-        if key_row_key is not None:
-            key_row = s.get(IdempotencyKey, key_row_key)
-            if key_row is not None and key_row.response is None:
-                key_row.status_code, key_row.response = 201, body
-        return body
-
-
 def stored_play_differs(entry: GameEntry, r: Round) -> str | None:
     """Why the round's record cannot be trusted to continue (None: it re-plays as stored):
     its seeds and choices, played again, must give the stored events. A new code version alone
@@ -790,7 +519,7 @@ def _check_choice(ctx: Services, auth: Auth, r: Round | None, round_id: str, ste
 
 def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: str, choice: str,
                   key: str, req_hash: str, step: int, played: PlayedChoice | None
-                  ) -> tuple[int, dict[str, Any]] | None:
+                  ) -> tuple[int, dict[str, Any]]:
     """A choice, written by the batched path's writer
     (:meth:`FastRoundPath.write_choice`) as :func:`_write_round` writes a start: checked as
     :func:`submit_choice` checks it, on the round read without a lock (the write requires it
@@ -798,15 +527,15 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
     written; a round changed under the write is read and checked again (the checks then say
     why), twice at most. In operator-wallet mode a choice that completes its round is written
     ``crediting`` with its credit's row and paid by the operator pipeline (:func:`_paid`), as
-    the batched path's is. None: a round that does not re-play as stored (its settlement by
-    the better-of rule is :func:`submit_choice`'s)."""
+    the batched path's is. A round that does not re-play as stored is settled by the
+    better-of rule and the choice refused (409 ``round_cannot_continue``)."""
     owner = key_owner(auth)
     seed = (played.seed if played is not None
             and (played.round_id, played.step, played.choice) == (round_id, step, choice)
             else None)
     req = writer.choice_request(round_id, key, choice, step, req_hash)
     for _ in range(3):
-        waiting = None
+        waiting = broken = None
         with ctx.db.read() as s:
             stored = idem.lookup(s, owner, key, req_hash)
             if stored is None:
@@ -816,10 +545,16 @@ def _write_choice(ctx: Services, writer: FastRoundPath, auth: Auth, round_id: st
                 _check_choice(ctx, auth, r, round_id, step, choice, balance)
                 assert r is not None
                 waiting = writer.waiting_of(s, r)
+                if waiting is None:
+                    broken = _why_not_continued(ctx, r)
         if stored is not None:
             return _stored(ctx, stored, 200)
         if waiting is None:
-            return None
+            assert broken is not None
+            log.error("round %s cannot continue: %s", round_id, broken)
+            body = better_of(ctx, round_id, reason=broken)
+            raise conflict("round_cannot_continue",
+                           f"{broken}; the round was settled by the better-of rule", round=body)
         if seed is None:
             seed = fairness.round_seed(ctx, auth.player_id, auth.jurisdiction, fresh_seed)
         try:
@@ -860,84 +595,30 @@ def _paid(ctx: Services, writer: FastRoundPath, auth: Auth, username: str, write
 
 
 def submit_choice(ctx: Services, auth: Auth, round_id: str, choice: str, key: str,
-                  req_hash: str, step: int, played: PlayedChoice | None = None,
-                  writer: FastRoundPath | None = None) -> tuple[int, dict[str, Any]]:
-    """Continue a waiting round: one transaction (the re-play is pure and takes microseconds).
+                  req_hash: str, step: int, played: PlayedChoice | None = None, *,
+                  writer: FastRoundPath) -> tuple[int, dict[str, Any]]:
+    """Continue a waiting round: the choice played (the re-play is pure and takes
+    microseconds) and written by the server's round writer (:func:`_write_choice`).
 
     ``step`` names the step the choice answers (the choices made so far, the round's
     ``step``); another step is refused with 409 ``round_changed``, so a double click or a
     second tab cannot stake the same win twice. The stored round is re-played first and, if it
     does not give its stored events, settled by the better-of rule (409
-    ``round_cannot_continue``). The choice is written by the batched path's writer
-    (``writer``, :func:`_write_choice`; in operator-wallet mode a writer runs only with its
-    operator pipeline); a round that cannot continue, and a choice where no writer runs, in
-    this function's own transaction."""
+    ``round_cannot_continue``)."""
     started = metrics.clock()
-    owner = key_owner(auth)
     if not ROUND_ID.fullmatch(round_id):
         raise not_found("unknown_round", f"no round {round_id!r}")
-    if writer is not None:
-        written = _write_choice(ctx, writer, auth, round_id, choice, key, req_hash, step, played)
-        if written is not None:
-            metrics.choice_latency("general", started)
-            return written
-    stored = None
-    broken: str | None = None
-    try:
-        with ctx.db.write() as s:
-            now = utcnow()
-            wallet = ledger.lock_wallet_row(s, auth.player_id)
-            stored = idem.lookup(s, owner, key, req_hash)
-            if stored is None:
-                r = s.scalar(select(Round).where(Round.id == round_id).with_for_update())
-                _check_choice(ctx, auth, r, round_id, step, choice, wallet.balance)
-                assert r is not None
-                entry = continuable(ctx, r)
-                broken = ("the game or the round's model is no longer offered" if entry is None
-                          else stored_play_differs(entry, r))
-                if broken is not None:
-                    log.error("round %s cannot continue: %s", round_id, broken)
-                else:
-                    assert entry is not None
-                    # the batched path's seed, drawn as this would draw it (the pair's, where
-                    # the scheme is offered)
-                    seed = (played.seed if played is not None and (
-                                played.round_id, played.step, played.choice)
-                            == (round_id, step, choice)
-                            else fairness.round_seed(ctx, r.player_id, auth.jurisdiction,
-                                                     fresh_seed, s))
-                    seeds = [*r.seeds, seed.hex()]
-                    choices = [*r.choices, choice]
-                    try:
-                        result = play(entry, r.bet_credits, [bytes.fromhex(x) for x in seeds],
-                                       choices)
-                    except IllegalChoiceError as e:
-                        raise unprocessable("illegal_choice", str(e)) from None
-                    r.seeds = seeds
-                    r.choices = choices
-                    settle(ctx, s, entry, r, wallet, result, now)
-                    ledger.save_balance(s, wallet)
-                    body = round_public(ctx, r, wallet.balance)
-                    if r.free_round_id is not None:
-                        body["free_round"] = free_rounds.state(s, r.free_round_id)
-                    s.execute(_INSERT_KEY, {
-                        "owner": owner, "key": key, "request_hash": req_hash, "round_id": r.id,
-                        "status_code": 200, "response": body, "created_at": now})
-    except IntegrityError:
-        with ctx.db.read() as s:
-            row = idem.lookup(s, owner, key, req_hash)
-        if row is not None:
-            return _stored(ctx, row, 200)
-        raise conflict("concurrent_request", "a concurrent request interfered; retry") from None
-    if stored is not None:
-        return _stored(ctx, stored, 200)
-    if broken is not None:
-        body = better_of(ctx, round_id, reason=broken)
-        raise conflict("round_cannot_continue",
-                       f"{broken}; the round was settled by the better-of rule", round=body)
-    answer = pay_if_crediting(ctx, body)
+    answer = _write_choice(ctx, writer, auth, round_id, choice, key, req_hash, step, played)
     metrics.choice_latency("general", started)
-    return 200, answer
+    return answer
+
+
+def _why_not_continued(ctx: Services, r: Round) -> str:
+    """Why a waiting round cannot continue (its record does not re-play, or is gone)."""
+    entry = continuable(ctx, r)
+    if entry is None:
+        return "the game or the round's model is no longer offered"
+    return stored_play_differs(entry, r) or "the round's free round package is gone"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1005,23 +686,6 @@ def _operator_checks(ctx: Services, auth: Auth, owner: str, key: str, req_hash: 
     return None
 
 
-def _operator_debit(ctx: Services, auth: Auth, owner: str, key: str, req_hash: str, rid: str,
-                    bet: int, interval: int) -> tuple[Any, WalletResult | None]:
-    """(stored key row, None) for a repeated request; else, once :func:`_operator_checks`
-    allow the bet, (None, the confirmed debit). The operator's refusals raise: 402
-    ``insufficient_funds``, 403 ``operator_refused``, 503 ``operator_unavailable`` (the
-    outcome was unknown and the debit was rolled back)."""
-    assert ctx.operator is not None
-    stored = _operator_checks(ctx, auth, owner, key, req_hash, bet, interval)
-    if stored is not None:
-        return stored, None
-    res = ctx.operator.debit(_username(ctx, auth.player_id), bet,
-                             auth.currency or ctx.settings.currency, rid)
-    if res.status == DONE:
-        return None, res
-    raise operator_refusal(bet, res.status == REFUSED, res.code, res.balance, res.message)
-
-
 def operator_refusal(bet: int, refused: bool, code: str | None, balance: int | None,
                      message: str | None) -> ApiError:
     """The answer to a debit the operator did not confirm (the batched path's too):
@@ -1035,14 +699,3 @@ def operator_refusal(bet: int, refused: bool, code: str | None, balance: int | N
                         f"the operator refused the bet: {code} {message or ''}".strip())
     return ApiError(503, "operator_unavailable",
                     "the operator's wallet did not confirm the bet; nothing was taken, retry")
-
-
-def _operator_rollback(ctx: Services, debit: WalletResult) -> None:
-    """Give back a confirmed debit whose round was not created (retried by the sweep)."""
-    assert ctx.operator is not None
-    try:
-        op = ctx.operator.store.get(debit.transaction_id) if ctx.operator.store else None
-        player = op.player_id if op is not None else ""
-        ctx.operator.rollback(player, debit.round_id, debit.transaction_id)
-    except Exception:  # the sweep rolls back a debit left without a round
-        log.exception("rollback of %s failed", debit.transaction_id)
