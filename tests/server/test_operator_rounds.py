@@ -515,6 +515,47 @@ def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_runs_last_round_cut_off_and_withdrawn_by_the_sweep_leaves_the_run_going(
+        make_server, wallet_server, monkeypatch):
+    """A run's last round (its opening stopped the run) cut off after its debit: the sweep
+    rolls the debit back and withdraws the round by the pipeline's write, and the run goes on
+    as if that round had never been opened: its figures without it, active again."""
+    from slotlab.server.operator_wallet import OperatorWallet
+
+    sent = OperatorWallet.call_async
+
+    async def cut_off(self: OperatorWallet, endpoint: str, payload: dict[str, Any]) -> Any:
+        out = await sent(self, endpoint, payload)
+        if endpoint == "debit":
+            raise RuntimeError("the process stops here")
+        return out
+
+    srv = _operator(make_server, wallet_server, operator_wallet_stale_after_s=0.01,
+                    open_round_grace_s=0)
+    c, username = _player(srv, wallet_server)
+    run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 1}).json()["run_id"]
+    auto = {"rounds_left": 1, "run_id": run}
+    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+    r = c.post("/api/games/instant-test/rounds", json={"bet": 5, "autoplay": auto},
+               headers=key())
+    assert r.status_code == 201 and r.json()["status"] == "open", r.text
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "rounds", 1)
+    monkeypatch.undo()
+    srv.admin().post("/api/admin/maintenance")
+    assert srv.admin().get("/api/admin/rounds/open").json()["rounds"] == []
+    assert wallet_server.balance(username) == START  # rolled back
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("active", None, 0)
+    assert got["total_bet"] == 0
+    again = c.post("/api/games/instant-test/rounds", json={"bet": 5, "autoplay": auto},
+                   headers=key())
+    assert again.status_code == 201 and again.json()["status"] == "completed", again.text
+    got = c.get(f"/api/autoplay/{run}").json()
+    assert (got["status"], got["stop_reason"], got["rounds_played"]) == ("stopped", "rounds", 1)
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
 def test_the_completion_finds_a_rounds_answers_by_index(make_server, wallet_server, database):
     """PostgreSQL: the plan the pipeline's connections keep for the completion (the generic one)
     finds the round's stored answers by the round id's index, not by reading every key (which

@@ -30,6 +30,9 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    round now is, and the round's other stored answers (its start's, where a choice completed
    it) with its status, balance and completion time.
 
+Or, after the opening, :class:`Withdrawal`: a round whose debit was refused or rolled back is
+taken out again, its key freed and its run's figures without it.
+
 The rows are the ones the general path writes for the same round (services/rounds.py,
 store/operator_wallet.py; tests/server/test_operator_rounds.py holds them equal). The internal
 ledger is not touched: in this mode the operations log is the money record.
@@ -153,9 +156,23 @@ class Completion:
     status: str = COMPLETED  # the round's, once credited (``cancelled``: its bet given back)
 
 
+@dataclass(slots=True)
+class Withdrawal:
+    """An ``open`` round whose debit the operator did not confirm: it never took place. The
+    round and its reserved key are deleted (a retry with the key asks again; the debit's row
+    stays in the operations log), its run's figures no longer count it, and ``resume_run``: the
+    run its opening stopped goes on (the caller read that the run stopped at this round's
+    start for a condition its figures without it do not meet)."""
+
+    round_id: str
+    resume_run: bool = False
+
+
 _OPS = OperatorWalletOp.__table__
 _ROUND_COLUMNS = [c for c in Round.__table__.columns if c.key != "seq"]
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
+# A withdrawn round's run goes on where it was asked to and its opening stopped it.
+_RESUMES = f"o.resume AND a.status = '{RUN_STOPPED}' AND a.stopped_at = o.created_at"
 # The columns a settling sets (Settling.settled).
 SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
            "outcome", "awaiting", "updated_at")
@@ -307,6 +324,29 @@ SELECT r.n FROM r JOIN ru ON ru.id = r.rid
 """
 
 
+WITHDRAW_SQL = f"""/* slotlab operator round withdrawal */
+WITH r AS MATERIALIZED (
+  SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, resume boolean)
+), o AS MATERIALIZED (
+  SELECT r.n, r.resume, o.id, o.autoplay_run_id AS run, o.created_at,
+    CASE WHEN o.free_round_id IS NULL THEN o.bet ELSE 0 END AS charged
+  FROM r JOIN rounds o ON o.id = r.rid WHERE {status_is("o", OPEN)} FOR UPDATE OF o
+), kd AS (
+  DELETE FROM idempotency_keys k USING o WHERE k.round_id = o.id RETURNING 1
+), od AS (
+  DELETE FROM rounds x USING o WHERE x.id = o.id RETURNING 1
+), au AS (
+  UPDATE autoplay_runs a SET rounds_played = a.rounds_played - 1,
+    total_bet = a.total_bet - o.charged,
+    status = CASE WHEN {_RESUMES} THEN '{RUN_ACTIVE}' ELSE a.status END,
+    stop_reason = CASE WHEN {_RESUMES} THEN NULL ELSE a.stop_reason END,
+    stopped_at = CASE WHEN {_RESUMES} THEN NULL ELSE a.stopped_at END
+  FROM o WHERE a.id = o.run RETURNING 1
+)
+SELECT o.n FROM o
+"""
+
+
 def _opening_json(n: int, w: Opening) -> str:
     ap: dict[str, Any] = {}
     if w.autoplay is not None:
@@ -328,6 +368,10 @@ def _settling_json(n: int, w: Settling) -> str:
                                     for i, (pool, kind, micro)
                                     in enumerate(pool_moves(w.contributions, w.awards))]})
     return json_object_with(record, events=w.events_json)
+
+
+def _withdrawal_json(n: int, w: Withdrawal) -> str:
+    return json_text({"n": n, "rid": w.round_id, "resume": w.resume_run})
 
 
 def _completion_json(n: int, w: Completion) -> str:
@@ -386,6 +430,12 @@ class PostgresOperatorRounds:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch(COMPLETE_SQL, _array(
                 [_completion_json(n, w) for n, w in enumerate(batch)]))
+        return _done(len(batch), rows)
+
+    async def withdraw(self, batch: Sequence[Withdrawal]) -> Sequence[bool | None]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(WITHDRAW_SQL, _array(
+                [_withdrawal_json(n, w) for n, w in enumerate(batch)]))
         return _done(len(batch), rows)
 
     async def close(self) -> None:
@@ -456,6 +506,12 @@ _S_RUN_OPENED = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
                  "WHERE id = ?")
 _S_RUN_WON = ("UPDATE autoplay_runs SET total_win = total_win + ?, best_win = max(best_win, ?) "
               "WHERE id = (SELECT autoplay_run_id FROM rounds WHERE id = ?)")
+_S_RESUMES = f"? AND status = '{RUN_STOPPED}' AND stopped_at = ?"  # resume, created_at
+_S_RUN_WITHDRAWN = (
+    "UPDATE autoplay_runs SET rounds_played = rounds_played - 1, total_bet = total_bet - ?, "
+    f"status = CASE WHEN {_S_RESUMES} THEN '{RUN_ACTIVE}' ELSE status END, "
+    f"stop_reason = CASE WHEN {_S_RESUMES} THEN NULL ELSE stop_reason END, "
+    f"stopped_at = CASE WHEN {_S_RESUMES} THEN NULL ELSE stopped_at END WHERE id = ?")
 _S_SETTLE_PROCESSORS = _processors(_ROUNDS, SETTLED)
 _S_SETTLE = (f"UPDATE rounds SET {', '.join(f'{k} = ?' for k in SETTLED)}, events = ? "
              f"WHERE id = ? AND status = '{OPEN}'")
@@ -506,6 +562,9 @@ class SqliteOperatorRounds:
 
     async def complete(self, batch: Sequence[Completion]) -> Sequence[bool | None]:
         return await self._run(self._complete, batch)
+
+    async def withdraw(self, batch: Sequence[Withdrawal]) -> Sequence[bool | None]:
+        return await self._run(self._withdraw, batch)
 
     @staticmethod
     def _open(con: sqlite3.Connection, w: Opening) -> Opened:
@@ -583,6 +642,20 @@ class SqliteOperatorRounds:
                     "AND NOT (owner = ? AND key = ?) AND response IS NOT NULL",
                     (a["status"], a.get("balance"), a.get("completed_at"), w.round_id, w.owner,
                      w.key))
+        return True
+
+    @staticmethod
+    def _withdraw(con: sqlite3.Connection, w: Withdrawal) -> bool:
+        row = con.execute(f"SELECT autoplay_run_id, created_at, CASE WHEN free_round_id IS NULL "
+                          f"THEN bet ELSE 0 END FROM rounds WHERE id = ? AND status = '{OPEN}'",
+                          (w.round_id,)).fetchone()
+        if row is None:
+            return False
+        run, created_at, charged = row
+        con.execute("DELETE FROM idempotency_keys WHERE round_id = ?", (w.round_id,))
+        con.execute("DELETE FROM rounds WHERE id = ?", (w.round_id,))
+        if run is not None:
+            con.execute(_S_RUN_WITHDRAWN, (charged, *(w.resume_run, created_at) * 3, run))
         return True
 
     async def close(self) -> None:

@@ -68,6 +68,7 @@ from slotlab.ledger.operator_rounds import (
     PostgresOperatorRounds,
     Settling,
     SqliteOperatorRounds,
+    Withdrawal,
 )
 from slotlab.months import add_months
 from slotlab.rng import Seed
@@ -223,6 +224,9 @@ class OperatorRounds:
         if out.kind != "ok":
             error = await run_in_threadpool(self._not_debited, rid, username, bet, out.kind,
                                             out.code, out.balance, out.message, out.body)
+            # A run this round's opening stopped goes on without it (its figures before the
+            # round met no stop condition: autoplay_runs.usable).
+            await self.withdraw(rid, resume_run=autoplay is not None and autoplay[2] is not None)
             await send_error(send, error)
             return "served"
         try:
@@ -298,8 +302,8 @@ class OperatorRounds:
                      balance: int | None, message: str, body: dict[str, Any] | None
                      ) -> ApiError:
         """A debit not confirmed: recorded as the adapter records it (a refusal; an unknown
-        outcome rolled back, retried until confirmed), the round withdrawn; the general path's
-        answer (a worker thread: the rollback's tries sleep between them)."""
+        outcome rolled back, retried until confirmed); the answer (a worker thread: the
+        rollback's tries sleep between them). The round is then withdrawn (:meth:`withdraw`)."""
         wallet, store = self.wallet, self.wallet.store
         assert store is not None
         txid = debit_txid(rid)
@@ -310,8 +314,14 @@ class OperatorRounds:
             log.warning("debit %s: outcome unknown (%s); rolling it back", txid, code)
             store.update(txid, attempts=1, last_error=code)
             wallet.rollback(username, rid, txid)  # retried by the sweep until confirmed
-        round_operator.withdraw(self.ctx, rid)
         return general.operator_refusal(bet, kind == "refused", code, balance, message)
+
+    async def withdraw(self, rid: str, resume_run: bool) -> bool:
+        """An ``open`` round whose debit the operator did not confirm taken out again
+        (:class:`~slotlab.ledger.operator_rounds.Withdrawal`: it never took place, as a bet
+        refused before any write); False where it was no longer open."""
+        (done,) = await self.backend.withdraw([Withdrawal(rid, resume_run)])
+        return bool(done)
 
     def _settle_unplayable(self, rid: str, entry: GameEntry, response: dict[str, Any] | None,
                            balance: int | None, contributions: tuple[tuple[int, int], ...]

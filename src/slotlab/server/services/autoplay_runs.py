@@ -120,18 +120,17 @@ def recount(s: Session, r: Round) -> None:
                       best_win=f.best).execution_options(synchronize_session=False))
 
 
-def withdrawn(s: Session, r: Round) -> None:
-    """After a round that never took place is deleted (its operator debit not confirmed): its
-    run's figures counted again, and the run going on again if that round's opening stopped it
-    (stopped at the round's start, for a condition the remaining rounds do not meet)."""
-    if r.autoplay_run_id is None:
-        return
-    recount(s, r)
-    run = s.scalar(select(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
-                   .with_for_update().execution_options(populate_existing=True))
-    if (run is not None and run.status == STOPPED and run.stopped_at == r.created_at
-            and run.stop_reason in _FIGURE_REASONS and stop_reason(run, _figures(run)) is None):
-        run.status, run.stop_reason, run.stopped_at = ACTIVE, None, None
+def resumes_without(run: AutoplayRun | None, r: Round) -> bool:
+    """Whether the run of the ``open`` round ``r`` goes on once ``r`` is withdrawn (it never
+    took place: its operator debit not confirmed): the run stopped at ``r``'s start, for a
+    condition its figures without ``r`` do not meet."""
+    if (run is None or run.status != STOPPED or run.stopped_at != r.created_at
+            or run.stop_reason not in _FIGURE_REASONS):
+        return False
+    charged = r.bet if r.free_round_id is None else 0
+    without = Figures(run.rounds_played - 1, run.total_bet - charged, run.total_win,
+                      run.best_win)
+    return stop_reason(run, without) is None
 
 
 def audit(s: Session) -> list[dict[str, Any]]:

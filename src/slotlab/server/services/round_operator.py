@@ -11,7 +11,7 @@ import logging
 import threading
 from typing import Any
 
-from sqlalchemy import delete, exists, select
+from sqlalchemy import exists, select
 
 from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.services import autoplay_runs, unpaid_winnings
@@ -22,6 +22,7 @@ from slotlab.store.models import (
     COMPLETED,
     CREDITING,
     OPEN,
+    AutoplayRun,
     IdempotencyKey,
     Player,
     Round,
@@ -136,18 +137,22 @@ def operator_sweep(ctx: Services) -> dict[str, int]:
 
 def withdraw(ctx: Services, rid: str) -> bool:
     """An ``open`` round whose debit the operator did not confirm (refused, or its outcome
-    unknown and rolled back): it never took place, as on the general path, where such a round
-    is never written: the round and its reserved idempotency key are deleted (a retry with the
-    key asks again), the debit's row stays in the operations log. False: the round was no
-    longer open."""
-    with ctx.db.write() as s:
-        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
+    unknown and rolled back): it never took place, as with a bet refused before any write. The
+    operator pipeline's write takes it out
+    (:meth:`~slotlab.server.operator_rounds.OperatorRounds.withdraw`: the round and its
+    reserved idempotency key deleted, a retry with the key asks again; the debit's row stays in
+    the operations log; its run's figures without it, the run going on where its opening
+    stopped it for a condition it does not meet without it). False: the round was no longer
+    open."""
+    writer = ctx.round_writer
+    assert writer is not None and writer.operator is not None, "no operator pipeline"
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == rid))
         if r is None or r.status != OPEN:
             return False
-        s.execute(delete(IdempotencyKey).where(IdempotencyKey.round_id == rid))
-        s.execute(delete(Round).where(Round.id == rid))
-        autoplay_runs.withdrawn(s, r)  # its run no longer counts it, nor stops for it
-    return True
+        run = None if r.autoplay_run_id is None else s.get(AutoplayRun, r.autoplay_run_id)
+        resume = autoplay_runs.resumes_without(run, r)
+    return writer.call(writer.operator.withdraw, rid, resume)
 
 
 def debit_confirmed(ctx: Services, r: Round, startup: bool) -> bool:
