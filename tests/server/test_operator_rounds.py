@@ -476,11 +476,9 @@ def _games() -> dict[str, Any]:
             "pick-jackpot-test": PickGame("pick-jackpot-test", pick=True, jackpot="top")}
 
 
-def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
-        make_server, wallet_server, monkeypatch):
-    """The process stops between the debit's answer and the settling write (here: the call
-    raises once the operator has applied it): the round stays ``open`` with its debit
-    ``pending``; recovery never plays it, rolls the debit back and withdraws the round."""
+def _cut_off_after_debits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process stops between each debit's answer and the settling write: the call raises
+    once the operator has applied the debit."""
     from slotlab.server.operator_wallet import OperatorWallet
 
     sent = OperatorWallet.call_async
@@ -491,12 +489,20 @@ def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
             raise RuntimeError("the process stops here")
         return out
 
+    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+
+
+def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
+        make_server, wallet_server, monkeypatch):
+    """The process stops between the debit's answer and the settling write (here: the call
+    raises once the operator has applied it): the round stays ``open`` with its debit
+    ``pending``; recovery never plays it, rolls the debit back and withdraws the round."""
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
                       operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
                       operator_wallet_stale_after_s=0.01, open_round_grace_s=0)
     c, username = _player(srv, wallet_server)
-    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+    _cut_off_after_debits(monkeypatch)
     headers = key()
     r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     rid = r.json()["round_id"]
@@ -520,22 +526,12 @@ def test_a_runs_last_round_cut_off_and_withdrawn_by_the_sweep_leaves_the_run_goi
     """A run's last round (its opening stopped the run) cut off after its debit: the sweep
     rolls the debit back and withdraws the round by the pipeline's write, and the run goes on
     as if that round had never been opened: its figures without it, active again."""
-    from slotlab.server.operator_wallet import OperatorWallet
-
-    sent = OperatorWallet.call_async
-
-    async def cut_off(self: OperatorWallet, endpoint: str, payload: dict[str, Any]) -> Any:
-        out = await sent(self, endpoint, payload)
-        if endpoint == "debit":
-            raise RuntimeError("the process stops here")
-        return out
-
     srv = _operator(make_server, wallet_server, operator_wallet_stale_after_s=0.01,
                     open_round_grace_s=0)
     c, username = _player(srv, wallet_server)
     run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 1}).json()["run_id"]
     auto = {"rounds_left": 1, "run_id": run}
-    monkeypatch.setattr(OperatorWallet, "call_async", cut_off)
+    _cut_off_after_debits(monkeypatch)
     r = c.post("/api/games/instant-test/rounds", json={"bet": 5, "autoplay": auto},
                headers=key())
     assert r.status_code == 201 and r.json()["status"] == "open", r.text
