@@ -406,8 +406,8 @@ def test_a_demo_players_jackpot_is_written_here_as_the_general_path_writes_it(
 def test_a_tier_with_no_pool_is_logged_and_paid_nothing_on_the_one_seed_drawn(
         make_server: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
         ) -> None:
-    """A jackpot of a tier the game has no pool for is logged and pays nothing, as
-    ``rounds.settle`` does; the round is written on the one seed drawn."""
+    """A jackpot of a tier the game has no pool for is logged and pays nothing; the round is
+    written on the one seed drawn."""
     draws: list[bytes] = []
 
     def seed() -> bytes:
@@ -787,8 +787,8 @@ def test_a_choice_for_a_round_another_process_wrote_is_read_and_served_here(
 
 def test_a_tier_with_no_pool_won_by_a_choice_is_logged_and_paid_nothing(
         make_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A choice whose outcome wins a tier the game has no pool for pays nothing for it (as
-    ``rounds.settle``), written on the seed drawn."""
+    """A choice whose outcome wins a tier the game has no pool for pays nothing for it, written
+    on the seed drawn."""
     draws: list[bytes] = []
 
     def seed() -> bytes:

@@ -8,9 +8,7 @@ each test reads them before and after and checks the difference.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from .server_util import LiveServer, key
@@ -125,35 +123,3 @@ def test_ready_says_no_when_the_database_does_not_answer(server: LiveServer,
     with server.client() as c:
         r = c.get("/health/ready")
     assert r.status_code == 503 and r.json() == {"ready": False, "reason": "database"}
-
-
-def test_a_round_counts_only_when_its_block_commits(monkeypatch) -> None:
-    """On SQLite's group commit a block is a savepoint of a shared transaction: a block rolled
-    back is not counted though the transaction commits; a savepoint rolled back inside a
-    block does not undo the block."""
-    from types import SimpleNamespace
-
-    from sqlalchemy import create_engine
-    from sqlalchemy.orm import Session
-
-    from slotlab.server import metrics
-
-    counted: list[str] = []
-    monkeypatch.setattr(metrics, "round_settled", lambda *a, **k: counted.append(k["round_id"]))
-
-    def settled(rid: str) -> Any:
-        return SimpleNamespace(game_id="g", currency="EUR", bet=1, id=rid, player_id=1,
-                               free_round_id=None, win=0, jackpot_win=0)
-
-    with Session(create_engine("sqlite://")) as s:
-        s.begin()
-        with pytest.raises(ValueError), s.begin_nested():
-            metrics.settled_on_commit(s, settled("failed"), False)
-            raise ValueError
-        with s.begin_nested():
-            metrics.settled_on_commit(s, settled("kept"), False)
-            with pytest.raises(ValueError), s.begin_nested():
-                raise ValueError
-        assert counted == []  # nothing before the commit
-        s.commit()
-    assert counted == ["kept"]

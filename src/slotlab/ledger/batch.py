@@ -41,8 +41,8 @@ log = logging.getLogger("slotlab.server")
 # An autoplay run's figures from its rounds, the one definition of them: rounds, bets charged (a
 # free or cancelled round costs nothing), everything paid, the best payment. The run's row keeps
 # them (``autoplay_runs.rounds_played, total_bet, total_win, best_win``): each round's write adds
-# its share (both writers, and services/autoplay_runs.take_round), and a change to a round
-# already written (a choice, a refund, a void) counts them again with this statement
+# its share (every writer), and a change to a round written outside them (an incident void,
+# a credit the sweep confirmed) counts them again with this statement
 # (services/autoplay_runs.recount). ``{run}``: the run id's placeholder in the statement.
 _RUN_SUMS = f"""count(*),
   coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
@@ -52,7 +52,7 @@ RUN_FIGURES = f"SELECT {_RUN_SUMS} FROM rounds o WHERE o.autoplay_run_id = {{run
 EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "
                      "WHERE o.autoplay_run_id IS NOT NULL GROUP BY o.autoplay_run_id")
 RUN_ACTIVE, RUN_STOPPED = "active", "stopped"  # an autoplay run's states
-# What a choice changes in its round's row (as ``services/rounds.settle`` does).
+# What a choice changes in its round's row.
 CHOICE_COLUMNS = ("events", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots",
                   "status", "awaiting", "step", "seeds", "choices", "auto_seeds", "outcome",
                   "notice_pending", "completed_at", "updated_at")

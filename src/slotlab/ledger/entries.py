@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from slotlab.server.errors import insufficient_funds, not_found
@@ -26,27 +26,7 @@ def lock_wallet(s: Session, player_id: int) -> Wallet:
     return wallet
 
 
-def lock_wallet_row(s: Session, player_id: int) -> Wallet:
-    """The wallet, row-locked, as a detached object (the fast path writes it back with
-    :func:`save_balance`)."""
-    row = s.execute(
-        select(Wallet.id, Wallet.balance, Wallet.currency)
-        .where(Wallet.player_id == player_id)
-        .with_for_update()
-    ).one_or_none()
-    if row is None:
-        raise not_found("unknown_player", "no wallet for this player")
-    return Wallet(id=row.id, player_id=player_id, balance=row.balance, currency=row.currency)
-
-
-_WALLETS = cast(Table, Wallet.__table__)
-_SAVE_BALANCE = (update(_WALLETS).where(_WALLETS.c.id == bindparam("w_id"))
-                 .values(balance=bindparam("w_balance")))
 _INSERT_ENTRY = insert(cast(Table, LedgerEntry.__table__))
-
-
-def save_balance(s: Session, wallet: Wallet) -> None:
-    s.execute(_SAVE_BALANCE, {"w_id": wallet.id, "w_balance": wallet.balance})
 
 
 def post(
@@ -62,8 +42,7 @@ def post(
 ) -> int | None:
     """Append one entry (``amount`` signed, minor units) and move the balance with it.
 
-    ``wallet`` is either loaded in the session (its balance is flushed with the transaction) or
-    detached from :func:`lock_wallet_row` (the caller then calls :func:`save_balance`).
+    ``wallet`` is loaded in the session (its balance is flushed with the transaction).
     """
     new_balance = wallet.balance + amount
     if new_balance < 0:

@@ -11,8 +11,8 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    no live round, the key unused, the player's loss limits (:mod:`.loss_limits`, the general
    path's count), the pace of a paced profile (the player's last round time stamped), an
    autoplay run still active with the figures its row had when read (the opened round's share
-   added: one round, its bet; stopped if the round meets a condition, as the general path's
-   ``autoplay_runs.take_round`` stops it), the session it is played under still live and the
+   added: one round, its bet; stopped if the round meets a condition:
+   ``autoplay_runs.stop_reason``), the session it is played under still live and the
    player still in its jurisdiction (its last-seen time set when due). A retry (the key used
    before: :class:`~.batch.Stored`), a round too soon for the pace or a bet past a loss limit
    (:class:`~.batch.Refused`) is said so, decided in the general path's order (the key, a live
@@ -311,8 +311,8 @@ WITH r AS MATERIALIZED (
 ), ku AS (
   UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
   WHERE k.owner = r.owner AND k.key = r.key AND k.response IS NOT NULL RETURNING 1
-), ko AS (  -- the round's earlier answers (its start, before a choice) follow, as the general
-            -- path's finish_credit has them follow
+), ko AS (  -- the round's earlier answers (its start, before a choice) follow, as the
+            -- sweep's completion (round_operator.finish_credit) has them follow
   UPDATE idempotency_keys k SET response = (k.response::jsonb || jsonb_build_object(
     'status', r.answer::jsonb -> 'status', 'balance', r.answer::jsonb -> 'balance',
     'completed_at', r.answer::jsonb -> 'completed_at'))::json
@@ -636,7 +636,7 @@ class SqliteOperatorRounds:
             return False
         con.execute("UPDATE idempotency_keys SET response = ? WHERE owner = ? AND key = ? "
                     "AND response IS NOT NULL", (_JSON(w.answer), w.owner, w.key))
-        a = w.answer  # the round's earlier answers follow (the general path's finish_credit)
+        a = w.answer  # the round's earlier answers follow (as round_operator.finish_credit's)
         con.execute("UPDATE idempotency_keys SET response = json_set(response, '$.status', ?, "
                     "'$.balance', ?, '$.completed_at', ?) WHERE round_id = ? "
                     "AND NOT (owner = ? AND key = ?) AND response IS NOT NULL",

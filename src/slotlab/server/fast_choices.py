@@ -209,8 +209,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
           result: RoundResult, operator_player: str | None = None,
           won: Sequence[Mapping[str, Any]] = (),
           awards: tuple[tuple[int, int, int], ...] = (), seen: bool = False) -> RoundWrite:
-    """The rows the general path writes for this choice (``rounds.settle``): the round's row
-    updated, the win credited, the key with its answer; the wallet's balance left to the
+    """The rows of this choice: the round's row updated, the win credited, the key with its
+    answer; the wallet's balance left to the
     statement. ``operator_player``: operator-wallet mode, a choice that completes the round,
     the player's id at the operator: the win is the operator's credit (its row written with
     the round, which waits in ``crediting``), not the wallet's. ``won``, ``awards``: the
@@ -226,8 +226,8 @@ def build(ctx: Services, who: Auth, w: Waiting, req: ChoiceRequest, seed: Seed,
 def ended(ctx: Services, w: Live, refund: bool, outcome: str,
           note: tuple[str, str] | None, notice: bool, operator_player: str | None = None
           ) -> RoundWrite:
-    """The rows that end the live round ``w`` before its play did, as ``rounds.refund`` and
-    ``rounds._complete`` write them for an admin's void or the better-of rule: ``refund``,
+    """The rows that end the live round ``w`` before its play did, for an admin's void or the
+    better-of rule (:func:`~slotlab.server.services.rounds.end_by_writer`): ``refund``,
     cancelled and its bet refunded (a free round: its round back to its package, nothing
     refunded); else completed on its win so far (capped), credited as its win, no jackpot.
     ``note``: its notes' entry (action, detail); ``notice``: the player told at their next
@@ -309,8 +309,8 @@ def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
               awards: tuple[tuple[int, int, int], ...] = (),
               key: tuple[str, str, str] | None = None, since: datetime | None = None,
               session: RoundSession | None = None) -> RoundWrite:
-    """The rows that continue the waiting round ``w`` by ``steps`` to ``result`` (as
-    ``rounds.settle`` writes them): its row updated, its win credited. ``key``: (owner, key,
+    """The rows that continue the waiting round ``w`` by ``steps`` to ``result``: its row
+    updated, its win credited. ``key``: (owner, key,
     request hash) of the request it answers, stored with the answer (None: no request, as
     an auto-completion's); ``since``, ``session``: as :class:`~slotlab.ledger.batch.RoundWrite`
     holds them (None: not shown, not checked)."""

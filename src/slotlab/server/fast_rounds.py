@@ -338,7 +338,7 @@ class FastRoundPath:
         wallet, this path's and the general path's (``rounds.start_round``). The jackpots it
         won paid from its game's pools (``ids``, by tier) as locked (:meth:`write_won`), a demo
         player's at their reset values; a tier the game has no pool for is logged and paid
-        nothing, as ``rounds.settle`` does."""
+        nothing (:func:`jackpots.payable_tiers`)."""
         tiers = jackpots.payable_tiers(who.demo, entry, result.jackpots, ids)
         make = functools.partial(build, self.ctx, who, entry, credits, bet, key, request_hash,
                                  seed, result, ids, package, run, seen=seen)
@@ -522,18 +522,18 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
           package: FreeRoundPackage | None = None, run: autoplay_runs.RunUse | None = None,
           operator_player: str | None = None, won: Sequence[Mapping[str, Any]] = (),
           awards: tuple[tuple[int, int, int], ...] = (), seen: bool = False) -> RoundWrite:
-    """The rows the general path writes for a round that completes at once, or that waits for
-    the player's choice (its bet taken, nothing paid yet: as ``rounds.settle`` leaves it), the
-    wallet's balance left to the statement (tests/server/test_fast_rounds.py holds the two
-    paths' rows equal). The round is a plain
+    """The rows of a round that completes at once, or that waits for the player's choice (its
+    bet taken, nothing paid yet), the wallet's balance left to the statement (whether the
+    middleware or the app answers the request: tests/server/test_fast_rounds.py holds the
+    two ways' rows equal). The round is a plain
     record with the model's attributes, not an ORM object: this path has no session, and
     instrumented attributes cost more than the game.
     ``package``: a free round's package as read (nothing debited, the win its own kind);
     ``run``: the autoplay run the round is played in, as read;
     ``operator_player``: operator-wallet mode (a free round), the player's id at the
     operator: the win and the jackpots are not credited here but sent as the operator's
-    credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed
-    (as ``rounds.settle`` leaves it in that mode), or for its choice with no credit yet;
+    credit, whose row the write adds; the round waits in ``crediting`` until it is confirmed,
+    or for its choice with no credit yet;
     ``won``, ``awards``: the jackpots the round won, as :func:`jackpots.won` pays them from
     the pools as locked (:meth:`FastRoundPath.write_won`), or a demo player's reset values
     (:func:`demo.reset_value_wins`, no award): on the internal wallet credited after the win,

@@ -1,7 +1,7 @@
 """Prometheus metrics (``GET /metrics``), from the ``prometheus_client`` library.
 
 What the server does is counted where it happens, through the small functions below (the money
-paths call :func:`round_settled`, :func:`settled_on_commit` and :func:`round_latency`; the
+paths call :func:`round_settled` and :func:`round_latency`; the
 login and error paths :func:`login_failed`, :func:`rate_limited` and :func:`error`). What the
 database holds (live and interrupted rounds, jackpot pools, free-round packages, the live RTP
 watch) is read at scrape time by :class:`DatabaseCollector`, so every process reports the same
@@ -17,8 +17,6 @@ the process that starts the workers, it must be set.
 
 from __future__ import annotations
 
-import contextvars
-import functools
 import logging
 import os
 import time
@@ -36,15 +34,13 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from slotlab.server import tracing
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session, SessionTransaction
 
     from slotlab.server.services.context import Services
-    from slotlab.store.models import Round
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 rounds_log = logging.getLogger("slotlab.rounds")  # a line per round settled (JSON logs)
@@ -126,38 +122,6 @@ def round_settled(game: str, currency: str, bet: int, win: int, *, round_id: str
             "game": game, "currency": currency, "bet": bet, "win": win, "kind": kind}})
     tracing.round_settled(game, currency, bet, win, round_id=round_id, player_id=player_id,
                           kind=kind)
-
-
-def settled_on_commit(s: Session, r: Round, demo: bool) -> None:
-    """Count ``r`` once the transaction settling it commits, never when it is rolled back: on
-    SQLite's group commit (store/engine.py) a block is a savepoint of a transaction shared
-    with other blocks, which can commit after this block's savepoint was rolled back."""
-    game, currency, bet, rid, pid = r.game_id, r.currency, r.bet, r.id, r.player_id
-    free = r.free_round_id is not None
-    win = r.win + r.jackpot_win
-    block = s.get_nested_transaction() or s.get_transaction()
-    # The group commit may run in another request's thread: the round is logged and traced in
-    # the context of the request that settled it (its request id, its span).
-    settling = contextvars.copy_context()
-    undone = False
-
-    def rolled_back(_: Session, previous: SessionTransaction) -> None:
-        nonlocal undone  # the block, or a transaction holding it, was rolled back
-        t: SessionTransaction | None = block
-        while t is not None and not undone:
-            undone = t is previous
-            t = t.parent
-
-    def committed(session: Session) -> None:
-        nonlocal undone
-        # after_commit comes at a savepoint's release too: only the real commit counts.
-        if not undone and not session.in_nested_transaction():
-            undone = True  # counted: once
-            settling.run(functools.partial(round_settled, game, currency, bet, win,
-                                           round_id=rid, player_id=pid, free=free, demo=demo))
-
-    event.listen(s, "after_soft_rollback", rolled_back)
-    event.listen(s, "after_commit", committed)
 
 
 _PATHS = {"fast": LATENCY.labels("fast"), "general": LATENCY.labels("general")}

@@ -349,7 +349,7 @@ class OperatorRounds:
                               contributions: tuple[tuple[int, int], ...],
                               waits: Callable[[dict[str, Any], str], None] | None
                               ) -> dict[str, Any] | None:
-        """Settle a round that waits for a choice, as the general path's ``settle`` leaves it
+        """Settle a round that waits for a choice, as every writer leaves one
         (``awaiting_choice``, its step and outcome so far; nothing to credit yet); its answer
         (None: the round was taken over meanwhile, its key answers)."""
         assert result.awaiting is not None

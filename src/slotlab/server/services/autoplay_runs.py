@@ -295,25 +295,6 @@ def usable(ctx: Services, auth: Auth, game_id: str, declared: AutoplayCreate | N
     return RunUse(run.id, before, run)
 
 
-def take_round(s: Session, player_id: int, declared: AutoplayCreate | None, r: Round,
-               now: datetime) -> None:
-    """In the round's transaction, before the round is written: the run's row locked, checked
-    again (a concurrent round may have taken its last one), the round stamped with the run, and
-    the run stopped when this round meets a condition."""
-    if declared is None or declared.run_id is None:
-        return
-    run = _own_run(s, player_id, declared.run_id, lock=True)
-    before = _figures(run)
-    if run.status != ACTIVE or stop_reason(run, before) is not None:
-        raise conflict("autoplay_stopped", f"autoplay run {run.id} has stopped",
-                       stop_reason=run.stop_reason or stop_reason(run, before))
-    r.autoplay_run_id = run.id
-    _add_share(run, r)
-    reason = stop_reason(run, before.plus(r))
-    if reason is not None:
-        _stop(run, reason, now)
-
-
 def stop_ended(ctx: Services) -> int:
     """Stop (``session_ended``) the active runs whose session has ended: logged out, expired,
     gone, or idle beyond the longest inactivity timeout any profile sets (so a live run is

@@ -11,7 +11,7 @@ What sets a demo player apart:
   free round grants, jurisdiction overrides) finds it, so nothing can be deposited or withdrawn;
 - its rounds are left out of the RTP and daily reports (services/reports.py);
 - progressive pools are never touched: a demo round contributes nothing and a tier it wins pays
-  the tier's reset value in play money (:func:`award_reset_values`); the pools shown are display
+  the tier's reset value in play money (:func:`reset_value_wins`); the pools shown are display
   only;
 - once its session ends (logout, expiry, the inactivity timeout) the maintenance sweep deletes
   the player and everything it played (:func:`sweep`).
@@ -139,30 +139,14 @@ def _reset_values(entry: GameEntry) -> dict[str, int]:
 
 
 def reset_value_wins(entry: GameEntry, tiers: Sequence[str]) -> list[dict[str, Any]] | None:
-    """What :func:`award_reset_values` pays for a demo round's tiers won, for the batched
-    path's write (the same entries, in the same order); None where a tier is not the game's
-    (the general path logs it)."""
+    """What a demo round's tiers won pay, for the round writer's write: each the tier's reset
+    value in play money, as its own ledger entry; no pool is locked, paid or reset (real pools
+    never move for play money). None where a tier is not the game's (logged, as every writer
+    logs it: :func:`~slotlab.server.services.jackpots.payable_tiers`)."""
     resets = _reset_values(entry)
     if not set(tiers) <= resets.keys():
         return None
     return [{"tier": tier, "amount": resets[tier], "demo": True} for tier in tiers]
-
-
-def award_reset_values(s: OrmSession, entry: GameEntry, r: Round, wallet: Wallet,
-                       tiers: list[str], now: datetime) -> list[dict[str, Any]]:
-    """A demo round's progressive tiers won: each pays the tier's reset value in play money;
-    no pool is locked, paid or reset (real pools never move for play money)."""
-    resets = _reset_values(entry)
-    won = []
-    for i, tier in enumerate(tiers):
-        amount = resets.get(tier)
-        if amount is None:
-            log.error("demo round %s won unknown tier %s", r.id, tier)
-            continue
-        ledger.post(s, wallet, amount, ledger.JACKPOT, f"round:{r.id}:jackpot:{i}:{tier}",
-                    round_id=r.id, now=now)
-        won.append({"tier": tier, "amount": amount, "demo": True})
-    return won
 
 
 def _ended_players(s: OrmSession, now: datetime, idle_s: int) -> list[int]:

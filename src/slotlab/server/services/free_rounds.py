@@ -16,9 +16,9 @@ requests for the last round cannot both get it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -169,28 +169,11 @@ def check_use(p: FreeRoundPackage | None, package_id: int, player_id: int, entry
     return p
 
 
-def take_round(s: Session, player_id: int, package_id: int, entry: GameEntry, bet: int,
-               now: datetime) -> FreeRoundPackage:
-    """In the round's write transaction (wallet locked): check and use one round of a package."""
-    p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id)
-                 .with_for_update())
-    p = check_use(p, package_id, player_id, entry, bet, now,
-                  None if p is None else _older(s, p, now))
-    done = cast(CursorResult[Any], s.execute(update(FreeRoundPackage)
-                     .where(FreeRoundPackage.id == p.id, FreeRoundPackage.rounds_left > 0)
-                     .values(rounds_left=FreeRoundPackage.rounds_left - 1)
-                     .execution_options(synchronize_session=False)))
-    if done.rowcount != 1:  # pragma: no cover - the row lock makes this unreachable
-        raise conflict("free_round_used_up", f"free round package {p.id} has no rounds left")
-    s.refresh(p)
-    return p
-
-
 def usable(ctx: Services, player_id: int, package_id: int, entry: GameEntry, bet: int,
            now: datetime) -> FreeRoundPackage:
     """Outside any write: the package as it stands, if a round of it may be played now (the
-    fast round path's read; its write then requires the package unchanged). Raises as
-    :func:`take_round` would."""
+    round writer's read; its write then requires the package unchanged). Raises where a round
+    of it may not be played (:func:`check_use`)."""
     with ctx.db.read() as s:
         p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id))
         older = None if p is None else _older(s, p, now)
@@ -215,7 +198,3 @@ def give_back(s: Session, package_id: int) -> None:
               .execution_options(synchronize_session=False))
 
 
-def state(s: Session, package_id: int) -> dict[str, Any] | None:
-    p = s.scalar(select(FreeRoundPackage).where(FreeRoundPackage.id == package_id)
-                 .execution_options(populate_existing=True))
-    return None if p is None else round_state(p)

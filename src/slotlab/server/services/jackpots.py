@@ -25,7 +25,7 @@ from sqlalchemy import Table, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from slotlab.ledger.kinds import POOL_AWARD, POOL_CONTRIBUTION, POOL_SEED
+from slotlab.ledger.kinds import POOL_CONTRIBUTION, POOL_SEED
 from slotlab.server.services import demo
 from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
 from slotlab.store import Database
@@ -144,24 +144,15 @@ def contribute(
 def paid_from(value_micro: int) -> int:
     """What a tier won pays from a pool of ``value_micro``: its value rounded down to minor
     units (the remainder stays in the pool, which its reset value then tops up). The one rule
-    of an award, for :func:`award` and the fast round path's writes (:func:`won`)."""
+    of an award, for the round writers' writes (:func:`won`)."""
     return value_micro // MICRO
-
-
-def award(s: Session, pool: JackpotPool, round_id: str, now: datetime) -> int:
-    """Pay the pool's value (rounded down to minor units) and reset it; returns minor units."""
-    amount = paid_from(pool.value_micro)
-    pool.value_micro -= amount * MICRO
-    _entry(s, pool, POOL_AWARD, -amount * MICRO, round_id, now)
-    pool.value_micro += pool.reset_micro
-    _entry(s, pool, POOL_SEED, pool.reset_micro, round_id, now)
-    return amount
 
 
 def won(tiers: Sequence[str], pool_ids: Mapping[str, int],
         pools: Mapping[int, tuple[int, int]], contributions: Sequence[tuple[int, int]]
         ) -> tuple[list[dict[str, Any]], tuple[tuple[int, int, int], ...]]:
-    """The tiers a round won, paid as :func:`award` pays them, from the pools as locked for
+    """The tiers a round won, each paid its pool's value (:func:`paid_from`), the pool then
+    reset to its reset value, from the pools as locked for
     the round's write (pool id -> (value, reset value), micro-units) after the round's own
     ``contributions``: what the round answers (``[{"tier", "amount"}]``, minor units) and the
     awards its write makes ((pool id, micro-units paid, reset value), in the order won). A tier
@@ -184,7 +175,8 @@ def won(tiers: Sequence[str], pool_ids: Mapping[str, int],
 def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
                   pools: Mapping[str, int]) -> list[str]:
     """The jackpot tiers a round won that are paid: each one the game has a pool for (a demo
-    player's: a reset value for); the others are logged, as ``rounds.settle`` logs them."""
+    player's: a reset value for); the others are logged and pay nothing (every writer's
+    rule: a start's, a choice's, the operator pipeline's)."""
     def known(tier: str) -> bool:
         return demo.reset_value_wins(entry, [tier]) is not None if is_demo else tier in pools
     paid = [tier for tier in tiers if known(tier)]
