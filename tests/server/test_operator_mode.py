@@ -18,10 +18,11 @@ from slotlab.server.services import rounds
 from slotlab.server.services.round_view import operator_net_position
 from slotlab.store import normalize_url
 from slotlab.store.models import utcnow
+from slotlab.store.operator_wallet import DONE, debit_txid
 
 from ..operator_wallet.conftest import SECRET, WalletServer
 from .server_games import PickGame, make_test_games
-from .server_util import Database, LiveServer, key, spied_write
+from .server_util import Database, LiveServer, key
 
 START = 10_000
 
@@ -365,10 +366,11 @@ def test_an_abandoned_round_is_finished_by_the_writer_and_paid_once(
 
 def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
         operator_server, wallet_server, monkeypatch):
-    """A round whose debit the operator confirmed, left ``open`` by a process that died before
-    settling it: the next start-up settles it with the round writer (``settle_open``, outcome
-    ``recovered``, its credit's row) and the pipeline sends the credit; the request retried
-    with its key answers the completed round, and nothing moves twice."""
+    """A round whose debit the operator confirmed and the operations log records done, left
+    ``open`` by a process that died before settling it: the next start-up settles it with the
+    round writer (``settle_open``, outcome ``recovered``, its credit's row) and the pipeline
+    sends the credit; the request retried with its key answers the completed round, and
+    nothing moves twice."""
     srv = operator_server()
     c, username = _player(srv, wallet_server)
     token = c.headers["Authorization"].split()[1]
@@ -379,13 +381,16 @@ def test_an_open_round_is_settled_at_start_up_by_the_writer_and_paid_once(
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rounds, "play", dies)  # the pipeline's play, after the debit
-        mp.setattr(rounds, "better_of", dies)  # and the better-of rule it then applies
+        mp.setattr(OperatorRounds, "_refund_unplayable", dies)  # and its refund then
         r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
     # Answered as its key's round now is: open, with no balance (the operator's is unknown).
     assert r.status_code == 201 and r.json()["status"] == "open", r.text
     assert r.json()["balance"] is None
     [rid] = [o["round_id"] for o in srv.admin().get("/api/admin/rounds/open").json()["rounds"]]
     assert _applied(wallet_server, rid) == [("debit", 5)]
+    store = srv.ctx.operator.store
+    store.update(debit_txid(rid), status=DONE, attempts=1, completed_at=utcnow(),
+                 next_attempt_at=None)  # recorded done before the process died
     srv.__exit__()
 
     settled: list[tuple[str, bool, bool]] = []
@@ -421,9 +426,12 @@ def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
     credited once."""
     srv = operator_server(games={**make_test_games(), "no-pool-test": PickGame(
         "no-pool-test", pick=False, jackpot="middle")})
-    general: list[str] = []
-    monkeypatch.setattr(OperatorRounds, "_settle_unplayable",
-                        lambda self, rid, *args: general.append(rid))
+    refunded: list[str] = []
+
+    async def refund(self: OperatorRounds, who: Any, entry: Any, rid: str, *args: Any) -> None:
+        refunded.append(rid)
+
+    monkeypatch.setattr(OperatorRounds, "_refund_unplayable", refund)
     c, username = _player(srv, wallet_server)
     paid = c.post("/api/games/no-pool-test/rounds", json={"bet": 10}, headers=key())
     assert paid.status_code == 201 and paid.json()["status"] == "completed", paid.text
@@ -435,7 +443,7 @@ def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
                   headers=key())
     assert free.status_code == 201 and free.json()["status"] == "completed", free.text
     assert free.json()["jackpots"] == []
-    assert general == []
+    assert refunded == []
     assert any("middle" in m for m in caplog.messages), caplog.messages
     assert _applied(wallet_server, paid.json()["round_id"]) == [
         ("debit", 10), ("credit", paid.json()["win"])]
@@ -444,32 +452,45 @@ def test_a_tier_with_no_pool_is_settled_by_the_pipeline_and_paid_nothing(
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
-def test_a_round_that_cannot_be_played_is_refunded_by_the_writer_and_credited_once(
+def test_a_round_that_cannot_be_played_is_refunded_by_the_pipeline_and_credited_once(
         operator_server, wallet_server, monkeypatch):
     """A round whose play raises after the operator confirmed its debit (a defect): the
-    better-of rule refunds it with the round writer's one write (``write_ended``, the round
-    ``crediting`` with its credit's row), the pipeline credits the bet back, the round
-    ``cancelled``; the request's retry answers the same."""
+    better-of rule refunds it in the pipeline's settling write (the round ``crediting`` with
+    the bet's credit row, its run's figures without its bet, the player told at their next
+    login), the pipeline credits the bet back, the round ``cancelled``; the request's retry
+    answers the same."""
     srv = operator_server()
-    path = srv.app.state.fast_rounds
     c, username = _player(srv, wallet_server)
-    ends: list[Any] = []
-    monkeypatch.setattr(path, "write_ended", spied_write(path.write_ended, ends))
+    settled: list[Any] = []
+    pipeline = srv.app.state.fast_rounds.operator
+    submit = pipeline.settles.submit
+
+    async def spied(w: Any) -> Any:
+        done = await submit(w)
+        settled.append((w.settled["outcome"], w.gives_back, done))
+        return done
+
+    monkeypatch.setattr(pipeline.settles, "submit", spied)
+    run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 3}).json()["run_id"]
 
     def defect(*args: Any) -> Any:
         raise RuntimeError("a defect in the game's code")
 
     monkeypatch.setattr(rounds, "play", defect)
     headers = key()
-    r = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
+    body = {"bet": 5, "autoplay": {"rounds_left": 3, "run_id": run}}
+    r = c.post("/api/games/instant-test/rounds", json=body, headers=headers)
     assert r.status_code == 201, r.text
     assert (r.json()["status"], r.json()["outcome"]) == ("cancelled", "better_of_refund")
-    assert len(ends) == 1 and isinstance(ends[0], Written)
+    assert settled == [("better_of_refund", True, True)]
     rid = r.json()["round_id"]
     assert _applied(wallet_server, rid) == [("debit", 5), ("credit", 5)]
     assert wallet_server.balance(username) == START
-    again = c.post("/api/games/instant-test/rounds", json={"bet": 5}, headers=headers)
-    assert again.status_code == 201 and again.json()["status"] == "cancelled", again.text
+    figures = c.get(f"/api/autoplay/{run}").json()
+    assert (figures["rounds_played"], figures["total_bet"]) == (1, 0)
+    assert [u["round_id"] for u in c.get("/api/session").json()["unseen_results"]] == [rid]
+    again = c.post("/api/games/instant-test/rounds", json=body, headers=headers)
+    assert again.status_code == 201 and again.json() == r.json(), again.text
     assert _applied(wallet_server, rid) == [("debit", 5), ("credit", 5)]
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 

@@ -244,15 +244,15 @@ def test_the_batched_path_writes_what_the_app_hands_to_the_pipeline(
     request (``fast_rounds=false``) and hands its round starts to the same pipeline: the same
     rows and the same answers."""
     monkeypatch.setattr(rounds, "fresh_seed", lambda: SEED)
-    # The rounds the pipeline settles by the better-of rule, unplayable (here none).
-    general_settled: list[str] = []
-    settle_unplayable = OperatorRounds._settle_unplayable
+    # The rounds the pipeline refunds by the better-of rule, unplayable (here none).
+    refunded: list[str] = []
+    refund_unplayable = OperatorRounds._refund_unplayable
 
-    def counted(self: OperatorRounds, rid: str, *args: Any) -> Any:
-        general_settled.append(rid)
-        return settle_unplayable(self, rid, *args)
+    async def counted(self: OperatorRounds, who: Any, entry: Any, rid: str, *args: Any) -> Any:
+        refunded.append(rid)
+        return await refund_unplayable(self, who, entry, rid, *args)
 
-    monkeypatch.setattr(OperatorRounds, "_settle_unplayable", counted)
+    monkeypatch.setattr(OperatorRounds, "_refund_unplayable", counted)
     # Max bets that feed the pools (settled in the batch; the jackpot won settled alone, the
     # pools locked, once its own contributions are in); then two rounds of an autoplay run of
     # two rounds (stamped with the run, which the second stops).
@@ -334,7 +334,7 @@ def test_the_batched_path_writes_what_the_app_hands_to_the_pipeline(
             path = srv.app.state.fast_rounds
             # Every round start answered by the pipeline, the choices by the writer.
             assert path.stats["served"] == len(plays) + 6, path.stats
-            assert general_settled == []
+            assert refunded == []
             if way == BATCHED:
                 assert path.stats["choice:served"] == 3
             assert srv.admin().get("/api/admin/audit").json()["ok"]

@@ -19,7 +19,8 @@ something the sweep finishes (services/round_operator.py, services/round_recover
    round, the pace, the loss limits), and nothing is written but the session's last-seen time.
 2. :class:`Settling`, once the operator confirmed the debit and the round was played: the debit
    ``done`` with the operator's answer, the round ``crediting`` with its outcome (its win added
-   to its autoplay run's figures) and the credit's row (``pending``), or the round
+   to its autoplay run's figures; a round that could not be played, refunded: its bet taken
+   off them) and the credit's row (``pending``), or the round
    ``awaiting_choice`` with no credit yet (its choice's write carries it:
    server/fast_choices.py), the key's answer and a max bet's jackpot contributions (the pools
    locked last, in tier order, as every writer locks them). Only while the round is still
@@ -125,10 +126,10 @@ class Settling:
     at: datetime
     debit_balance: int | None  # the operator's answer to the debit
     debit_response: dict[str, Any]
-    # The columns settling sets (status, win_credits, win, uncapped_win, step, outcome,
-    # updated_at) and the events as JSON text.
+    # The columns settling sets (:data:`SETTLED`) and the events as JSON text (None: a round
+    # that could not be played, refunded: ``gives_back``).
     settled: dict[str, Any]
-    events_json: str
+    events_json: str | None
     owner: str
     key: str
     answer: dict[str, Any]  # the key's stored answer
@@ -139,6 +140,9 @@ class Settling:
     # The jackpots the round won, as RoundWrite.awards (written by ``settle_won`` only, the
     # pools locked); their amounts are in ``settled``, the answer and the credit already.
     awards: tuple[tuple[int, int, int], ...] = ()
+    # A round settled by a refund of its bet (it could not be played): its run's figures no
+    # longer charge it (the credit's row gives the bet back).
+    gives_back: bool = False
 
 
 @dataclass(slots=True)
@@ -175,7 +179,7 @@ _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 _RESUMES = f"o.resume AND a.status = '{RUN_STOPPED}' AND a.stopped_at = o.created_at"
 # The columns a settling sets (Settling.settled).
 SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackpots", "step",
-           "outcome", "awaiting", "updated_at")
+           "outcome", "awaiting", "notice_pending", "updated_at")
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
@@ -263,7 +267,7 @@ SETTLE_SQL = f"""/* slotlab operator round settling */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, rid text, txid text, ts timestamptz,
     balance bigint, response json, st json, events json, owner text, key text, answer json,
-    op json, contrib json)
+    op json, contrib json, back boolean)
 ), ok AS MATERIALIZED (
   SELECT r.* FROM r JOIN rounds o ON o.id = r.rid JOIN operator_wallet_ops d
     ON d.transaction_id = r.txid
@@ -271,9 +275,10 @@ WITH r AS MATERIALIZED (
 ), ru AS (
   UPDATE rounds o SET {", ".join(f"{c} = x.{c}" for c in SETTLED)}, events = ok.events
   FROM ok CROSS JOIN LATERAL json_populate_record(NULL::rounds, ok.st) AS x
-  WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win + x.jackpot_win AS win
+  WHERE o.id = ok.rid RETURNING o.id, o.autoplay_run_id AS run, x.win + x.jackpot_win AS win,
+    CASE WHEN ok.back THEN o.bet ELSE 0 END AS back
 ), au AS (
-  UPDATE autoplay_runs a SET total_win = a.total_win + ru.win,
+  UPDATE autoplay_runs a SET total_win = a.total_win + ru.win, total_bet = a.total_bet - ru.back,
     best_win = greatest(a.best_win, ru.win)
   FROM ru WHERE a.id = ru.run RETURNING 1
 ), du AS (
@@ -363,11 +368,11 @@ def _settling_json(n: int, w: Settling) -> str:
     record = json_text({"n": n, "rid": w.round_id, "txid": w.debit_txid, "ts": w.at,
                         "balance": w.debit_balance, "response": w.debit_response,
                         "st": w.settled, "owner": w.owner, "key": w.key, "answer": w.answer,
-                        "op": w.credit,
+                        "op": w.credit, "back": w.gives_back,
                         "contrib": [{"i": i, "pool": pool, "kind": kind, "micro": micro}
                                     for i, (pool, kind, micro)
                                     in enumerate(pool_moves(w.contributions, w.awards))]})
-    return json_object_with(record, events=w.events_json)
+    return json_object_with(record, events=w.events_json or "null")
 
 
 def _withdrawal_json(n: int, w: Withdrawal) -> str:
@@ -499,13 +504,14 @@ FROM wallets w LEFT JOIN idempotency_keys k ON k.owner = ? AND k.key = ?
 WHERE w.player_id = ?
 """
 # An autoplay run's round opened (its share: one round, its bet; stopped where it meets a stop
-# condition), then its win added once it is settled.
+# condition), then its win added once it is settled (its bet given back where it is refunded).
 _S_RUN_OPENED = ("UPDATE autoplay_runs SET rounds_played = rounds_played + 1, "
                  "total_bet = total_bet + ?, status = coalesce(?, status), "
                  "stop_reason = coalesce(?, stop_reason), stopped_at = coalesce(?, stopped_at) "
                  "WHERE id = ?")
-_S_RUN_WON = ("UPDATE autoplay_runs SET total_win = total_win + ?, best_win = max(best_win, ?) "
-              "WHERE id = (SELECT autoplay_run_id FROM rounds WHERE id = ?)")
+_S_RUN_WON = ("UPDATE autoplay_runs SET total_win = total_win + ?, best_win = max(best_win, ?), "
+              "total_bet = total_bet - CASE WHEN ? THEN (SELECT bet FROM rounds WHERE id = ?) "
+              "ELSE 0 END WHERE id = (SELECT autoplay_run_id FROM rounds WHERE id = ?)")
 _S_RESUMES = f"? AND status = '{RUN_STOPPED}' AND stopped_at = ?"  # resume, created_at
 _S_RUN_WITHDRAWN = (
     "UPDATE autoplay_runs SET rounds_played = rounds_played - 1, total_bet = total_bet - ?, "
@@ -615,7 +621,7 @@ class SqliteOperatorRounds:
             return False
         at = _TIME(w.at)
         paid = w.settled["win"] + w.settled["jackpot_win"]
-        con.execute(_S_RUN_WON, (paid, paid, w.round_id))
+        con.execute(_S_RUN_WON, (paid, paid, w.gives_back, w.round_id, w.round_id))
         con.execute(_S_OP_DONE, (1, w.debit_balance, _JSON(w.debit_response), at, at,
                                  w.debit_txid))
         if w.credit is not None:

@@ -53,7 +53,6 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, cast
 
-from sqlalchemy import select, update
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Send
 
@@ -100,11 +99,9 @@ from slotlab.store.models import (
 from slotlab.store.operator_wallet import (
     CREDIT,
     DEBIT,
-    DONE,
     KEEP_UNPAID_MONTHS,
     PENDING,
     REFUSED,
-    OperatorWalletOp,
     credit_txid,
     debit_txid,
 )
@@ -231,24 +228,23 @@ class OperatorRounds:
             return "served"
         try:
             result = general.play(entry, credits, [seed], [])
-        except Exception:  # settled by the better-of rule (_settle_unplayable)
+        except Exception:  # settled by the better-of rule (_refund_unplayable)
             log.exception("round %s cannot be played here", rid)
             result = None
         body: dict[str, Any] | None
         ids = pools or {}
         if result is None:
-            body = await run_in_threadpool(self._settle_unplayable, rid, entry, out.body,
-                                           out.balance, contributions)
+            body = await self._refund_unplayable(who, entry, rid, username, owner, key, values,
+                                                 out.body, out.balance, contributions)
+        elif result.awaiting is not None:
+            body = await self._settle_waiting(who, rid, owner, key, values, result, out.body,
+                                              out.balance, contributions, waits)
         else:
-            if result.awaiting is not None:
-                body = await self._settle_waiting(who, rid, owner, key, values, result, out.body,
-                                                  out.balance, contributions, waits)
-            else:
-                body = await self._settle(who, entry, rid, username, owner, key, values, result,
-                                          out.body, out.balance, contributions, ids)
-            if body is None:
-                self.forget_run(who, run)
-                return None
+            body = await self._settle(who, entry, rid, username, owner, key, values, result,
+                                      out.body, out.balance, contributions, ids)
+        if body is None:
+            self.forget_run(who, run)
+            return None
         if run is not None:
             self.remember_run(who, run, autoplay, {**values, **body})
         await send_json(send, 201, json_text(await self.with_profile(who, body)).encode())
@@ -323,25 +319,34 @@ class OperatorRounds:
         (done,) = await self.backend.withdraw([Withdrawal(rid, resume_run)])
         return bool(done)
 
-    def _settle_unplayable(self, rid: str, entry: GameEntry, response: dict[str, Any] | None,
-                           balance: int | None, contributions: tuple[tuple[int, int], ...]
-                           ) -> dict[str, Any]:
-        """A round whose play raised (a defect, never a game's outcome): its debit marked
-        ``done`` and a max bet's contributions added, as its settling would, in one
-        transaction; then the better-of rule (``rounds.better_of``: the refund written by the
-        round writer, the bet credited back by this pipeline, the round ``cancelled``)."""
-        with self.ctx.db.write() as s:  # the debit done and the pools fed, at once
-            now = utcnow()
-            row = s.execute(select(Round.status, Round.bet).where(Round.id == rid)
-                            .with_for_update()).one_or_none()
-            s.execute(update(OperatorWalletOp)
-                      .where(OperatorWalletOp.transaction_id == debit_txid(rid))
-                      .values(status=DONE, attempts=1, balance=balance, response=response,
-                              completed_at=now, next_attempt_at=None, last_error=None,
-                              updated_at=now))
-            if contributions and row is not None and row.status == OPEN:  # before it may win
-                jackpots.contribute(s, entry, jackpots.lock_pools(s, entry), row.bet, rid, now)
-        return general.better_of(self.ctx, rid)
+    async def _refund_unplayable(self, who: Auth, entry: GameEntry, rid: str, username: str,
+                                 owner: str, key: str, values: dict[str, Any],
+                                 debit_response: dict[str, Any] | None,
+                                 debit_balance: int | None,
+                                 contributions: tuple[tuple[int, int], ...]
+                                 ) -> dict[str, Any] | None:
+        """A round whose play raised (a defect, never a game's outcome), settled by the
+        better-of rule in the settling write: it won nothing, so its bet is refunded (the debit
+        ``done`` and a max bet's contributions added, as any settling; the round ``crediting``,
+        outcome ``better_of_refund``, with the bet's credit row; its run's figures without its
+        bet; the player told at their next login); then the credit sent and the round
+        ``cancelled`` (:meth:`pay`). Its answer (None: taken over meanwhile, its key
+        answers)."""
+        now = utcnow()
+        settled = {"status": CREDITING, "win_credits": 0, "win": 0, "uncapped_win": 0,
+                   "jackpot_win": 0, "jackpots": [], "step": values["step"],
+                   "outcome": "better_of_refund", "awaiting": None, "notice_pending": True,
+                   "updated_at": now}
+        body = round_view.round_public(self.ctx, cast(Round, SimpleNamespace(
+            **{**values, **settled, "events": None})), debit_balance)
+        w = Settling(who.player_id, rid, debit_txid(rid), now, debit_balance,
+                     debit_response or {}, settled, None, owner, key, body,
+                     credit_row(rid, username, values["bet"], entry.currency, now),
+                     contributions, gives_back=True)
+        if not await self.settles.submit(w):
+            return None
+        assert w.credit is not None
+        return await self.pay(who.player_id, username, owner, key, w.credit, w.answer)
 
     async def _settle_waiting(self, who: Auth, rid: str, owner: str, key: str,
                               values: dict[str, Any], result: RoundResult,
@@ -362,14 +367,15 @@ class OperatorRounds:
         r = {**values, **settled}
         body = round_view.round_public(self.ctx, cast(Round, SimpleNamespace(
             **{**r, "events": events})), debit_balance)
+        events_json = json_text(events)
         w = Settling(who.player_id, rid, debit_txid(rid), now, debit_balance,
-                     debit_response or {}, settled, json_text(events), owner, key, body, None,
+                     debit_response or {}, settled, events_json, owner, key, body, None,
                      contributions)
         if not await self.settles.submit(w):
             return None
         if waits is not None:
             del r["events"]
-            waits(r, w.events_json)
+            waits(r, events_json)
         return body
 
     async def _settle(self, who: Auth, entry: GameEntry, rid: str, username: str, owner: str,
@@ -398,7 +404,7 @@ class OperatorRounds:
             settled = {"status": CREDITING, "win_credits": win_credits, "win": win,
                        "uncapped_win": uncapped, "jackpot_win": jackpot_win,
                        "jackpots": [dict(j) for j in won], "step": 1, "outcome": "played",
-                       "awaiting": None, "updated_at": now}
+                       "awaiting": None, "notice_pending": False, "updated_at": now}
             r = {**values, **settled, "events": events}
             body = round_view.round_public(ctx, cast(Round, SimpleNamespace(**r)),
                                            debit_balance)

@@ -18,22 +18,18 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
-from slotlab.ledger.kinds import POOL_CONTRIBUTION, POOL_SEED
+from slotlab.ledger.kinds import POOL_SEED
 from slotlab.server.services import demo
 from slotlab.server.services.catalog import MICRO, Catalog, GameEntry
 from slotlab.store import Database
 from slotlab.store.models import JackpotEntry, JackpotPool, utcnow
 
 log = logging.getLogger("slotlab.server")
-
-_INSERT_ENTRY = insert(cast(Table, JackpotEntry.__table__))
 
 
 def _reset_micro(entry: GameEntry, reset_credits: int) -> int:
@@ -84,19 +80,9 @@ def _ensure_game_pools(db: Database, entry: GameEntry) -> None:
                                value_after_micro=reset, created_at=now))
 
 
-def lock_pools(s: Session, entry: GameEntry) -> dict[str, JackpotPool]:
-    pools = s.scalars(
-        select(JackpotPool)
-        .where(_of(entry))
-        .order_by(JackpotPool.tier)
-        .with_for_update()
-    ).all()
-    return {p.tier: p for p in pools}
-
-
 def pool_ids(db: Database, entry: GameEntry) -> dict[str, int]:
-    """The ids of the pools :func:`lock_pools` locks for ``entry``, by tier (the fast round
-    path, server/fast_rounds.py, writes its contributions by id)."""
+    """The ids of ``entry``'s pools, by tier (the round writers write contributions and awards
+    by id, locking the pools in tier order)."""
     with db.read() as s:
         rows = s.execute(select(JackpotPool.id, JackpotPool.tier).where(_of(entry))).all()
     return {tier: pid for pid, tier in rows}
@@ -117,28 +103,11 @@ def round_contributions(entry: GameEntry, credits: int, bet_minor: int, pool_ids
                         demo: bool, free: bool) -> tuple[tuple[int, int], ...]:
     """(pool id, micro-units) that a round adds to its game's pools, in tier order: a max bet's
     :func:`contributions`; a demo player's play money and a free round feed none (services/
-    demo.py, free_rounds), as :func:`contribute`'s callers on the general path decide."""
+    demo.py, free_rounds)."""
     if not entry.progressives or credits != entry.max_bet_credits or demo or free:
         return ()
     return tuple((pool_ids[tier], micro) for tier, micro in contributions(entry, bet_minor)
                  if tier in pool_ids)
-
-
-def contribute(
-    s: Session, entry: GameEntry, pools: dict[str, JackpotPool], bet_minor: int, round_id: str,
-    now: datetime,
-) -> list[dict[str, Any]]:
-    out, rows = [], []
-    for tier, amount in contributions(entry, bet_minor):
-        pool = pools.get(tier)
-        if pool is None:
-            continue
-        pool.value_micro += amount
-        rows.append(_entry_row(pool, POOL_CONTRIBUTION, amount, round_id, now))
-        out.append({"tier": tier, "amount_micro": amount})
-    if rows:  # one statement for the entries, and so one flush of the pools' new values
-        s.execute(_INSERT_ENTRY, rows)
-    return out
 
 
 def paid_from(value_micro: int) -> int:
@@ -183,17 +152,6 @@ def payable_tiers(is_demo: bool, entry: GameEntry, tiers: Sequence[str],
     if len(paid) < len(tiers):
         log.error("a round of %s won tiers %s; only %s have a pool", entry.id, tiers, paid)
     return paid
-
-
-def _entry_row(pool: JackpotPool, kind: str, amount: int, round_id: str | None,
-               now: datetime) -> dict[str, Any]:
-    return {"pool_id": pool.id, "kind": kind, "amount_micro": amount,
-            "value_after_micro": pool.value_micro, "round_id": round_id, "created_at": now}
-
-
-def _entry(s: Session, pool: JackpotPool, kind: str, amount: int, round_id: str | None,
-           now: datetime) -> None:
-    s.execute(_INSERT_ENTRY, _entry_row(pool, kind, amount, round_id, now))
 
 
 def pool_values(db: Database, catalog: Catalog, currency: str | None = None

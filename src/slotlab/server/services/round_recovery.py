@@ -158,10 +158,9 @@ def _settle_recovered(ctx: Services, round_id: str, entry: GameEntry) -> bool:
     rule. False where it was not settled here: settled meanwhile by another process, or a
     write that failed (the next sweep tries again).
 
-    In operator-wallet mode (its debit confirmed: :func:`debit_confirmed`; an open round whose
-    debit is ``done`` fed the pools already, wherever it was opened: the pipeline marks its
-    debit done with its settling, or with its contributions where it refunds a round that
-    cannot be played) the round is left ``crediting`` with its credit's row, and its credit is
+    In operator-wallet mode (its debit confirmed: :func:`debit_confirmed`; the pipeline marks a
+    debit done only in the write that settles its round, with a max bet's contributions) the
+    round is left ``crediting`` with its credit's row, and its credit is
     then sent by the pipeline (:meth:`~slotlab.server.operator_rounds.OperatorRounds.pay_write`;
     not confirmed, the sweep carries on)."""
     writer = writer_of(ctx)
