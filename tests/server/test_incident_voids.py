@@ -212,6 +212,32 @@ def test_operator_wallet_voids_credit_the_bet_and_debit_the_win(make_server, wal
     _audit_ok(srv)
 
 
+def test_operator_wallet_void_of_a_live_round_credits_its_bet_and_keeps_its_run_right(
+        make_server, wallet_server):
+    """A round of an autoplay run waiting for a choice, voided for an incident: its bet is
+    credited back, the round completed ``cancelled`` by the operator pipeline's completion,
+    its run's figures without its bet; voided again, nothing moves."""
+    srv, c, username = _operator_player(make_server, wallet_server, 10_000)
+    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 5}).json()["run_id"]
+    r = c.post("/api/games/pick-test/rounds", headers=key(),
+               json={"bet": 10, "autoplay": {"rounds_left": 5, "run_id": run}})
+    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+    rid = r.json()["round_id"]
+    v = _void(srv, incident_id="INC-22", reason="display fault", round_ids=[rid]).json()
+    assert v["counts"] == {"voided": 1}, v
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert (rec["status"], rec["outcome"]) == ("cancelled", "voided")
+    assert wallet_server.balance(username) == 10_000
+    assert [(t["kind"], t["amount"]) for t in wallet_server.transactions(rid)
+            if t["status_code"] == 200] == [("debit", 10), ("credit", 10)]
+    figures = c.get(f"/api/autoplay/{run}").json()
+    assert (figures["rounds_played"], figures["total_bet"], figures["total_win"]) == (1, 0, 0)
+    again = _void(srv, incident_id="INC-22", reason="display fault", round_ids=[rid]).json()
+    assert again["counts"] == {"already_voided": 1}
+    assert wallet_server.balance(username) == 10_000
+    _audit_ok(srv)
+
+
 def test_operator_wallet_void_takes_no_more_than_the_balance(make_server, wallet_server):
     srv, c, username = _operator_player(make_server, wallet_server, 10_000)
     win = None

@@ -316,8 +316,7 @@ WITH r AS MATERIALIZED (
 ), ku AS (
   UPDATE idempotency_keys k SET response = r.answer FROM r JOIN ru ON ru.id = r.rid
   WHERE k.owner = r.owner AND k.key = r.key AND k.response IS NOT NULL RETURNING 1
-), ko AS (  -- the round's earlier answers (its start, before a choice) follow, as the
-            -- sweep's completion (round_operator.finish_credit) has them follow
+), ko AS (  -- the round's earlier answers (its start, before a choice) follow
   UPDATE idempotency_keys k SET response = (k.response::jsonb || jsonb_build_object(
     'status', r.answer::jsonb -> 'status', 'balance', r.answer::jsonb -> 'balance',
     'completed_at', r.answer::jsonb -> 'completed_at'))::json
@@ -642,7 +641,7 @@ class SqliteOperatorRounds:
             return False
         con.execute("UPDATE idempotency_keys SET response = ? WHERE owner = ? AND key = ? "
                     "AND response IS NOT NULL", (_JSON(w.answer), w.owner, w.key))
-        a = w.answer  # the round's earlier answers follow (as round_operator.finish_credit's)
+        a = w.answer  # the round's earlier answers follow
         con.execute("UPDATE idempotency_keys SET response = json_set(response, '$.status', ?, "
                     "'$.balance', ?, '$.completed_at', ?) WHERE round_id = ? "
                     "AND NOT (owner = ? AND key = ?) AND response IS NOT NULL",

@@ -120,6 +120,18 @@ def recount(s: Session, r: Round) -> None:
                       best_win=f.best).execution_options(synchronize_session=False))
 
 
+def given_back(s: Session, r: Round) -> None:
+    """A round of a run refunded in operator-wallet mode, whose credit of the bet is still to
+    be confirmed (``crediting``: counted as charged until the credit's completion makes it
+    ``cancelled``, with no recount): its bet off the run's figures now, as the round writers
+    take it off a round they refund (``gives_back``)."""
+    if r.autoplay_run_id is None or r.free_round_id is not None:
+        return
+    s.execute(update(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
+              .values(total_bet=AutoplayRun.total_bet - r.bet)
+              .execution_options(synchronize_session=False))
+
+
 def resumes_without(run: AutoplayRun | None, r: Round) -> bool:
     """Whether the run of the ``open`` round ``r`` goes on once ``r`` is withdrawn (it never
     took place: its operator debit not confirmed): the run stopped at ``r``'s start, for a

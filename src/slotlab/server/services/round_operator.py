@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import exists, select
 
+from slotlab.ledger.operator_rounds import Completion
 from slotlab.server.operator_wallet import WalletResult
 from slotlab.server.services import autoplay_runs, unpaid_winnings
 from slotlab.server.services.context import Services
@@ -23,12 +24,19 @@ from slotlab.store.models import (
     CREDITING,
     OPEN,
     AutoplayRun,
-    IdempotencyKey,
     Player,
     Round,
     utcnow,
 )
-from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, PENDING, OperatorWalletOp, debit_txid
+from slotlab.store.operator_wallet import (
+    CREDIT,
+    DEBIT,
+    DONE,
+    PENDING,
+    OperatorWalletOp,
+    credit_txid,
+    debit_txid,
+)
 
 log = logging.getLogger("slotlab.server")
 REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
@@ -72,30 +80,39 @@ def pay_operator(ctx: Services, rid: str) -> dict[str, Any] | None:
     return finish_credit(ctx, rid, res.balance)
 
 
-def finish_credit(ctx: Services, rid: str, balance: int | None) -> dict[str, Any] | None:
-    """The operator confirmed the round's credit: ``crediting`` -> ``completed`` (or
-    ``cancelled`` for a refunded round); stored first responses follow."""
-    with ctx.db.write() as s:
-        r = s.scalar(select(Round).where(Round.id == rid).with_for_update())
-        if r is None:
-            return None
-        if r.status == CREDITING:
-            now = utcnow()
-            r.status = CANCELLED if r.outcome in REFUND_OUTCOMES else COMPLETED
-            r.completed_at = now
-            r.updated_at = now
-            autoplay_runs.recount(s, r)
-            body = round_public(ctx, r, balance)
-            for k in s.scalars(select(IdempotencyKey).where(IdempotencyKey.round_id == rid)):
-                if k.response is not None:
-                    k.response = {**k.response, "status": r.status, "balance": balance,
-                                  "completed_at": body["completed_at"]}
-        return round_public(ctx, r, balance)
+def finish_credit(ctx: Services, rid: str, balance: int | None,
+                  txid: str | None = None) -> dict[str, Any] | None:
+    """The operator confirmed the round's credit (``txid``; default: the round's first), sent
+    by the sweep or the adapter's retries: ``crediting`` -> ``completed`` (``cancelled`` for a
+    refunded round), its stored answers following, by the operator pipeline's completion write
+    (:class:`~slotlab.ledger.operator_rounds.Completion`, as the pipeline completes the rounds
+    it credits itself). The round as it then is (None: no such round)."""
+    writer, op = ctx.round_writer, ctx.operator
+    assert writer is not None and writer.operator is not None, "no operator pipeline"
+    assert op is not None and op.store is not None
+    with ctx.db.read() as s:
+        r = s.scalar(select(Round).where(Round.id == rid))
+    if r is None or r.status != CREDITING:
+        return None if r is None else round_public(ctx, r, balance)
+    txid = txid or credit_txid(rid)
+    credit = op.store.get(txid)
+    now = utcnow()
+    r.status = CANCELLED if r.outcome in REFUND_OUTCOMES else COMPLETED  # the answer's, as
+    r.completed_at = now  # the write makes it (r is detached: nothing is written here)
+    answer = round_public(ctx, r, balance)
+    done = writer.call(writer.operator.completes.submit, Completion(
+        r.player_id, rid, txid, now, 1 if credit is None else credit.attempts, balance,
+        (None if credit is None else credit.response) or {}, "", None, answer, r.status))
+    if done:
+        return answer
+    with ctx.db.read() as s:  # completed meanwhile by another process
+        again = s.scalar(select(Round).where(Round.id == rid))
+    return None if again is None else round_public(ctx, again, balance)
 
 
 def _on_settled(ctx: Services, res: WalletResult, counts: dict[str, int]) -> None:
     if res.kind == CREDIT and res.status == DONE:
-        if finish_credit(ctx, res.round_id, res.balance) is not None:
+        if finish_credit(ctx, res.round_id, res.balance, res.transaction_id) is not None:
             counts["operator_credited"] += 1
     elif res.kind == DEBIT:
         counts["operator_rolled_back"] += 1

@@ -172,7 +172,7 @@ def _refund_live(s: Session, r: Round, wallet: Wallet, now: datetime, operator: 
     bet refunded (a free round: its round back to its package, nothing refunded), the round
     ``cancelled``; in operator-wallet mode left ``crediting`` for the bet's credit (0 for a
     free round, which closes the round there as its win's credit would), which
-    ``pay_if_crediting`` then sends."""
+    ``pay_if_crediting`` then sends; its run's figures without its bet either way."""
     if r.free_round_id is not None:
         free_rounds.give_back(s, r.free_round_id)
     if not operator and r.free_round_id is None:
@@ -184,7 +184,9 @@ def _refund_live(s: Session, r: Round, wallet: Wallet, now: datetime, operator: 
     r.completed_at = None if operator else now
     r.updated_at = now
     r.outcome = "voided"
-    if not operator:
+    if operator:
+        autoplay_runs.given_back(s, r)
+    else:
         autoplay_runs.recount(s, r)
 
 
