@@ -139,7 +139,7 @@ def create_round(ctx: ServicesDep, player: CurrentPlayer, game_id: str, body: Ro
     h = idem.request_hash("POST", f"/api/games/{game_id}/rounds",
                           body.model_dump(exclude_none=True))
     # Most rounds never get here: server/fast_rounds.py answers them; one it played but handed
-    # over (a choice, a jackpot, a refusal to sort out) comes with its seed and outcome.
+    # over (its write failed, or found the state changed) comes with its seed and outcome.
     status, data = rounds.start_round(ctx, player, game_id, body.bet, key, h, body.free_round_id,
                                       body.autoplay,
                                       played=request.scope.get(rounds.PLAYED_SCOPE_KEY),

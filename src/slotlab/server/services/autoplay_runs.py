@@ -97,16 +97,6 @@ def counted(s: Session, run_id: int) -> Figures:
     return Figures(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 
-def _add_share(run: AutoplayRun, r: Round) -> None:
-    """A new round of the run, as RUN_FIGURES counts it."""
-    charged = r.bet if r.free_round_id is None and r.status != CANCELLED else 0
-    paid = r.win + r.jackpot_win
-    run.rounds_played += 1
-    run.total_bet += charged
-    run.total_win += paid
-    run.best_win = max(run.best_win, paid)
-
-
 def recount(s: Session, r: Round) -> None:
     """After a change to a round already written (flushed first): its run's figures counted
     again from its rounds. Rare (a choice, a refund, a void, a confirmed credit), so the count

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio.from_thread
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from slotlab.json_text import json_object_with
 from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, RoundWrite, Written
@@ -117,16 +118,16 @@ def better_of(ctx: Services, round_id: str, notice: bool = True, reason: str | N
     ended = end_by_writer(ctx, round_id, better, note, notice)
     if isinstance(ended, dict):
         return ended
-    return round_public(ctx, ended, _balance_of(ctx, ended.player_id))
+    with ctx.db.read() as s:
+        return round_public(ctx, ended, _balance_of(ctx, s, ended.player_id))
 
 
-def _balance_of(ctx: Services, player_id: int) -> int | None:
+def _balance_of(ctx: Services, s: Session, player_id: int) -> int | None:
     """The player's balance in an answer (None in operator-wallet mode: the money is the
-    operator's)."""
+    operator's, not the internal wallet's)."""
     if ctx.operator is not None:
         return None
-    with ctx.db.read() as s:
-        return s.scalar(select(Wallet.balance).where(Wallet.player_id == player_id))
+    return s.scalar(select(Wallet.balance).where(Wallet.player_id == player_id))
 
 
 def _refund_is_better(r: Round, cap: int | None) -> bool:
@@ -207,18 +208,14 @@ def key_owner(auth: Auth) -> str:
 
 
 def _stored(ctx: Services, row: Any, default_status: int) -> tuple[int, dict[str, Any]]:
-    """The first response for a key (or, while its round is still being settled, its state;
-    in operator-wallet mode with no balance: the money is the operator's, not the internal
-    wallet's)."""
+    """The first response for a key (or, while its round is still being settled, its state)."""
     if row.response is not None and row.status_code is not None:
         return row.status_code, row.response
     with ctx.db.read() as s:
         r = s.scalar(select(Round).where(Round.id == row.round_id))
         if r is None:
             raise conflict("request_in_progress", "a request with this key is in progress")
-        balance = None if ctx.operator is not None else s.scalar(
-            select(Wallet.balance).where(Wallet.player_id == r.player_id))
-        return default_status, round_public(ctx, r, balance)
+        return default_status, round_public(ctx, r, _balance_of(ctx, s, r.player_id))
 
 
 def _pace_error(interval: int, last: datetime | None, now: datetime) -> ApiError | None:
@@ -255,9 +252,9 @@ def refusal(refused: Refused, bet: int, interval: int, at: datetime) -> ApiError
 @dataclasses.dataclass(frozen=True)
 class Played:
     """A round the fast path (server/fast_rounds.py) drew and played but hands to this path,
-    because its outcome needs it (a choice, a jackpot won) or the database refused the fast
-    write: it is settled on its own seed, never played again on a new one (a re-draw would let
-    the outcome decide which seed counts)."""
+    because its write failed or found the state changed since its reads: it is written again
+    on its own seed, never played again on a new one (a re-draw would let the outcome decide
+    which seed counts)."""
 
     game_id: str
     bet: int
@@ -271,8 +268,8 @@ PLAYED_SCOPE_KEY = "slotlab.played"  # where the fast path leaves a Played in th
 @dataclasses.dataclass(frozen=True)
 class PlayedChoice:
     """A choice the fast path (server/fast_choices.py) drew a seed for and played but hands to
-    this path (a jackpot won, or its write refused): the choice is settled on that seed, for
-    the same reason as :class:`Played`'s."""
+    this path (its write failed, or found the round changed): the choice is written again on
+    that seed, for the same reason as :class:`Played`'s."""
 
     round_id: str
     step: int
