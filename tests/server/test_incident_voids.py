@@ -238,6 +238,37 @@ def test_operator_wallet_void_of_a_live_round_credits_its_bet_and_keeps_its_run_
     _audit_ok(srv)
 
 
+def test_a_voided_round_waiting_for_its_credit_is_already_not_charged_to_its_run(
+        make_server, wallet_server):
+    """The same void while the operator refuses credits: the round stays ``crediting`` with
+    its bet's credit to send, and in that window its run's figures (bet off) and its rounds'
+    count of them agree, so the audit holds; the sweep's credit then completes it
+    ``cancelled`` and nothing is counted again."""
+    srv, c, username = _operator_player(make_server, wallet_server, 10_000)
+    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 5}).json()["run_id"]
+    r = c.post("/api/games/pick-test/rounds", headers=key(),
+               json={"bet": 10, "autoplay": {"rounds_left": 5, "run_id": run}})
+    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+    rid = r.json()["round_id"]
+    wallet_server.faults("credit", fail=1000)
+    v = _void(srv, incident_id="INC-23", reason="display fault", round_ids=[rid]).json()
+    assert v["counts"] == {"voided": 1}, v
+    rec = c.get(f"/api/rounds/{rid}").json()
+    assert (rec["status"], rec["outcome"]) == ("crediting", "voided")
+    figures = c.get(f"/api/autoplay/{run}").json()
+    assert (figures["rounds_played"], figures["total_bet"], figures["total_win"]) == (1, 0, 0)
+    with srv.admin() as admin:
+        assert admin.get("/api/admin/audit").json()["bad_autoplay_runs"] == []
+    wallet_server.faults("credit")  # the operator recovers
+    with srv.admin() as admin:
+        assert admin.post("/api/admin/maintenance").json()["operator_credited"] == 1
+    assert c.get(f"/api/rounds/{rid}").json()["status"] == "cancelled"
+    assert wallet_server.balance(username) == 10_000
+    figures = c.get(f"/api/autoplay/{run}").json()
+    assert (figures["rounds_played"], figures["total_bet"], figures["total_win"]) == (1, 0, 0)
+    _audit_ok(srv)
+
+
 def test_operator_wallet_void_takes_no_more_than_the_balance(make_server, wallet_server):
     srv, c, username = _operator_player(make_server, wallet_server, 10_000)
     win = None

@@ -495,6 +495,35 @@ def test_a_round_that_cannot_be_played_is_refunded_by_the_pipeline_and_credited_
     assert srv.admin().get("/api/admin/audit").json()["ok"]
 
 
+def test_a_refund_waiting_for_its_credit_is_already_not_charged_to_its_run(
+        operator_server, wallet_server, monkeypatch):
+    """The same refund while the operator refuses credits: the round answered ``crediting``,
+    its run's figures without its bet and its rounds' count of them agree (the audit holds)
+    until the sweep's credit completes it ``cancelled``."""
+    srv = operator_server()
+    c, username = _player(srv, wallet_server)
+    run = c.post("/api/autoplay", json={"game": "instant-test", "rounds": 3}).json()["run_id"]
+
+    def defect(*args: Any) -> Any:
+        raise RuntimeError("a defect in the game's code")
+
+    monkeypatch.setattr(rounds, "play", defect)
+    wallet_server.faults("credit", fail=1000)
+    body = {"bet": 5, "autoplay": {"rounds_left": 3, "run_id": run}}
+    r = c.post("/api/games/instant-test/rounds", json=body, headers=key())
+    assert r.status_code == 201, r.text
+    assert (r.json()["status"], r.json()["outcome"]) == ("crediting", "better_of_refund")
+    figures = c.get(f"/api/autoplay/{run}").json()
+    assert (figures["rounds_played"], figures["total_bet"]) == (1, 0)
+    assert srv.admin().get("/api/admin/audit").json()["bad_autoplay_runs"] == []
+    wallet_server.faults("credit")  # the operator recovers
+    assert srv.admin().post("/api/admin/maintenance").json()["operator_credited"] == 1
+    assert c.get(f"/api/rounds/{r.json()['round_id']}").json()["status"] == "cancelled"
+    assert wallet_server.balance(username) == START
+    assert c.get(f"/api/autoplay/{run}").json()["total_bet"] == 0
+    assert srv.admin().get("/api/admin/audit").json()["ok"]
+
+
 # uvicorn ends its thread with SystemExit when the app's start-up fails.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_server_whose_operator_pipeline_cannot_start_does_not_start(

@@ -33,7 +33,7 @@ from slotlab.ledger.kinds import (
     POOL_SEED,
     WIN,
 )
-from slotlab.store.models import AWAITING_CHOICE, CANCELLED, OPEN
+from slotlab.store.models import AWAITING_CHOICE, CANCELLED, CREDITING, OPEN, REFUND_OUTCOMES
 
 log = logging.getLogger("slotlab.server")
 
@@ -43,10 +43,13 @@ log = logging.getLogger("slotlab.server")
 # them (``autoplay_runs.rounds_played, total_bet, total_win, best_win``): each round's write adds
 # its share (every writer), and a change to a round written outside them (an incident void,
 # a credit the sweep confirmed) counts them again with this statement
-# (services/autoplay_runs.recount). ``{run}``: the run id's placeholder in the statement.
+# (services/autoplay_runs.recount). A refund waiting for its operator credit is not charged:
+# its write took the bet off already. ``{run}``: the run id's placeholder in the statement.
+_REFUNDS = ", ".join(f"'{o}'" for o in REFUND_OUTCOMES)
 _RUN_SUMS = f"""count(*),
-  coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}' THEN o.bet
-               ELSE 0 END), 0),
+  coalesce(sum(CASE WHEN o.free_round_id IS NULL AND o.status <> '{CANCELLED}'
+                    AND NOT (o.status = '{CREDITING}' AND coalesce(o.outcome, '') IN ({_REFUNDS}))
+               THEN o.bet ELSE 0 END), 0),
   coalesce(sum(o.win + o.jackpot_win), 0), coalesce(max(o.win + o.jackpot_win), 0)"""
 RUN_FIGURES = f"SELECT {_RUN_SUMS} FROM rounds o WHERE o.autoplay_run_id = {{run}}"
 EVERY_RUN_FIGURES = (f"SELECT o.autoplay_run_id, {_RUN_SUMS} FROM rounds o "

@@ -80,7 +80,6 @@ from slotlab.server.services import (
     autoplay_runs,
     fairness,
     jackpots,
-    round_operator,
     round_view,
 )
 from slotlab.server.services import rounds as general
@@ -93,6 +92,7 @@ from slotlab.store.models import (
     COMPLETED,
     CREDITING,
     OPEN,
+    REFUND_OUTCOMES,
     Round,
     utcnow,
 )
@@ -445,7 +445,7 @@ class OperatorRounds:
             await run_in_threadpool(self._credit_pending, credit, attempts, out.code)
             return body
         done = utcnow()
-        status = CANCELLED if body.get("outcome") in round_operator.REFUND_OUTCOMES else COMPLETED
+        status = CANCELLED if body.get("outcome") in REFUND_OUTCOMES else COMPLETED
         final = {**body, "status": status, "balance": out.balance,
                  "completed_at": round_view.iso(done)}
         if not await self.completes.submit(Completion(

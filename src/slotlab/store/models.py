@@ -39,6 +39,10 @@ COMPLETED = "completed"
 CANCELLED = "cancelled"  # voided: bet refunded, nothing paid
 STATUSES = (OPEN, AWAITING_CHOICE, CREDITING, COMPLETED, CANCELLED)
 LIVE_STATUSES = (OPEN, AWAITING_CHOICE, CREDITING)
+# Operator-wallet mode: a round ended with one of these outcomes is credited its bet back (0 for
+# a free round) and is ``cancelled`` once the operator confirms that credit; until then it is
+# ``crediting`` and, for its run's figures, already not charged.
+REFUND_OUTCOMES = ("voided", "better_of_refund")
 _LIVE_SQL = "status IN ('open', 'awaiting_choice', 'crediting')"
 
 

@@ -45,7 +45,9 @@ from slotlab.server.services.profiles import PROFILES
 from slotlab.store.models import (
     CANCELLED,
     COMPLETED,
+    CREDITING,
     LIVE_STATUSES,
+    REFUND_OUTCOMES,
     AutoplayRun,
     Player,
     Round,
@@ -77,14 +79,22 @@ _FIGURE_REASONS = frozenset({"rounds", "loss_limit", "balance_up", "single_win",
 @dataclass(frozen=True)
 class Figures:
     rounds: int
-    bet: int  # charged: free rounds and cancelled (refunded) rounds cost nothing
+    bet: int  # charged: free rounds and refunded rounds (``charged``) cost nothing
     win: int  # paid: wins and jackpots
     best: int  # the most one round paid
 
     def plus(self, r: Round) -> Figures:
-        charged = r.bet if r.free_round_id is None and r.status != CANCELLED else 0
         paid = r.win + r.jackpot_win if r.status == COMPLETED else 0
-        return Figures(self.rounds + 1, self.bet + charged, self.win + paid, max(self.best, paid))
+        return Figures(self.rounds + 1, self.bet + charged(r), self.win + paid,
+                       max(self.best, paid))
+
+
+def charged(r: Round) -> int:
+    """What ``r`` costs its run (as ``ledger.batch.RUN_FIGURES`` counts it): its bet, unless
+    it is a free round or refunded (``cancelled``, or in operator-wallet mode ``crediting``
+    the bet back)."""
+    refunded = r.status == CANCELLED or (r.status == CREDITING and r.outcome in REFUND_OUTCOMES)
+    return 0 if r.free_round_id is not None or refunded else r.bet
 
 
 def _figures(run: AutoplayRun) -> Figures:
@@ -110,18 +120,6 @@ def recount(s: Session, r: Round) -> None:
                       best_win=f.best).execution_options(synchronize_session=False))
 
 
-def given_back(s: Session, r: Round) -> None:
-    """A round of a run refunded in operator-wallet mode, whose credit of the bet is still to
-    be confirmed (``crediting``: counted as charged until the credit's completion makes it
-    ``cancelled``, with no recount): its bet off the run's figures now, as the round writers
-    take it off a round they refund (``gives_back``)."""
-    if r.autoplay_run_id is None or r.free_round_id is not None:
-        return
-    s.execute(update(AutoplayRun).where(AutoplayRun.id == r.autoplay_run_id)
-              .values(total_bet=AutoplayRun.total_bet - r.bet)
-              .execution_options(synchronize_session=False))
-
-
 def resumes_without(run: AutoplayRun | None, r: Round) -> bool:
     """Whether the run of the ``open`` round ``r`` goes on once ``r`` is withdrawn (it never
     took place: its operator debit not confirmed): the run stopped at ``r``'s start, for a
@@ -129,8 +127,7 @@ def resumes_without(run: AutoplayRun | None, r: Round) -> bool:
     if (run is None or run.status != STOPPED or run.stopped_at != r.created_at
             or run.stop_reason not in _FIGURE_REASONS):
         return False
-    charged = r.bet if r.free_round_id is None else 0
-    without = Figures(run.rounds_played - 1, run.total_bet - charged, run.total_win,
+    without = Figures(run.rounds_played - 1, run.total_bet - charged(r), run.total_win,
                       run.best_win)
     return stop_reason(run, without) is None
 

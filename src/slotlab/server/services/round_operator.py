@@ -23,6 +23,7 @@ from slotlab.store.models import (
     COMPLETED,
     CREDITING,
     OPEN,
+    REFUND_OUTCOMES,
     AutoplayRun,
     Player,
     Round,
@@ -39,7 +40,6 @@ from slotlab.store.operator_wallet import (
 )
 
 log = logging.getLogger("slotlab.server")
-REFUND_OUTCOMES = ("voided", "better_of_refund")  # operator mode: the credit is the bet
 _OPERATOR_SWEEP = threading.Lock()  # resume_pending must not run concurrently with itself
 
 

@@ -23,7 +23,6 @@ from slotlab.server.errors import conflict, not_found
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record
-from slotlab.server.services.round_operator import REFUND_OUTCOMES
 from slotlab.server.services.round_view import cash_cap_of, to_jsonable
 from slotlab.server.services.round_voids import INCIDENT_VOID
 from slotlab.server.services.unpaid_winnings import DISCARDED
@@ -33,6 +32,7 @@ from slotlab.store.models import (
     COMPLETED,
     CREDITING,
     OPEN,
+    REFUND_OUTCOMES,
     LedgerEntry,
     Round,
     RoundVoid,

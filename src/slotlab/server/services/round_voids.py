@@ -184,10 +184,7 @@ def _refund_live(s: Session, r: Round, wallet: Wallet, now: datetime, operator: 
     r.completed_at = None if operator else now
     r.updated_at = now
     r.outcome = "voided"
-    if operator:
-        autoplay_runs.given_back(s, r)
-    else:
-        autoplay_runs.recount(s, r)
+    autoplay_runs.recount(s, r)  # refunded: not charged, whether ``cancelled`` or ``crediting``
 
 
 def _skipped(rid: str, detail: str) -> dict[str, Any]:
