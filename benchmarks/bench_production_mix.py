@@ -17,8 +17,10 @@ both halves below alike:
 
 Jackpot wins come at the games' own rates (no forcing: this server has no test hook). Per level
 of concurrent clients: completed rounds/s, p50/p90/p99/max latency of every request (choices
-included), answers by status, the server's CPU ms per round and the machine's load, the
-server's own mean time per round start, and the database batches' mean size and time (the
+included), answers by status, the CPU ms per round of each process (the server, PostgreSQL, the
+load client and, in operator mode, the reference operator), their sum and the rounds/s the
+machine's cores could give at that cost (its ceiling), the machine's load, the server's own
+mean time per round start, and the database batches' mean size and time (the
 group commit). A pacing profile limits each player, not the server, so each client holds
 enough players (``--players-per-client``) to be busy. The round starts each path answered (the
 batched money path and the ORM path) come from the server's /metrics. ``--operator``: the
@@ -115,36 +117,47 @@ class ReferenceOperator:
 
     def alone(self, clients: int, seconds: float) -> dict[str, Any]:
         """The operator by itself: ``clients`` concurrent signed debits of one cent (each a
-        new transaction), what one call takes it and how many it answers a second, the ceiling
-        of a game server's rounds (two calls each) against it."""
-        name = f"probe{uuid.uuid4().hex[:12]}"
-        self.add_player(name, 10**12)
+        new transaction, each client a player of its own), what one call takes it, how many
+        it answers a second and the CPU it spends on each (a game server's round costs two).
+        The probe's client is aiohttp, as the game server's: httpx's AsyncClient spent 1.4 ms
+        of CPU a call here, twice the operator's own, and the probe measured itself."""
+        names = [f"probe{uuid.uuid4().hex[:12]}" for _ in range(clients)]
+        for name in names:
+            self.add_player(name, 10**12)
         keyring = Keyring(OPERATOR_SECRET)
         latencies: list[float] = []
 
-        async def one(c: httpx.AsyncClient, until: float) -> None:
+        async def one(c: aiohttp.ClientSession, name: str, until: float) -> None:
             while time.perf_counter() < until:
                 rid = uuid.uuid4().hex
                 body = json.dumps({"transaction_id": f"{rid}:debit", "round_id": rid,
                                    "player_id": name, "amount": 1, "currency": "EUR"}).encode()
                 signed = sign_request(keyring, "POST", "/wallet/debit", body)
                 t0 = time.perf_counter()
-                r = await c.post("/wallet/debit", content=body, headers={
-                    **signed.headers, "Content-Type": "application/json"})
+                async with c.post("/wallet/debit", data=body, headers={
+                        **signed.headers, "Content-Type": "application/json"}) as r:
+                    await r.read()
                 latencies.append(time.perf_counter() - t0)
                 r.raise_for_status()
 
         async def run() -> float:
-            async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+            async with aiohttp.ClientSession(
+                    self.url, connector=aiohttp.TCPConnector(limit=clients),
+                    timeout=aiohttp.ClientTimeout(total=30)) as c:
                 t0 = time.perf_counter()
-                await asyncio.gather(*(one(c, t0 + seconds) for _ in range(clients)))
+                await asyncio.gather(*(one(c, name, t0 + seconds) for name in names))
                 return time.perf_counter() - t0
 
+        cpu0, client0 = bs.process_cpu_s(self.proc.pid), time.process_time()
         elapsed = asyncio.run(run())
+        per_call = 1000 / max(1, len(latencies))
         lat = sorted(latencies)
         return {"clients": clients, "calls_per_s": round(len(lat) / elapsed, 1),
                 **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3)
-                   for p in (50, 99)}}
+                   for p in (50, 99)},
+                "operator_cpu_ms_per_call": round(
+                    (bs.process_cpu_s(self.proc.pid) - cpu0) * per_call, 3),
+                "client_cpu_ms_per_call": round((time.process_time() - client0) * per_call, 3)}
 
 
 def start(db_url: str, operator: ReferenceOperator | None = None) -> tuple[Any, int]:
@@ -315,7 +328,7 @@ def operator_latency(before: dict[str, dict[float, float]], after: dict[str, dic
 
 
 def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
-          postgres: bool) -> dict[str, Any]:
+          postgres: bool, operator_pid: int | None = None) -> dict[str, Any]:
     base = f"http://{bs.HOST}:{port}"
     with httpx.Client(base_url=base, timeout=30) as c:
         bets = {g: c.get(f"/api/games/{g}").json()["bets"] for g in GAMES}
@@ -333,14 +346,16 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
         await asyncio.gather(*(_client(base, rings[i], bets, start_t + seconds, tally,
                                        random.Random(i)) for i in range(clients)))
 
+    operator0 = 0.0 if operator_pid is None else bs.process_cpu_s(operator_pid)
     with bs.Meter(pid, postgres) as meter:
         asyncio.run(run())
+    operator_s = 0.0 if operator_pid is None else bs.process_cpu_s(operator_pid) - operator0
     elapsed = time.perf_counter() - start_t
     paths = server_counts(base)
     paths.subtract(paths0)
     calls = operator_latency(calls0, operator_calls(base))
     lat = sorted(tally.latencies) or [0.0]
-    return meter.annotate({
+    return _ceiling(meter.annotate({
         "concurrency": clients, "players": len(ring), "rounds": tally.rounds,
         "seconds": round(elapsed, 3), "rounds_per_s": round(tally.rounds / elapsed, 1),
         **{f"p{p}_ms": round(1000 * bs._nearest_rank(lat, p / 100), 3) for p in (50, 90, 99)},
@@ -356,7 +371,20 @@ def level(port: int, ring: list[Player], clients: int, seconds: float, pid: int,
                             if k.startswith("choice:") and not k.endswith(":us")},
         **_batches(paths),
         **({"operator_calls": calls} if calls else {}),
-        "client_cpu_s": time.process_time() - cpu0})
+        "client_cpu_s": time.process_time() - cpu0}), operator_s)
+
+
+def _ceiling(row: dict[str, Any], operator_s: float) -> dict[str, Any]:
+    """``row`` with the CPU every process spent per round (the server, PostgreSQL, the load
+    client, the reference operator) summed, and the rounds/s this machine's cores could give
+    at that cost were they all busy with nothing else: the most any level can reach here."""
+    if operator_s:
+        row["operator_cpu_ms_per_round"] = round(1000 * operator_s / max(1, row["rounds"]), 3)
+    total = sum(v for k, v in row.items() if k.endswith("_cpu_ms_per_round"))
+    row["cpu_ms_per_round"] = round(total, 3)
+    cores = len(os.sched_getaffinity(0))
+    row["cpu_ceiling_rounds_per_s"] = round(1000 * cores / total, 1) if total else None
+    return row
 
 
 def _batches(paths: Counter[str]) -> dict[str, float]:
@@ -381,11 +409,13 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
         alone = [] if operator is None else [operator.alone(n, 5) for n in levels]
         for a in alone:
             print(f"the operator alone, {a['clients']:4} clients  {a['calls_per_s']:8.1f} "
-                  f"calls/s  p50 {a['p50_ms']:7.1f} ms  p99 {a['p99_ms']:7.1f} ms", flush=True)
+                  f"calls/s  p50 {a['p50_ms']:7.1f} ms  p99 {a['p99_ms']:7.1f} ms  CPU per "
+                  f"call: operator {a['operator_cpu_ms_per_call']} ms, probe "
+                  f"{a['client_cpu_ms_per_call']} ms", flush=True)
         rows = []
         for n in levels:
             row = level(port, ring[:n * args.players_per_client], n, args.seconds, proc.pid,
-                        backend == "postgresql")
+                        backend == "postgresql", operator and operator.proc.pid)
             rows.append(row)
             print(f"{backend:10} {n:4} clients  {row['rounds_per_s']:8.1f} rounds/s  "
                   f"p99 {row['p99_ms']:7.1f} ms  {row['status_counts']}  "
@@ -394,8 +424,9 @@ def bench(backend: str, db_url: str, args: argparse.Namespace) -> dict[str, Any]
                   + (f"  server {row['server_ms_mean']} ms" if "server_ms_mean" in row else "")
                   + (f"  batches of {row['batch_rounds_mean']} rounds, {row['batch_ms_mean']} ms"
                      if "batch_rounds_mean" in row else "")
-                  + (f"  operator {row['operator_calls']}" if "operator_calls" in row else ""),
-                  flush=True)
+                  + (f"  operator {row['operator_calls']}" if "operator_calls" in row else "")
+                  + f"  CPU per round {row['cpu_ms_per_round']} ms (ceiling "
+                    f"{row['cpu_ceiling_rounds_per_s']} rounds/s)", flush=True)
         return {"backend": backend, "wallet": "operator" if operator else "internal",
                 **({"operator_alone": alone} if alone else {}), "levels": rows}
     finally:

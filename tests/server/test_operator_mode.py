@@ -278,7 +278,7 @@ def test_the_net_position_is_found_by_the_players_operations(operator_server, wa
             assert c.post("/api/games/instant-test/rounds", json={"bet": 5},
                           headers=key()).status_code == 201
     engine = create_engine(normalize_url(database.url))
-    statement = operator_net_position(1, utcnow()).compile(engine)
+    statement = operator_net_position().params(player_id=1, since=utcnow()).compile(engine)
     with engine.connect() as conn:
         conn.exec_driver_sql("SET enable_seqscan = off")  # which index, whatever the size
         plan = "\n".join(r[0] for r in conn.exec_driver_sql(

@@ -609,6 +609,23 @@ def test_a_batch_finds_its_rounds_and_operations_by_key_not_by_status(
         assert "Seq Scan on rounds" not in plan, (name, plan)
 
 
+def test_each_gb_answer_shows_the_net_position_the_operator_moved(
+        make_server, wallet_server, monkeypatch):
+    """gb shows the session's net position with every round: in operator-wallet mode the
+    credits less the debits the operator confirmed, the round's own included, read once it is
+    completed (by the pipeline's read connection on PostgreSQL, in a worker thread on SQLite):
+    each answer's figure is what the operator's balance moved since the session began."""
+    srv = _operator(make_server, wallet_server, jurisdiction="gb")
+    clock = ServerClock(monkeypatch, (auth_service, fast_rounds, operator_rounds, rounds))
+    c, username = _player(srv, wallet_server)
+    for _ in range(6):
+        r = c.post("/api/games/instant-test/rounds", json={"bet": 10}, headers=key())
+        assert r.status_code == 201 and r.json()["status"] == "completed", r.text
+        assert r.json()["session"]["net_position"] == wallet_server.balance(username) - START
+        clock.advance(2.5)  # gb's pace
+    assert srv.app.state.fast_rounds.stats["passed:refused"] == 0
+
+
 def test_a_round_too_soon_for_the_pace_is_refused_by_the_opening(
         make_server, wallet_server, monkeypatch):
     """gb (a round every 2.5 s): a round too soon is refused by the opening's checks

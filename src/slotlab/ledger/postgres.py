@@ -430,9 +430,10 @@ def asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-async def _no_reset(_: asyncpg.Connection) -> None:
-    """Connections carry no session state (one statement, its own transaction): the pool's
-    reset round trip at every release is not needed."""
+async def no_reset(_: asyncpg.Connection) -> None:
+    """Connections carry no session state (a statement or a transaction each time, begun and
+    ended there; here and in the operator pipeline's pool): the pool's reset round trip at
+    every release is not needed."""
 
 
 _LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
@@ -476,7 +477,7 @@ class PostgresRoundWriter:
                       ) -> PostgresRoundWriter:
         pool = await asyncpg.create_pool(
             asyncpg_dsn(url), min_size=connections + 1, max_size=connections + 1,
-            reset=_no_reset,
+            reset=no_reset,
             statement_cache_size=100 if prepared else 0,
             server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)

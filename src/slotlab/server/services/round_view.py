@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, case, func, select
+from sqlalchemy import BindParameter, Select, bindparam, case, func, select
 
 from slotlab import ledger
 from slotlab.json_text import plain
@@ -126,20 +126,22 @@ def with_profile(ctx: Services, auth: Auth, body: dict[str, Any], net: int | Non
     return out
 
 
-def operator_net_position(player_id: int, since: datetime) -> Select[tuple[int]]:
-    """The net position in operator-wallet mode: the player's operations since ``since``,
-    found by the operator's player id (the username) and time (migration 0018's index). The
-    status and kind are summed over, not filtered on: a filter on the status could take its
-    index instead (every operation done since then, of every player) where the tables'
-    statistics are not yet there to show how many that is."""
+def operator_net_position() -> Select[tuple[int]]:
+    """The net position in operator-wallet mode: the player's operations since a time, found
+    by the operator's player id (the username) and time (migration 0018's index); parameters
+    ``player_id`` and ``since``. The status and kind are summed over, not filtered on: a filter
+    on the status could take its index instead (every operation done since then, of every
+    player) where the tables' statistics are not yet there to show how many that is. (The
+    operator pipeline runs it on asyncpg: server/operator_rounds.py.)"""
     op = OperatorWalletOp
     done = op.status == DONE
+    player_id: BindParameter[int] = bindparam("player_id")
     operator_id = select(Player.username).where(Player.id == player_id).scalar_subquery()
     return (select(func.coalesce(func.sum(case((done & (op.kind == CREDIT), op.amount),
                                                (done & (op.kind == DEBIT), -op.amount),
                                                else_=0)), 0))
             .join(Round, Round.id == op.round_id)
-            .where(op.player_id == operator_id, op.created_at >= since,
+            .where(op.player_id == operator_id, op.created_at >= bindparam("since"),
                    Round.player_id == player_id))
 
 
@@ -151,7 +153,8 @@ def net_position(ctx: Services, player_id: int, since: datetime) -> int:
     retried is not paid yet)."""
     with ctx.db.read() as s:
         if ctx.operator is not None:
-            return int(s.scalar(operator_net_position(player_id, since)) or 0)
+            return int(s.scalar(operator_net_position(),
+                                {"player_id": player_id, "since": since}) or 0)
         return int(s.scalar(
             select(func.coalesce(func.sum(LedgerEntry.amount), 0))
             .join(Wallet, Wallet.id == LedgerEntry.wallet_id)
