@@ -33,7 +33,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -205,7 +205,7 @@ class OperatorWallet:
             return _Outcome("unknown", None, None, "timeout", f"{endpoint}: {type(e).__name__}")
         except httpx.TransportError as e:
             return _Outcome("unknown", None, None, "connection_error", f"{endpoint}: {e!r}")
-        return self._outcome(endpoint, payload, signed, r)
+        return self._outcome(endpoint, payload, signed, r.status_code, r.content, r.headers)
 
     def _signed(self, endpoint: str, payload: dict[str, Any]
                 ) -> tuple[str, bytes, SignedRequest]:
@@ -214,36 +214,36 @@ class OperatorWallet:
         return path, body, sign_request(self.keyring, "POST", path, body)  # a new nonce a try
 
     def _outcome(self, endpoint: str, payload: dict[str, Any], signed: SignedRequest,
-                 r: httpx.Response) -> _Outcome:
-        """What an answer means: checked as signed over the request sent, then read."""
+                 status: int, content: bytes, headers: Mapping[str, str]) -> _Outcome:
+        """What an answer (its status, body as sent and headers, whichever client read it)
+        means: checked as signed over the request sent, then read."""
         if self.verify_responses:
             try:  # an answer to another request, or from anyone but the operator, is no answer
-                check_response(self.keyring, signed.digest, r.status_code, r.content, r.headers,
+                check_response(self.keyring, signed.digest, status, content, headers,
                                tolerance_s=self.tolerance_s)
             except SignatureError as e:
-                return _Outcome("unknown", r.status_code, None, "bad_response_signature",
+                return _Outcome("unknown", status, None, "bad_response_signature",
                                 f"{endpoint}: {e.message}")
         try:
-            data = r.json()
-        except ValueError:
+            data = json.loads(content)
+        except ValueError:  # not JSON, or not UTF-8 text (UnicodeDecodeError)
             data = None
         if not isinstance(data, dict):
-            return _Outcome("unknown", r.status_code, None, "bad_response",
-                            f"{endpoint}: HTTP {r.status_code}, not a JSON object")
+            return _Outcome("unknown", status, None, "bad_response",
+                            f"{endpoint}: HTTP {status}, not a JSON object")
         error = data.get("error")
         err: dict[str, Any] = error if isinstance(error, dict) else {}
-        code = str(err.get("code", f"http_{r.status_code}"))
+        code = str(err.get("code", f"http_{status}"))
         message = str(err.get("message", ""))
-        if 200 <= r.status_code < 300:
+        if 200 <= status < 300:
             differs = _differs(payload, data)
             if differs:
-                return _Outcome("unknown", r.status_code, None, "response_mismatch",
+                return _Outcome("unknown", status, None, "response_mismatch",
                                 f"{endpoint}: the answer's {differs} is not the request's")
-            return _Outcome("ok", r.status_code, data, "ok", "")
-        if r.status_code >= 500 or r.status_code < 400:
-            return _Outcome("unknown", r.status_code, data, code or f"http_{r.status_code}",
-                            message)
-        return _Outcome("refused", r.status_code, data, code, message)
+            return _Outcome("ok", status, data, "ok", "")
+        if status >= 500 or status < 400:
+            return _Outcome("unknown", status, data, code or f"http_{status}", message)
+        return _Outcome("refused", status, data, code, message)
 
     # -- the same calls on the event loop (the batched round path, server/operator_rounds.py) --
 
@@ -253,7 +253,7 @@ class OperatorWallet:
         AsyncClient: measured on the operator-wallet production mix, httpx's pool spent 40 % of
         the server's CPU finding a free connection among hundreds (a readability check of each
         socket per request). Bodies are read as sent (no decompression): the answer's
-        signature covers them, and :meth:`_outcome` reads them as httpx would."""
+        signature covers them."""
         if self._ahttp is None:
             self._ahttp = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=256),
@@ -270,15 +270,14 @@ class OperatorWallet:
             async with self._async_http().post(
                     self.base_url + path, data=body,
                     headers={**signed.headers, "Content-Type": "application/json"}) as answer:
-                r = httpx.Response(answer.status, headers=list(answer.headers.items()),
-                                   content=await answer.read())
+                status, content, headers = answer.status, await answer.read(), answer.headers
         except TimeoutError as e:  # aiohttp's connect and read timeouts are TimeoutErrors
             return _Outcome("unknown", None, None, "timeout", f"{endpoint}: {type(e).__name__}")
         except aiohttp.ClientError as e:
             return _Outcome("unknown", None, None, "connection_error", f"{endpoint}: {e!r}")
         finally:
             self.call_seconds(endpoint, time.perf_counter() - started)
-        return self._outcome(endpoint, payload, signed, r)
+        return self._outcome(endpoint, payload, signed, status, content, headers)
 
     async def attempt_async(self, endpoint: str, payload: dict[str, Any], tries: int
                             ) -> tuple[_Outcome, int]:
