@@ -212,17 +212,22 @@ def test_operator_wallet_voids_credit_the_bet_and_debit_the_win(make_server, wal
     _audit_ok(srv)
 
 
+def _run_round_awaiting_choice(c: httpx.Client) -> tuple[int, str]:
+    """An autoplay run and its first round, waiting for a choice (bet 10): (run id, round id)."""
+    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 5}).json()["run_id"]
+    r = c.post("/api/games/pick-test/rounds", headers=key(),
+               json={"bet": 10, "autoplay": {"rounds_left": 5, "run_id": run}})
+    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
+    return int(run), str(r.json()["round_id"])
+
+
 def test_operator_wallet_void_of_a_live_round_credits_its_bet_and_keeps_its_run_right(
         make_server, wallet_server):
     """A round of an autoplay run waiting for a choice, voided for an incident: its bet is
     credited back, the round completed ``cancelled`` by the operator pipeline's completion,
     its run's figures without its bet; voided again, nothing moves."""
     srv, c, username = _operator_player(make_server, wallet_server, 10_000)
-    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 5}).json()["run_id"]
-    r = c.post("/api/games/pick-test/rounds", headers=key(),
-               json={"bet": 10, "autoplay": {"rounds_left": 5, "run_id": run}})
-    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
-    rid = r.json()["round_id"]
+    run, rid = _run_round_awaiting_choice(c)
     v = _void(srv, incident_id="INC-22", reason="display fault", round_ids=[rid]).json()
     assert v["counts"] == {"voided": 1}, v
     rec = c.get(f"/api/rounds/{rid}").json()
@@ -245,11 +250,7 @@ def test_a_voided_round_waiting_for_its_credit_is_already_not_charged_to_its_run
     count of them agree, so the audit holds; the sweep's credit then completes it
     ``cancelled`` and nothing is counted again."""
     srv, c, username = _operator_player(make_server, wallet_server, 10_000)
-    run = c.post("/api/autoplay", json={"game": "pick-test", "rounds": 5}).json()["run_id"]
-    r = c.post("/api/games/pick-test/rounds", headers=key(),
-               json={"bet": 10, "autoplay": {"rounds_left": 5, "run_id": run}})
-    assert r.status_code == 201 and r.json()["status"] == "awaiting_choice", r.text
-    rid = r.json()["round_id"]
+    run, rid = _run_round_awaiting_choice(c)
     wallet_server.faults("credit", fail=1000)
     v = _void(srv, incident_id="INC-23", reason="display fault", round_ids=[rid]).json()
     assert v["counts"] == {"voided": 1}, v
