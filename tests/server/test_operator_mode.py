@@ -15,7 +15,7 @@ from slotlab.ledger.batch import Written
 from slotlab.server.fast_rounds import FastRoundPath
 from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.services import rounds
-from slotlab.server.services.round_view import operator_net_position
+from slotlab.server.services.round_view import OPERATOR_NET_POSITION
 from slotlab.store import normalize_url
 from slotlab.store.models import utcnow
 from slotlab.store.operator_wallet import DONE, debit_txid
@@ -278,7 +278,7 @@ def test_the_net_position_is_found_by_the_players_operations(operator_server, wa
             assert c.post("/api/games/instant-test/rounds", json={"bet": 5},
                           headers=key()).status_code == 201
     engine = create_engine(normalize_url(database.url))
-    statement = operator_net_position().params(player_id=1, since=utcnow()).compile(engine)
+    statement = OPERATOR_NET_POSITION.params(player_id=1, since=utcnow()).compile(engine)
     with engine.connect() as conn:
         conn.exec_driver_sql("SET enable_seqscan = off")  # which index, whatever the size
         plan = "\n".join(r[0] for r in conn.exec_driver_sql(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -263,6 +263,8 @@ class Stored:
 Outcome = Written | Refused | Stored | None
 # A backend writes a batch in one transaction.
 WriteBatch = Callable[[Sequence[RoundWrite]], Awaitable[list[Outcome]]]
+# A backend's read of one row (a statement and its parameters), on a connection of its own.
+ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
 
 T = TypeVar("T")  # what one caller asks written (a round, or one step of an operator round)
 R = TypeVar("R")  # what the backend says of it once written

@@ -391,8 +391,7 @@ def _array(items: list[str]) -> str:
 
 
 class PostgresOperatorRounds:
-    """The writes on a small asyncpg pool of its own, each batch one transaction; one more
-    connection for :meth:`fetchrow`, so that a read never waits for a batch."""
+    """The three writes on a small asyncpg pool of its own, each batch one transaction."""
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
@@ -401,16 +400,10 @@ class PostgresOperatorRounds:
     async def connect(cls, url: str, connections: int, prepared: bool = True
                       ) -> PostgresOperatorRounds:
         pool = await asyncpg.create_pool(
-            asyncpg_dsn(url), min_size=connections + 1, max_size=connections + 1,
+            asyncpg_dsn(url), min_size=connections, max_size=connections,
             reset=no_reset, statement_cache_size=100 if prepared else 0,
             server_settings=KEYED_PLANS if prepared else None)
         return cls(pool)
-
-    async def fetchrow(self, query: str, *args: Any) -> Mapping[str, Any] | None:
-        """One row of a read (its own transaction), or None."""
-        async with self.pool.acquire() as conn:
-            row = await conn.fetchrow(query, *args)
-        return None if row is None else dict(row)
 
     async def open(self, batch: Sequence[Opening]) -> list[Opened]:
         async with self.pool.acquire() as conn, conn.transaction():

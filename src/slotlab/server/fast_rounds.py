@@ -65,6 +65,7 @@ from slotlab.ledger.batch import (
     GroupWriter,
     LedgerLine,
     Outcome,
+    ReadRow,
     Refused,
     RoundWrite,
     Stored,
@@ -175,7 +176,6 @@ def _entry(ctx: Services, game_id: str, who: Auth) -> GameEntry | None:
 # The session query as the PostgreSQL backend runs it (asyncpg's $1 parameters).
 _SESSION_SQL = str(auth_service.SESSION_QUERY.compile(
     dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
-ReadRow = Callable[..., Awaitable[Mapping[str, Any] | None]]
 WriteWon = Callable[[int, Sequence[int], Callable[[Mapping[int, tuple[int, int]]], RoundWrite]],
                     Awaitable[tuple[RoundWrite, Outcome]]]
 
@@ -1050,9 +1050,10 @@ async def start(ctx: Services) -> FastRoundPath:
                            "round's money goes through it") from e
     operator = None
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = {}
+    read_row = backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None
     if ctx.operator is not None:  # operator-wallet mode: its own pipeline
         try:
-            operator = await OperatorRounds.start(ctx)
+            operator = await OperatorRounds.start(ctx, read_row)
             if operator is None:
                 raise RuntimeError("the operator wallet keeps no operations log")
         except Exception as e:
@@ -1065,7 +1066,5 @@ async def start(ctx: Services) -> FastRoundPath:
              depth, "" if depth == 1 else "es", ", operator wallet" if operator else "")
     return FastRoundPath(ctx, GroupWriter(metrics.timed_batches(backend.write), depth,
                                           st.fast_rounds_max_batch),
-                         backend.close,
-                         backend.fetchrow if isinstance(backend, PostgresRoundWriter) else None,
-                         backend.write_won, runs=runs, operator=operator,
+                         backend.close, read_row, backend.write_won, runs=runs, operator=operator,
                          serves=serves, loop=asyncio.get_running_loop())

@@ -59,7 +59,7 @@ from starlette.types import Send
 
 from slotlab import CODE_VERSION
 from slotlab.json_text import json_text
-from slotlab.ledger.batch import GroupWriter, Refused, RoundWrite, Stored
+from slotlab.ledger.batch import GroupWriter, ReadRow, Refused, RoundWrite, Stored
 from slotlab.ledger.operator_rounds import (
     SETTLED,
     Completion,
@@ -114,11 +114,11 @@ _ROUND_COLUMNS = dict.fromkeys(c.key for c in Round.__table__.columns if c.key !
 
 Backend = PostgresOperatorRounds | SqliteOperatorRounds
 
-# The session's net position (round_view.operator_net_position, one definition) as asyncpg runs
-# it on the pipeline's read connection, in the event loop: read in a worker thread through the
+# The session's net position (round_view.OPERATOR_NET_POSITION, one definition) as asyncpg runs
+# it on the round writer's read connection, in the event loop: read in a worker thread through the
 # ORM it took a fifth of a core in the operator-wallet production mix, where every gb round's
 # answer shows it.
-_NET = round_view.operator_net_position().compile(
+_NET = round_view.OPERATOR_NET_POSITION.compile(
     dialect=asyncpg_dialect.dialect())  # type: ignore[no-untyped-call]
 
 
@@ -137,13 +137,15 @@ class OperatorRounds:
     opens: GroupWriter[Opening, Opened]
     settles: GroupWriter[Settling, bool | None]
     completes: GroupWriter[Completion, bool | None]
+    read_row: ReadRow | None = None  # the round writer's read connection (PostgreSQL's)
     usernames: dict[int, str] = field(default_factory=dict)  # player -> id at the operator
     # (player, autoplay run) -> the run as the last round completed here left it (shared with
     # the fast path's, server/fast_rounds.py, which reads it)
     runs: dict[tuple[int, int], autoplay_runs.RunUse] = field(default_factory=dict)
 
     @classmethod
-    async def start(cls, ctx: Services) -> OperatorRounds | None:
+    async def start(cls, ctx: Services, read_row: ReadRow | None = None
+                    ) -> OperatorRounds | None:
         st, wallet = ctx.settings, ctx.operator
         if wallet is None or wallet.store is None:
             return None
@@ -163,7 +165,8 @@ class OperatorRounds:
         return cls(ctx, wallet, backend,
                    GroupWriter(metrics.timed_batches(backend.open), depth, size),
                    GroupWriter(metrics.timed_batches(backend.settle), depth, size),
-                   GroupWriter(metrics.timed_batches(backend.complete), depth, size))
+                   GroupWriter(metrics.timed_batches(backend.complete), depth, size),
+                   read_row)
 
     async def close(self) -> None:
         for b in (self.opens, self.settles, self.completes):
@@ -268,12 +271,12 @@ class OperatorRounds:
                            ) -> dict[str, Any]:
         """The answer with what the player's profile adds (``round_view.with_profile``; the
         session's figures, where the profile shows them and ``net`` does not give them, are
-        read: on PostgreSQL by the pipeline, on SQLite in a worker thread)."""
+        read: on PostgreSQL on the round writer's read connection, on SQLite in a worker
+        thread)."""
         if net is None and self.ctx.profile(who.jurisdiction).session_with_rounds:
-            if not isinstance(self.backend, PostgresOperatorRounds):
+            if self.read_row is None:
                 return await run_in_threadpool(round_view.with_profile, self.ctx, who, body)
-            row = await self.backend.fetchrow(_NET.string,
-                                              *_net_args(who.player_id, who.session_started))
+            row = await self.read_row(_NET.string, *_net_args(who.player_id, who.session_started))
             net = 0 if row is None else int(next(iter(row.values())))
         return round_view.with_profile(self.ctx, who, body, net)
 

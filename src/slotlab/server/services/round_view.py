@@ -126,23 +126,23 @@ def with_profile(ctx: Services, auth: Auth, body: dict[str, Any], net: int | Non
     return out
 
 
-def operator_net_position() -> Select[tuple[int]]:
-    """The net position in operator-wallet mode: the player's operations since a time, found
-    by the operator's player id (the username) and time (migration 0018's index); parameters
-    ``player_id`` and ``since``. The status and kind are summed over, not filtered on: a filter
-    on the status could take its index instead (every operation done since then, of every
-    player) where the tables' statistics are not yet there to show how many that is. (The
-    operator pipeline runs it on asyncpg: server/operator_rounds.py.)"""
-    op = OperatorWalletOp
-    done = op.status == DONE
-    player_id: BindParameter[int] = bindparam("player_id")
-    operator_id = select(Player.username).where(Player.id == player_id).scalar_subquery()
-    return (select(func.coalesce(func.sum(case((done & (op.kind == CREDIT), op.amount),
-                                               (done & (op.kind == DEBIT), -op.amount),
-                                               else_=0)), 0))
-            .join(Round, Round.id == op.round_id)
-            .where(op.player_id == operator_id, op.created_at >= bindparam("since"),
-                   Round.player_id == player_id))
+# The net position in operator-wallet mode: the player's operations since a time, found by the
+# operator's player id (the username) and time (migration 0018's index); parameters
+# ``player_id`` and ``since``. The status and kind are summed over, not filtered on: a filter on
+# the status could take its index instead (every operation done since then, of every player)
+# where the tables' statistics are not yet there to show how many that is. (The operator
+# pipeline runs it on asyncpg: server/operator_rounds.py.)
+_OP = OperatorWalletOp
+_DONE = _OP.status == DONE
+_PLAYER_ID: BindParameter[int] = bindparam("player_id")
+OPERATOR_NET_POSITION: Select[tuple[int]] = (
+    select(func.coalesce(func.sum(case((_DONE & (_OP.kind == CREDIT), _OP.amount),
+                                       (_DONE & (_OP.kind == DEBIT), -_OP.amount),
+                                       else_=0)), 0))
+    .join(Round, Round.id == _OP.round_id)
+    .where(_OP.player_id == select(Player.username).where(Player.id == _PLAYER_ID)
+           .scalar_subquery(),
+           _OP.created_at >= bindparam("since"), Round.player_id == _PLAYER_ID))
 
 
 def net_position(ctx: Services, player_id: int, since: datetime) -> int:
@@ -153,7 +153,7 @@ def net_position(ctx: Services, player_id: int, since: datetime) -> int:
     retried is not paid yet)."""
     with ctx.db.read() as s:
         if ctx.operator is not None:
-            return int(s.scalar(operator_net_position(),
+            return int(s.scalar(OPERATOR_NET_POSITION,
                                 {"player_id": player_id, "since": since}) or 0)
         return int(s.scalar(
             select(func.coalesce(func.sum(LedgerEntry.amount), 0))
