@@ -6,7 +6,10 @@ reference operator, on both databases."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+import uuid
 from typing import Any
 
 import httpx
@@ -648,3 +651,75 @@ def test_a_round_too_soon_for_the_pace_is_refused_by_the_opening(
     clock.advance(2.5)
     assert c.post("/api/games/lose-test/rounds", json={"bet": 10},
                   headers=key()).status_code == 201
+
+
+def test_an_opening_whose_wallet_changed_while_it_waited_is_left_out(
+        make_server, wallet_server, database, monkeypatch):
+    """PostgreSQL: the opening is one statement whose snapshot is taken before it locks the
+    wallets. Two openings of one player in two transactions, both waiting on the wallet's
+    lock: the first is opened, and the second, whose snapshot does not see that round, finds
+    the wallet's row changed and is left out (the caller takes the general path), its
+    batch-mate of another player opened. Without the opening writing the wallet's row, the
+    second would be checked on its stale snapshot and its whole batch would fail on the
+    one-live-round index."""
+    if database.backend != "postgres":
+        pytest.skip("the snapshot and the row versions are PostgreSQL's")
+    srv = _operator(make_server, wallet_server)
+    op = srv.app.state.fast_rounds.operator
+    seen: list[Any] = []
+
+    async def recorded(batch: Any) -> Any:
+        seen.extend(batch)
+        return await real(batch)
+
+    real = op.opens._write
+    monkeypatch.setattr(op.opens, "_write", recorded)
+    for _ in range(2):
+        c, _name = _player(srv, wallet_server)
+        assert c.post("/api/games/instant-test/rounds", json={"bet": 5},
+                      headers=key()).json()["status"] == "completed"
+    first, other = seen
+
+    def again(o: Any) -> Any:  # the same player's opening of a new round
+        rid = uuid.uuid4().hex
+        return dataclasses.replace(
+            o, key=uuid.uuid4().hex, round_values={**o.round_values, "id": rid},
+            debit={**o.debit, "round_id": rid, "transaction_id": f"debit-{rid}"})
+
+    async def race() -> tuple[list[Any], list[Any], list[str]]:
+        backend = await PostgresOperatorRounds.connect(database.url, 3)
+        try:
+            async with backend.pool.acquire() as holder:
+                lock = holder.transaction()
+                await lock.start()
+                await holder.execute("SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE",
+                                     first.player_id)
+                one = asyncio.create_task(backend.open([again(first)]))
+                await _lock_waits(holder, 1)
+                two = asyncio.create_task(backend.open([again(first), again(other)]))
+                await _lock_waits(holder, 2)
+                await lock.rollback()
+                opened = await one, await two
+                live = await holder.fetch(
+                    "SELECT id FROM rounds WHERE player_id = $1 AND status = 'open'",
+                    first.player_id)
+            return opened[0], opened[1], [r["id"] for r in live]
+        finally:
+            await backend.close()
+
+    one, two, live = run(race())
+    # the first to take the lock is opened (the queue's order), the other left out
+    assert sorted([one[0], two[0]]) == [False, True] and two[1] is True, (one, two)
+    assert len(live) == 1
+
+
+async def _lock_waits(conn: Any, count: int) -> None:
+    """Until ``count`` backends wait for a lock (the openings queued on the wallet's)."""
+    for _ in range(200):
+        waiting = await conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND datname = current_database()")
+        if waiting >= count:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{count} openings never waited for the wallet's lock")

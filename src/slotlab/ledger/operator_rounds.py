@@ -7,7 +7,9 @@ something the sweep finishes (services/round_operator.py, services/round_recover
 
 1. :class:`Opening`, BEFORE the debit is sent: the debit's row in the operations log
    (``pending``), the round (``open``, its seed recorded) and the idempotency key (reserved, no
-   answer yet), after the general path's checks with the wallet locked: the wallet's currency,
+   answer yet), after the general path's checks with the wallet locked (PostgreSQL: in the one
+   statement, the round left out where its wallet changed since the statement began, as the
+   round writer's rule; ledger/postgres.py): the wallet's currency,
    no live round, the key unused, the player's loss limits (:mod:`.loss_limits`, the general
    path's count), the pace of a paced profile (the player's last round time stamped), an
    autoplay run still active with the figures its row had when read (the opened round's share
@@ -188,24 +190,34 @@ SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackp
 
 _LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
              "ORDER BY w.player_id FOR UPDATE")
-# The checks run in a statement begun once the wallets are locked: every round or key of these
-# players that another transaction wrote under the lock is seen.
+# One statement, its own transaction. Its snapshot is taken before it locks the wallets, so an
+# opening whose wallet row changed meanwhile (another transaction's round of the player written
+# under the lock) is left out, as the round writer leaves such a round out (ledger/postgres.py):
+# the caller takes the general path for it. An opening does not move the wallet's balance, so it
+# writes the row as it is (``wv``): its new version is what tells a concurrent opening of the
+# same player, as a debit's does.
 OPEN_SQL = f"""/* slotlab operator round opening */
 WITH r AS MATERIALIZED (
   SELECT * FROM json_to_recordset($1::json) AS r(n int, pid bigint, currency text, owner text,
     key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
     ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text,
     {", ".join(f"{f} {t}" for f, t in SESSION_FIELDS)})
-), lka AS MATERIALIZED (
+), snap AS MATERIALIZED (
+  SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
+), lk AS MATERIALIZED (
+  SELECT w.id, w.player_id, w.currency, w.xmin::text AS x FROM wallets w
+  WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
+), lka AS MATERIALIZED (  -- locked after the wallets (lk): the global lock order
   SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
   FROM autoplay_runs a
-  WHERE a.id IN (SELECT r.ap_id FROM r WHERE r.ap_id IS NOT NULL) ORDER BY a.id FOR UPDATE
-), chk AS MATERIALIZED (  -- each opening's checks
-  SELECT r.*, p.last_round_at AS last_at,
+  WHERE a.id IN (SELECT r.ap_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.ap_id IS NOT NULL)
+  ORDER BY a.id FOR UPDATE
+), chk AS MATERIALIZED (  -- each opening's checks (a wallet changed meanwhile: no row at all)
+  SELECT r.*, lk.id AS wallet_id, p.last_round_at AS last_at,
     k.request_hash AS k_hash, k.status_code AS k_status, k.response::text AS k_answer,
     -- the general path's checks before the key (the session; the currency, checked with the
     -- round there), and the batch's own
-    coalesce(w.currency = r.currency
+    coalesce(lk.currency = r.currency
       AND (SELECT count(*) FROM r AS twice WHERE twice.pid = r.pid) = 1
       AND {SESSION_LIVE}, false) AS valid,
     -- after the key, before the pace: the run as read, no live round
@@ -216,8 +228,8 @@ WITH r AS MATERIALIZED (
     (r.pace_ms = 0 OR p.last_round_at IS NULL
      OR p.last_round_at <= r.ts - r.pace_ms * interval '1 millisecond') AS paced,
     {first_loss_limit_passed("r.pid", "(r.row->>'bet')::bigint", "r.ts")} AS over
-  FROM r JOIN wallets w ON w.player_id = r.pid JOIN players p ON p.id = r.pid
-  LEFT JOIN lka ON lka.id = r.ap_id
+  FROM r JOIN lk ON lk.player_id = r.pid JOIN snap ON snap.id = lk.id AND snap.x = lk.x
+  JOIN players p ON p.id = r.pid LEFT JOIN lka ON lka.id = r.ap_id
   LEFT JOIN idempotency_keys k ON k.owner = r.owner AND k.key = r.key
 ), ok AS MATERIALIZED (
   SELECT chk.* FROM chk
@@ -232,6 +244,9 @@ WITH r AS MATERIALIZED (
   {session_seen("ok")}
 ), seen_refused AS (
   {session_seen("refused")}
+), wv AS (
+  UPDATE wallets SET balance = wallets.balance FROM ok
+  WHERE wallets.id = ok.wallet_id RETURNING 1
 ), pace AS (
   UPDATE players SET last_round_at = ok.ts FROM ok
   WHERE players.id = ok.pid AND ok.pace_ms > 0 RETURNING players.id
@@ -406,8 +421,7 @@ class PostgresOperatorRounds:
         return cls(pool)
 
     async def open(self, batch: Sequence[Opening]) -> list[Opened]:
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(_LOCK_SQL, sorted({w.player_id for w in batch}))
+        async with self.pool.acquire() as conn:
             rows = await conn.fetch(OPEN_SQL, _array(
                 [_opening_json(n, w) for n, w in enumerate(batch)]))
         return _opened(len(batch), rows)
