@@ -25,6 +25,7 @@ from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.services import auth as auth_service
 from slotlab.server.services import rounds
 from slotlab.store import normalize_url
+from slotlab.store.operator_wallet import debit_txid
 
 from ..async_util import run
 from ..operator_wallet.conftest import SECRET, WalletServer
@@ -684,7 +685,7 @@ def test_an_opening_whose_wallet_changed_while_it_waited_is_left_out(
         rid = uuid.uuid4().hex
         return dataclasses.replace(
             o, key=uuid.uuid4().hex, round_values={**o.round_values, "id": rid},
-            debit={**o.debit, "round_id": rid, "transaction_id": f"debit-{rid}"})
+            debit={**o.debit, "round_id": rid, "transaction_id": debit_txid(rid)})
 
     async def race() -> tuple[list[Any], list[Any], list[str]]:
         backend = await PostgresOperatorRounds.connect(database.url, 3)
