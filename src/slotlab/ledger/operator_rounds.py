@@ -70,6 +70,7 @@ from slotlab.ledger.loss_limits import LOSS
 from slotlab.ledger.postgres import (
     CONTRIBUTIONS,
     KEYED_PLANS,
+    LOCK_WALLET,
     OP_COLUMNS,
     SESSION_FIELDS,
     SESSION_LIVE,
@@ -77,6 +78,7 @@ from slotlab.ledger.postgres import (
     first_loss_limit_passed,
     limit_passed,
     lock_pools,
+    locked_wallets,
     no_reset,
     row_sql,
     session_fields,
@@ -188,11 +190,9 @@ SETTLED = ("status", "win_credits", "win", "uncapped_win", "jackpot_win", "jackp
 # -- PostgreSQL ---------------------------------------------------------------------------------
 
 
-_LOCK_SQL = ("SELECT w.id FROM wallets w WHERE w.player_id = ANY($1::bigint[]) "
-             "ORDER BY w.player_id FOR UPDATE")
 # One statement, its own transaction. Its snapshot is taken before it locks the wallets, so an
 # opening whose wallet row changed meanwhile (another transaction's round of the player written
-# under the lock) is left out, as the round writer leaves such a round out (ledger/postgres.py):
+# under the lock) is left out, as the round writer leaves such a round out (locked_wallets):
 # the caller takes the general path for it. An opening does not move the wallet's balance, so it
 # writes the row as it is (``wv``): its new version is what tells a concurrent opening of the
 # same player, as a debit's does.
@@ -202,12 +202,8 @@ WITH r AS MATERIALIZED (
     key text, req_hash text, ts timestamptz, pace_ms int, row json, op json, ap_id bigint,
     ap_rounds bigint, ap_bet bigint, ap_win bigint, ap_best bigint, ap_stop text,
     {", ".join(f"{f} {t}" for f, t in SESSION_FIELDS)})
-), snap AS MATERIALIZED (
-  SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
-), lk AS MATERIALIZED (
-  SELECT w.id, w.player_id, w.currency, w.xmin::text AS x FROM wallets w
-  WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
-), lka AS MATERIALIZED (  -- locked after the wallets (lk): the global lock order
+), {locked_wallets("w.currency")},
+lka AS MATERIALIZED (  -- locked after the wallets (lk): the global lock order
   SELECT a.id, a.status, a.rounds_played, a.total_bet, a.total_win, a.best_win
   FROM autoplay_runs a
   WHERE a.id IN (SELECT r.ap_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.ap_id IS NOT NULL)
@@ -440,7 +436,7 @@ class PostgresOperatorRounds:
         the settling with its awards, then the settling statement (ledger/postgres.py's
         ``write_won`` for the internal wallet)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(_LOCK_SQL, [player_id])
+            await conn.execute(LOCK_WALLET, player_id)
             w = build(await lock_pools(conn, pools))
             rows = await conn.fetch(SETTLE_SQL, _array([_settling_json(0, w)]))
         return w, bool(rows)

@@ -125,6 +125,19 @@ def session_seen(rows: str) -> str:
             f"WHERE sessions.id = {rows}.sid AND {rows}.seen RETURNING sessions.id")
 
 
+def locked_wallets(columns: str) -> str:
+    """The CTEs ``snap`` and ``lk`` of a batch statement over the rounds ``r`` (field ``pid``):
+    their wallets as the statement's snapshot saw them, then locked in player order with
+    ``columns`` (``lk.x`` and ``snap.x``: the row's version in each). A round whose two versions
+    differ is left out: its wallet changed since the statement began."""
+    return f"""snap AS MATERIALIZED (
+  SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
+), lk AS MATERIALIZED (
+  SELECT w.id, w.player_id, {columns}, w.xmin::text AS x FROM wallets w
+  WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
+)"""
+
+
 def status_is(alias: str, status: str) -> str:
     """A condition on the status of a row found by its key, written so that it is no index
     condition: a status's index would read every row in that status for each batch (every
@@ -221,12 +234,7 @@ WITH r AS MATERIALIZED (
   FROM {_recordset("$1::json", _R, "r")}
 ), cin AS MATERIALIZED (
   SELECT r.n, e.* FROM r CROSS JOIN LATERAL {_recordset("r.contrib", _CONTRIB, "e")}
-), snap AS MATERIALIZED (
-  SELECT w.id, w.xmin::text AS x FROM wallets w WHERE w.player_id IN (SELECT pid FROM r)
-), lk AS MATERIALIZED (
-  SELECT w.id, w.player_id, w.balance, w.currency, w.xmin::text AS x FROM wallets w
-  WHERE w.player_id IN (SELECT pid FROM r) ORDER BY w.player_id FOR UPDATE
-), lkp AS MATERIALIZED (
+), {locked_wallets("w.balance, w.currency")}, lkp AS MATERIALIZED (
   SELECT p.id, p.last_round_at FROM players p
   WHERE p.id IN (SELECT lk.player_id FROM lk JOIN r ON r.pid = lk.player_id WHERE r.pace_ms > 0)
   ORDER BY p.id FOR UPDATE
@@ -436,7 +444,9 @@ async def no_reset(_: asyncpg.Connection) -> None:
     every release is not needed."""
 
 
-_LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
+# One player's wallet locked, alone in its transaction before the pools (a round that won
+# jackpots: here and in the operator pipeline's settling).
+LOCK_WALLET = "SELECT 1 FROM wallets WHERE player_id = $1 FOR UPDATE"
 _LOCK_POOLS = ("SELECT id, value_micro, reset_micro FROM jackpot_pools "
                "WHERE id = ANY($1::bigint[]) ORDER BY tier FOR UPDATE")
 
@@ -495,7 +505,7 @@ class PostgresRoundWriter:
         values (pool id -> (value, reset value)) to make the round's write with its awards, and
         that write made by the batch statement, which takes the locks it already holds."""
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(_LOCK_WALLET, player_id)
+            await conn.execute(LOCK_WALLET, player_id)
             w = build(await lock_pools(conn, pools))
             rows = await conn.fetch(BATCH_SQL, *parameters([w]))
         return w, _written(rows, 1)[0]
