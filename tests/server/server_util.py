@@ -106,6 +106,7 @@ class LiveServer:
         self.app = create_app(settings, games_override=games, tracer_provider=tracer_provider)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 timeout_graceful_shutdown=2, proxy_headers=proxy_headers,
+                                timeout_keep_alive=settings.keep_alive_s,
                                 http=TimedHttpToolsProtocol)  # as slotlab serve runs it
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -183,6 +183,7 @@ def run(host: str, port: int, db_url: str | None, workers: int = 1) -> None:
         common: dict[str, Any] = {
             "host": host, "port": port, "log_level": "warning", "proxy_headers": False,
             "access_log": settings.access_log, "timeout_graceful_shutdown": 5,
+            "timeout_keep_alive": settings.keep_alive_s,
             "http": TimedHttpToolsProtocol}  # slow clients dropped (server/timeouts.py)
         if workers > 1:
             # The workers are new processes (spawned): they read the settings from the

@@ -128,6 +128,11 @@ class Settings(BaseSettings):
     # (server/timeouts.py).
     header_timeout_s: float = Field(10.0, gt=0, le=600)
     body_timeout_s: float = Field(30.0, gt=0, le=3600)
+    # An idle keep-alive connection closes after keep_alive_s. Longer than a proxy's idle
+    # timeout (60 s is common), so that the proxy never sends on a connection just closed; and
+    # long enough that a process paused a few seconds (a busy host) does not close connections
+    # whose next request is already waiting unread (uvicorn's 5 s lost such requests).
+    keep_alive_s: float = Field(75.0, gt=0, le=3600)
     # Origins that may show the game in a frame besides its own ("https://casino.example").
     frame_ancestors: list[str] = []
 

@@ -1,0 +1,98 @@
+"""An idle keep-alive connection of ``slotlab serve`` lasts ``SLOTLAB_KEEP_ALIVE_S``.
+
+uvicorn's default (5 s) lost requests on a busy host: a server process paused longer than that
+(descheduled, or its host's CPU stolen) closes, on waking, the connections whose keep-alive
+timer ran out, before it reads the requests that came on them meanwhile; their clients see the
+connection reset without an answer. The server here is really paused (SIGSTOP)."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from .server_util import free_port, make_database
+
+PAUSE_S = 7  # longer than uvicorn's 5 s default, well under the project's 75 s
+Start = Callable[..., tuple[subprocess.Popen[bytes], int]]
+
+
+def _health(conn: http.client.HTTPConnection) -> int:
+    conn.request("GET", "/api/health")
+    answer = conn.getresponse()
+    answer.read()
+    return answer.status
+
+
+@contextmanager
+def _paused(proc: subprocess.Popen[bytes]) -> Iterator[None]:
+    """The server process stopped now, woken PAUSE_S later (whatever the block does)."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    waking = threading.Timer(PAUSE_S, os.kill, (proc.pid, signal.SIGCONT))
+    waking.start()
+    try:
+        yield
+    finally:
+        waking.join()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Start]:
+    """``start(**env)``: ``slotlab serve`` on SQLite with these settings; (process, port)."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**settings: str) -> tuple[subprocess.Popen[bytes], int]:
+        db = make_database("sqlite", tmp_path / str(len(started)))
+        port = free_port()
+        env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', **settings}
+        proc = subprocess.Popen([sys.executable, "-m", "slotlab.cli", "serve", "--port",
+                                 str(port), "--db", db.url], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(proc)
+        deadline = time.monotonic() + 240  # a cold kernel cache compiles the game
+        while True:
+            assert proc.poll() is None, "slotlab serve exited"
+            assert time.monotonic() < deadline, "slotlab serve did not start"
+            try:
+                if _health(http.client.HTTPConnection("127.0.0.1", port, timeout=5)) == 200:
+                    return proc, port
+            except OSError:
+                time.sleep(0.2)
+
+    yield start
+    for proc in started:
+        os.kill(proc.pid, signal.SIGCONT)
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_request_sent_while_the_server_is_paused_is_answered_on_its_connection(
+        serve: Start) -> None:
+    proc, port = serve()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    assert _health(conn) == 200
+    with _paused(proc):
+        assert _health(conn) == 200  # sent during the pause, on the same connection
+    assert _health(conn) == 200  # and the connection is still open
+
+
+def test_a_keep_alive_shorter_than_the_pause_loses_the_waiting_request(serve: Start) -> None:
+    """What docs/server.md warns of, and that the setting is the one the server runs with."""
+    proc, port = serve(SLOTLAB_KEEP_ALIVE_S="2")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    assert _health(conn) == 200
+    with _paused(proc), pytest.raises((ConnectionError, http.client.RemoteDisconnected)):
+        _health(conn)
