@@ -95,6 +95,7 @@ def make_operator_wallet(settings: Settings, db: Database) -> OperatorWallet:
                           timeout=settings.operator_wallet_timeout_s,
                           max_attempts=settings.operator_wallet_attempts,
                           backoff=settings.operator_wallet_backoff_s,
+                          idle_s=settings.operator_wallet_idle_s,
                           store=OperatorWalletStore(db))
 
 

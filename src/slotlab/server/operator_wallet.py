@@ -154,6 +154,10 @@ class OperatorWallet:
     the call before it is left to :meth:`resume_pending`. ``backoff``: first delay between tries,
     doubled each time up to ``max_backoff``. ``store``: the operations log (without one nothing
     is persisted and an unconfirmed credit cannot be resumed: use one in production).
+    ``idle_s``: an idle connection to the operator is dropped after this, before the operator's
+    own server closes it: a call sent on a connection being closed gets no answer, and a debit
+    without an answer is rolled back (a spin lost). Servers close idle connections after 2 s
+    (gunicorn), 5 s (uvicorn, Node.js) or more; under load no connection is idle that long.
     """
 
     def __init__(self, base_url: str, secret: str | Keyring, timeout: float = 5.0,
@@ -162,7 +166,7 @@ class OperatorWallet:
                  retry_window: timedelta = timedelta(hours=24),
                  unpaid_retry: timedelta = timedelta(hours=24),
                  stale_after: timedelta | None = None, verify_responses: bool = True,
-                 tolerance_s: float = DEFAULT_TOLERANCE_S) -> None:
+                 tolerance_s: float = DEFAULT_TOLERANCE_S, idle_s: float = 1.5) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.base_url = base_url.rstrip("/")
@@ -180,7 +184,9 @@ class OperatorWallet:
         self.stale_after = stale_after or timedelta(seconds=max(60.0, 4 * timeout))
         self.verify_responses = verify_responses
         self.store = store
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout)
+        self.idle_s = idle_s
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout,
+                                  limits=httpx.Limits(keepalive_expiry=idle_s))
         self._ahttp: aiohttp.ClientSession | None = None
         # Told each call's time on the event loop (the server's metrics): endpoint, seconds.
         self.call_seconds: Callable[[str, float], None] = lambda endpoint, seconds: None
@@ -256,7 +262,7 @@ class OperatorWallet:
         signature covers them."""
         if self._ahttp is None:
             self._ahttp = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=256),
+                connector=aiohttp.TCPConnector(limit=256, keepalive_timeout=self.idle_s),
                 timeout=aiohttp.ClientTimeout(total=None, connect=self.timeout,
                                               sock_read=self.timeout),
                 auto_decompress=False)

@@ -62,6 +62,9 @@ class Settings(BaseSettings):
     operator_wallet_timeout_s: float = Field(5.0, gt=0)  # per HTTP call
     operator_wallet_attempts: int = Field(3, ge=1)  # inline tries of a credit or rollback
     operator_wallet_backoff_s: float = Field(0.5, ge=0)  # first delay between tries (doubled)
+    # An idle connection to the operator is dropped after this, before the operator's server
+    # closes it (server/operator_wallet.py).
+    operator_wallet_idle_s: float = Field(1.5, gt=0, le=3600)
 
     # Games offered (None: every game the engine knows).
     games: list[str] | None = None
