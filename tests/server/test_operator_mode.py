@@ -33,7 +33,9 @@ def operator_server(make_server: Callable[..., LiveServer], wallet_server: Walle
     def start(**overrides: Any) -> LiveServer:
         opts: dict[str, Any] = {
             "wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
-            "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 2.0,
+            # A call's timeout well above a loaded test machine's stalls: no test here is
+            # about a slow operator (test_operator_faults.py is).
+            "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 10.0,
             "operator_wallet_attempts": 2, "operator_wallet_backoff_s": 0.0,  # due at once
             **overrides}
         return make_server(**opts)
