@@ -93,7 +93,7 @@ class ReferenceOperator:
         self.url = f"http://{bs.HOST}:{self.port}"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "slotlab.operator.reference_wallet", "--port",
-             str(self.port), "--db", str(folder / "operator.db")],
+             str(self.port), "--db", str(folder / "operator.db"), "--no-access-log"],
             env={**os.environ, "SLOTLAB_OPERATOR_SECRET": OPERATOR_SECRET},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
