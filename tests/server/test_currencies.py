@@ -324,7 +324,7 @@ def test_with_the_operators_wallet_the_player_gets_the_operators_currency(
 
     srv = make_server(games=_games(), currencies=CURRENCIES, wallet_mode="operator",
                       operator_wallet_url=wallet_server.url, operator_wallet_secret=SECRET,
-                      operator_wallet_timeout_s=2.0)
+                      operator_wallet_timeout_s=10.0)
     for name, currency in (("cop-at-op", "COP"), ("jpy-at-op", "JPY")):
         r = wallet_server.post("/admin/players", {"player_id": name, "token": f"tok-{name}",
                                                   "balance": 10**10, "currency": currency})

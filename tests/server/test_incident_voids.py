@@ -179,7 +179,7 @@ def test_bad_requests_void_nothing(server):
 def _operator_player(make_server: Callable[..., LiveServer], ws: WalletServer, balance: int
                      ) -> tuple[LiveServer, httpx.Client, str]:
     srv = make_server(wallet_mode="operator", operator_wallet_url=ws.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
     c, username = srv.player()
     r = ws.post("/admin/players", {"player_id": username, "token": f"tok-{username}",

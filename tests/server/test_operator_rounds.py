@@ -45,7 +45,7 @@ START = 10_000
 
 def _settings(db: Database, ws: WalletServer, **overrides: Any) -> Any:
     return server_settings(db, wallet_mode="operator", operator_wallet_url=ws.url,
-                           operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                           operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                            operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
                            **overrides)
 
@@ -72,7 +72,7 @@ def _starts(srv: LiveServer) -> dict[str, int]:
 
 def test_operator_rounds_take_the_batched_path(make_server, wallet_server):
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
     c, username = _player(srv, wallet_server)
     before = _starts(srv)
@@ -117,7 +117,7 @@ def test_an_operator_rounds_opening_checks_its_session_before_the_debit_is_sent(
     process refuses the next round with the general path's 401: no debit reaches the
     operator."""
     settings = {"wallet_mode": "operator", "operator_wallet_url": wallet_server.url,
-                "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 2.0,
+                "operator_wallet_secret": SECRET, "operator_wallet_timeout_s": 10.0,
                 "operator_wallet_attempts": 2, "operator_wallet_backoff_s": 0.0,
                 "session_cache_s": 0}
     a, b = make_server(**settings), make_server(**settings)
@@ -149,7 +149,7 @@ def test_provably_fair_operator_rounds_take_the_batched_path_and_verify(make_ser
     games are not public models, so ``slotlab verify`` cannot replay them; test_fairness.py
     verifies whole rounds of a public one.)"""
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
                       provably_fair=True)
     c, _ = _player(srv, wallet_server)
@@ -367,7 +367,7 @@ def test_a_refused_debit_leaves_no_round_and_its_key_free(make_server, wallet_se
     """Opened before the debit, withdrawn when the operator refuses it: the answer is the
     general path's 402, nothing stays, and the same key may be used again."""
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
     c, username = srv.player()
     assert wallet_server.post("/admin/players", {"player_id": username, "balance": 3,
@@ -388,7 +388,7 @@ def test_a_refused_debit_on_a_runs_last_round_leaves_the_run_going(make_server, 
     round); a debit then refused withdraws that round, and the run goes on as if it had never
     been opened: its figures without it, still active, its last round still to play."""
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0)
     c, username = srv.player()
     assert wallet_server.post("/admin/players", {"player_id": username, "balance": 4,
@@ -412,7 +412,7 @@ def test_a_refused_debit_on_a_runs_last_round_leaves_the_run_going(make_server, 
 def _operator(make_server: Any, ws: WalletServer, **extra: Any) -> LiveServer:
     """A server in operator-wallet mode against ``ws``, with the test games."""
     return make_server(games=_games(), wallet_mode="operator", operator_wallet_url=ws.url,
-                       operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                       operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                        operator_wallet_attempts=2, operator_wallet_backoff_s=0.0, **extra)
 
 
@@ -502,7 +502,7 @@ def test_a_round_cut_off_after_its_debit_is_rolled_back_and_withdrawn(
     raises once the operator has applied it): the round stays ``open`` with its debit
     ``pending``; recovery never plays it, rolls the debit back and withdraws the round."""
     srv = make_server(wallet_mode="operator", operator_wallet_url=wallet_server.url,
-                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=2.0,
+                      operator_wallet_secret=SECRET, operator_wallet_timeout_s=10.0,
                       operator_wallet_attempts=2, operator_wallet_backoff_s=0.0,
                       operator_wallet_stale_after_s=0.01, open_round_grace_s=0)
     c, username = _player(srv, wallet_server)
