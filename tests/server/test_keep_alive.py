@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from .server_util import free_port, make_database
+from .server_util import free_port, make_database, stop_process
 
 PAUSE_S = 7  # longer than uvicorn's 5 s default, well under the project's 75 s
 Start = Callable[..., tuple[subprocess.Popen[bytes], int]]
@@ -71,12 +71,7 @@ def serve(tmp_path: Path) -> Iterator[Start]:
     yield start
     for proc in started:
         os.kill(proc.pid, signal.SIGCONT)
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 def test_a_request_sent_while_the_server_is_paused_is_answered_on_its_connection(

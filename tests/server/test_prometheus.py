@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -21,7 +20,7 @@ import httpx
 import pytest
 import yaml
 
-from .server_util import ADMIN_TOKEN, PG_URL, free_port, make_database
+from .server_util import ADMIN_TOKEN, PG_URL, free_port, make_database, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMETHEUS = shutil.which("prometheus")
@@ -40,16 +39,6 @@ def _wait(what: str, check: object, seconds: float = 240) -> None:
             return
         time.sleep(0.5)
     pytest.fail(f"{what} did not happen within {seconds} s")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture
@@ -78,7 +67,7 @@ def slotlab_server(tmp_path: Path) -> Iterator[str]:
         _wait("the server's start", answers)
         yield url
     finally:
-        _stop(proc)
+        stop_process(proc)
         db.cleanup()
 
 
@@ -114,7 +103,7 @@ def prometheus(tmp_path: Path, slotlab_server: str) -> Iterator[str]:
         _wait("Prometheus' start", ready, 60)
         yield url
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def _player(url: str) -> dict[str, str]:
