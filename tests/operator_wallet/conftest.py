@@ -164,7 +164,9 @@ def make_adapter(wallet_server: WalletServer, make_store: Callable[[], OperatorW
 
     def make(url: str | None = None, store: OperatorWalletStore | None = None,
              secret: str | Keyring = SECRET, **kw: Any) -> OperatorWallet:
-        opts: dict[str, Any] = {"timeout": 1.0, "max_attempts": 3, "backoff": 0.05, **kw}
+        # A call's timeout well above a loaded machine's stalls; a test about a slow operator
+        # passes its own (IMPATIENT_S).
+        opts: dict[str, Any] = {"timeout": 5.0, "max_attempts": 3, "backoff": 0.05, **kw}
         w = OperatorWallet(url or wallet_server.url, secret, store=store or make_store(), **opts)
         made.append(w)
         return w
@@ -177,6 +179,9 @@ def make_adapter(wallet_server: WalletServer, make_store: Callable[[], OperatorW
 @pytest.fixture
 def adapter(make_adapter: Callable[..., OperatorWallet]) -> OperatorWallet:
     return make_adapter()
+
+
+IMPATIENT_S = 1.0  # the timeout of an adapter that a test's delayed answer (2 s) outlasts
 
 
 def new_round() -> str:

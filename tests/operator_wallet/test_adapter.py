@@ -24,7 +24,13 @@ from slotlab.store.operator_wallet import (
     debit_txid,
 )
 from tests.async_util import run
-from tests.operator_wallet.conftest import SECRET, START_BALANCE, WalletServer, new_round
+from tests.operator_wallet.conftest import (
+    IMPATIENT_S,
+    SECRET,
+    START_BALANCE,
+    WalletServer,
+    new_round,
+)
 
 
 def _kinds(wallet_server: WalletServer, rid: str) -> list[tuple[str, int, int]]:
@@ -107,7 +113,8 @@ def test_wrong_secret(wallet_server: WalletServer,
 
 
 def test_debit_timeout_is_rolled_back_and_the_late_debit_refused(
-        wallet_server: WalletServer, adapter: OperatorWallet) -> None:
+        wallet_server: WalletServer, make_adapter: Callable[..., OperatorWallet]) -> None:
+    adapter = make_adapter(timeout=IMPATIENT_S)
     pid = wallet_server.player()
     rid = new_round()
     wallet_server.faults("debit", delay_s=2.0, delay_calls=1)  # arrives after the client gave up
@@ -126,8 +133,9 @@ def test_debit_timeout_is_rolled_back_and_the_late_debit_refused(
     assert wallet_server.balance(pid) == START_BALANCE
 
 
-def test_debit_applied_but_answer_lost_is_refunded(wallet_server: WalletServer,
-                                                   adapter: OperatorWallet) -> None:
+def test_debit_applied_but_answer_lost_is_refunded(
+        wallet_server: WalletServer, make_adapter: Callable[..., OperatorWallet]) -> None:
+    adapter = make_adapter(timeout=IMPATIENT_S)
     pid = wallet_server.player()
     rid = new_round()
     wallet_server.faults("debit", drop=1, hold_s=2.0)
@@ -159,7 +167,7 @@ def test_rollback_not_confirmed_inline_is_resumed(wallet_server: WalletServer,
                                                   ) -> None:
     pid = wallet_server.player()
     rid = new_round()
-    a = make_adapter(max_attempts=2)
+    a = make_adapter(max_attempts=2, timeout=IMPATIENT_S)
     wallet_server.faults("debit", drop=1, hold_s=2.0)
     wallet_server.faults("rollback", fail=5)
     d = a.debit(pid, 500, "EUR", rid)
@@ -188,8 +196,9 @@ def test_credit_5xx_is_retried_until_confirmed(wallet_server: WalletServer,
     assert _kinds(wallet_server, rid) == [("debit", 100, 200), ("credit", 1000, 200)]
 
 
-def test_credit_applied_but_answer_lost_is_applied_once(wallet_server: WalletServer,
-                                                        adapter: OperatorWallet) -> None:
+def test_credit_applied_but_answer_lost_is_applied_once(
+        wallet_server: WalletServer, make_adapter: Callable[..., OperatorWallet]) -> None:
+    adapter = make_adapter(timeout=IMPATIENT_S)
     pid = wallet_server.player()
     rid = new_round()
     assert adapter.debit(pid, 100, "EUR", rid).ok
@@ -328,7 +337,7 @@ def test_calls_on_the_event_loop_read_answers_as_the_threads_calls_do(
     an answer later than the timeout (unknown: "timeout"), an answer signed with another
     secret (unknown: "bad_response_signature"), an operator gone (unknown: "connection_error")."""
     pid = wallet_server.player()
-    adapter = make_adapter()
+    adapter = make_adapter(timeout=IMPATIENT_S)
     other = make_adapter(secret="not the operator's secret")
 
     def debit(amount: int) -> dict[str, Any]:
@@ -338,7 +347,7 @@ def test_calls_on_the_event_loop_read_answers_as_the_threads_calls_do(
     async def calls() -> list[Any]:
         try:
             out = [await adapter.call_async("debit", debit(100))]
-            wallet_server.faults("debit", delay_s=2.0, delay_calls=1)  # the timeout is 1 s
+            wallet_server.faults("debit", delay_s=2.0, delay_calls=1)  # outlasts IMPATIENT_S
             out.append(await adapter.call_async("debit", debit(200)))
             out.append(await other.call_async("debit", debit(300)))
             wallet_server.stop()
