@@ -47,7 +47,8 @@ MANY_PLAYERS_ENV = {"SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000"}
 
 
 def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    """A server started as a process, stopped as Ctrl-C stops it (killed after 30 s)."""
+    """A process a test started (a server, Prometheus), stopped as Ctrl-C stops it (killed
+    after 30 s)."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
