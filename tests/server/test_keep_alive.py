@@ -1,8 +1,8 @@
 """An idle keep-alive connection of ``slotlab serve`` lasts ``SLOTLAB_KEEP_ALIVE_S``.
 
 uvicorn's default (5 s) lost requests on a busy host: a server process paused longer than that
-(descheduled, or its host's CPU stolen) closes, on waking, the connections whose keep-alive
-timer ran out, before it reads the requests that came on them meanwhile; their clients see the
+(descheduled, or its host's CPU stolen) can close, on waking, the connections whose keep-alive
+timer ran out before it reads the requests that came on them meanwhile; their clients see the
 connection reset without an answer. The server here is really paused (SIGSTOP)."""
 
 from __future__ import annotations
@@ -84,10 +84,12 @@ def test_a_request_sent_while_the_server_is_paused_is_answered_on_its_connection
     assert _health(conn) == 200  # and the connection is still open
 
 
-def test_a_keep_alive_shorter_than_the_pause_loses_the_waiting_request(serve: Start) -> None:
-    """What docs/server.md warns of, and that the setting is the one the server runs with."""
-    proc, port = serve(SLOTLAB_KEEP_ALIVE_S="2")
+def test_an_idle_connection_is_closed_after_the_keep_alive_seconds(serve: Start) -> None:
+    """The setting is the one the server runs with: an idle connection does not stay open.
+    (What a pause longer than it does to a waiting request depends on the order the woken
+    loop takes its timers and its reads in, so no test asserts the loss.)"""
+    _, port = serve(SLOTLAB_KEEP_ALIVE_S="1")
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     assert _health(conn) == 200
-    with _paused(proc), pytest.raises((ConnectionError, http.client.RemoteDisconnected)):
-        _health(conn)
+    assert conn.sock is not None
+    assert conn.sock.recv(1) == b""  # closed by the server, not by the 60 s socket timeout
