@@ -9,13 +9,13 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from slotlab.server.operator_wallet import OperatorWallet
 from tests.async_util import run
-from tests.operator_wallet.conftest import WalletServer
+from tests.operator_wallet.conftest import SECRET, WalletServer
 
 IDLE_S = 0.5
 
@@ -63,11 +63,16 @@ def relay(wallet_server: WalletServer) -> Iterator[CountingRelay]:
     r.close()
 
 
+@pytest.fixture
+def adapter(relay: CountingRelay) -> Iterator[OperatorWallet]:
+    """An adapter calling through the relay (no operations log: these calls are reads)."""
+    with OperatorWallet(f"http://127.0.0.1:{relay.port}", SECRET, idle_s=IDLE_S) as w:
+        yield w
+
+
 def test_the_blocking_client_reuses_a_busy_connection_and_drops_an_idle_one(
-        wallet_server: WalletServer, relay: CountingRelay,
-        make_adapter: Callable[..., OperatorWallet]) -> None:
+        wallet_server: WalletServer, relay: CountingRelay, adapter: OperatorWallet) -> None:
     player = wallet_server.player()
-    adapter = make_adapter(url=f"http://127.0.0.1:{relay.port}", idle_s=IDLE_S)
     for _ in range(3):
         adapter.balance(player)
     assert relay.accepted == 1
@@ -77,10 +82,8 @@ def test_the_blocking_client_reuses_a_busy_connection_and_drops_an_idle_one(
 
 
 def test_the_event_loop_client_reuses_a_busy_connection_and_drops_an_idle_one(
-        wallet_server: WalletServer, relay: CountingRelay,
-        make_adapter: Callable[..., OperatorWallet]) -> None:
+        wallet_server: WalletServer, relay: CountingRelay, adapter: OperatorWallet) -> None:
     player = wallet_server.player()
-    adapter = make_adapter(url=f"http://127.0.0.1:{relay.port}", idle_s=IDLE_S)
 
     async def calls() -> tuple[int, int]:
         try:
