@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from slotlab.json_text import json_object_with, json_text
-from slotlab.server.services import round_view
+from slotlab.json_text import json_object_with, json_text, plain, to_jsonable
 
 VALUES: list[Any] = [
     {"type": "reels_stopped", "stops": (3, 1, 4), "window": [["A", "B"], ["C", "D"]]},
@@ -24,11 +23,23 @@ VALUES: list[Any] = [
 ]
 
 
+def standard_values(value: Any) -> Any:
+    """The standard library's round trip: the plain values JSON text decodes to."""
+    return json.loads(json.dumps(value, default=plain))
+
+
 @pytest.mark.parametrize("value", VALUES)
 def test_json_text_is_the_standard_compact_encoding(value: Any) -> None:
-    standard = json.dumps(round_view.to_jsonable(value), separators=(",", ":"),
-                          ensure_ascii=False)
+    standard = json.dumps(standard_values(value), separators=(",", ":"), ensure_ascii=False)
     assert json_text(value) == standard
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_to_jsonable_gives_the_standard_round_trip_s_values_exactly(value: Any) -> None:
+    """orjson's values, and the standard library's beyond 64 bits (orjson reads floats)."""
+    got = to_jsonable(value)
+    assert got == standard_values(value)
+    assert json_text(got) == json_text(value)  # types too: 2**70 stays an int, not a float
 
 
 def test_json_text_refuses_what_is_not_json() -> None:

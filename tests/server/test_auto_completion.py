@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from slotlab.json_text import to_jsonable
 from slotlab.ledger.batch import Outcome
 from slotlab.server.services import round_recovery, rounds
-from slotlab.server.services.round_view import to_jsonable
 
 from .server_games import PickGame, make_test_games
 from .server_util import LiveServer, key, spied_write

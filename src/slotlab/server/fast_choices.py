@@ -37,7 +37,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from slotlab import ledger
-from slotlab.json_text import json_object_with, json_text
+from slotlab.json_text import json_object_with, json_text, to_jsonable
 from slotlab.ledger.batch import Continues, LedgerLine, RoundSession, RoundWrite, paid_lines
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
@@ -330,7 +330,7 @@ def continued(ctx: Services, w: Waiting, steps: Steps, result: RoundResult,
         values["notice_pending"] = True
     if awaiting is not None:
         values.update(status=AWAITING_CHOICE,
-                      awaiting=round_view.to_jsonable(awaiting.to_json()))
+                      awaiting=to_jsonable(awaiting.to_json()))
     else:
         uncapped = int(result.win) * entry.denomination
         cap = entry.cash_cap

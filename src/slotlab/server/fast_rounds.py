@@ -60,7 +60,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotlab import CODE_VERSION, ledger
-from slotlab.json_text import json_object_with, json_text
+from slotlab.json_text import json_object_with, json_text, to_jsonable
 from slotlab.ledger.batch import (
     GroupWriter,
     LedgerLine,
@@ -553,7 +553,7 @@ def build(ctx: Services, who: Auth, entry: GameEntry, credits: int, bet: int, ke
         "win_credits": win_credits, "win": win, "uncapped_win": uncapped,
         "jackpot_win": jackpot_win, "jackpots": [dict(j) for j in won],
         "status": AWAITING_CHOICE if waits else COMPLETED if operator_player is None else CREDITING,
-        "awaiting": None if awaiting is None else round_view.to_jsonable(awaiting.to_json()),
+        "awaiting": None if awaiting is None else to_jsonable(awaiting.to_json()),
         "step": 1, "outcome": None if waits else "played",
         "completed_at": None if waits or operator_player is not None else now})
     # round_public reads attributes only; the answer's events are added as JSON text below.

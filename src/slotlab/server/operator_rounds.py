@@ -58,7 +58,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Send
 
 from slotlab import CODE_VERSION
-from slotlab.json_text import json_text
+from slotlab.json_text import json_text, to_jsonable
 from slotlab.ledger.batch import GroupWriter, ReadRow, Refused, RoundWrite, Stored
 from slotlab.ledger.operator_rounds import (
     SETTLED,
@@ -379,10 +379,10 @@ class OperatorRounds:
         (None: the round was taken over meanwhile, its key answers)."""
         assert result.awaiting is not None
         now = utcnow()
-        events = round_view.to_jsonable(list(result.events))
+        events = to_jsonable(list(result.events))
         settled = {**{k: values[k] for k in SETTLED}, "status": AWAITING_CHOICE,
                    "win_credits": int(result.win), "step": 1,
-                   "awaiting": round_view.to_jsonable(result.awaiting.to_json()),
+                   "awaiting": to_jsonable(result.awaiting.to_json()),
                    "updated_at": now}
         r = {**values, **settled}
         body = round_view.round_public(self.ctx, cast(Round, SimpleNamespace(
@@ -412,7 +412,7 @@ class OperatorRounds:
         reset values, is not offered in operator-wallet mode)."""
         ctx = self.ctx
         now = utcnow()
-        events = round_view.to_jsonable(list(result.events))
+        events = to_jsonable(list(result.events))
         win_credits = int(result.win)
         uncapped = win_credits * entry.denomination
         cap = entry.cash_cap

@@ -41,6 +41,7 @@ from typing import Any
 import aiohttp
 import httpx
 
+from slotlab.json_text import json_text
 from slotlab.operator.signing import (
     DEFAULT_TOLERANCE_S,
     Keyring,
@@ -216,7 +217,7 @@ class OperatorWallet:
     def _signed(self, endpoint: str, payload: dict[str, Any]
                 ) -> tuple[str, bytes, SignedRequest]:
         path = f"/wallet/{endpoint}"
-        body = json.dumps(payload, separators=(",", ":")).encode()
+        body = json_text(payload).encode()  # compact UTF-8 JSON, as every money-path text
         return path, body, sign_request(self.keyring, "POST", path, body)  # a new nonce a try
 
     def _outcome(self, endpoint: str, payload: dict[str, Any], signed: SignedRequest,

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from slotlab.json_text import to_jsonable
 from slotlab.ledger.batch import Written
 from slotlab.rng import Seed
 from slotlab.rounds import RoundResult
@@ -30,7 +31,6 @@ from slotlab.server.services.catalog import GameEntry
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed
 from slotlab.server.services.round_operator import debit_confirmed
-from slotlab.server.services.round_view import to_jsonable
 from slotlab.server.services.rounds import (
     better_of,
     continuable,

@@ -17,13 +17,14 @@ from sqlalchemy import case, exists, func, select
 from sqlalchemy.orm import Session
 
 from slotlab import CODE_VERSION, ledger
+from slotlab.json_text import to_jsonable
 from slotlab.ledger import chain_audit
 from slotlab.rounds import replay
 from slotlab.server.errors import conflict, not_found
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
 from slotlab.server.services.round_history import round_record
-from slotlab.server.services.round_view import cash_cap_of, to_jsonable
+from slotlab.server.services.round_view import cash_cap_of
 from slotlab.server.services.round_voids import INCIDENT_VOID
 from slotlab.server.services.unpaid_winnings import DISCARDED
 from slotlab.store.models import (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -10,7 +9,6 @@ from typing import Any
 from sqlalchemy import BindParameter, Select, bindparam, case, func, select
 
 from slotlab import ledger
-from slotlab.json_text import plain
 from slotlab.server.services import profiles
 from slotlab.server.services.auth import Auth
 from slotlab.server.services.context import Services
@@ -26,11 +24,6 @@ from slotlab.store.models import (
 from slotlab.store.operator_wallet import CREDIT, DEBIT, DONE, OperatorWalletOp
 
 ROUND_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def to_jsonable(x: Any) -> Any:
-    """Plain JSON values (tuples become lists), as the database will give them back."""
-    return json.loads(json.dumps(x, default=plain))
 
 
 def iso(t: datetime | None) -> str | None:

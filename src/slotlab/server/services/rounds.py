@@ -48,7 +48,7 @@ import anyio.from_thread
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from slotlab.json_text import json_object_with
+from slotlab.json_text import json_object_with, to_jsonable
 from slotlab.ledger.batch import FUNDS, LOSS_LIMIT, PACE, Refused, RoundWrite, Written
 from slotlab.rng import Seed
 from slotlab.rounds import IllegalBetError, IllegalChoiceError, RoundResult
@@ -78,7 +78,7 @@ from slotlab.server.services.auth import Auth
 from slotlab.server.services.catalog import GameEntry, out_of_service
 from slotlab.server.services.context import Services
 from slotlab.server.services.live_seeds import fresh_seed as fresh_seed  # fast path's too
-from slotlab.server.services.round_view import ROUND_ID, cash_cap_of, round_public, to_jsonable
+from slotlab.server.services.round_view import ROUND_ID, cash_cap_of, round_public
 from slotlab.store.engine import CommitFailed
 from slotlab.store.models import (
     AWAITING_CHOICE,
