@@ -8,9 +8,7 @@ dropped when the test ends, so a run leaves nothing behind.
 from __future__ import annotations
 
 import os
-import signal
 import socket
-import subprocess
 import threading
 import time
 import uuid
@@ -44,18 +42,6 @@ FAST_HASH = {"argon2_time_cost": 1, "argon2_memory_kib": 64}
 # Tests register their players from one address (loopback): far more than a real one may.
 MANY_PLAYERS = {"registration_limit_per_address": 1_000_000}
 MANY_PLAYERS_ENV = {"SLOTLAB_REGISTRATION_LIMIT_PER_ADDRESS": "1000000"}
-
-
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    """A process a test started (a server, Prometheus), stopped as Ctrl-C stops it (killed
-    after 30 s)."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def free_port() -> int:

@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from slotlab import certify
 from slotlab.games import find_game
 from slotlab.server.settings import Settings
 
+from .. import processes
 from .server_util import ADMIN_TOKEN, MANY_PLAYERS_ENV, LiveServer, free_port, key
 
 GAME = "classic-3x3"
@@ -60,32 +60,16 @@ class CopyServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> CopyServer:
-        with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "slotlab.cli", "serve", "--port", str(self.port),
-                 "--db", f"sqlite:///{self.root / 'slotlab.db'}"],
-                env=self.env, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 240  # its own kernel cache is cold: it compiles the game
-        while not self._answers():
-            assert self.proc.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
+        self.proc = processes.start(
+            [sys.executable, "-m", "slotlab.cli", "serve", "--port", str(self.port),
+             "--db", f"sqlite:///{self.root / 'slotlab.db'}"], self.log, self.env)
+        # its own kernel cache is cold: it compiles the game first
+        processes.wait_until_answers(self.proc, f"{self.url}/health/ready", self.log)
         return self
 
-    def _answers(self) -> bool:
-        try:
-            return httpx.get(f"{self.url}/health/ready", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            processes.stop(self.proc)
 
     def client(self, token: str | None = None) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=60,

@@ -8,7 +8,6 @@ created is still there; and the start-up recovery leaves no debited round unplay
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -18,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .. import processes
 from .server_util import (
     ADMIN_TOKEN,
     FAST_HASH,
@@ -30,26 +30,17 @@ from .server_util import (
 HERE = Path(__file__).parent
 
 
-def _start(db_url: str, split: bool) -> tuple[subprocess.Popen[bytes], str]:
+def _start(db_url: str, split: bool, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
            "SLOTLAB_SPLIT_ROUND_COMMITS": "true" if split else "false",
            "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
            "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"]), **MANY_PLAYERS_ENV}
-    proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"), str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = processes.start([sys.executable, str(HERE / "serve_subprocess.py"), str(port)], log,
+                           env)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(6000):  # wait for start-up (up to ~60 s), polling, not a timing assumption
-        if proc.poll() is not None:
-            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died")
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    processes.wait_until_answers(proc, f"{url}/api/health", log)
+    return proc, url
 
 
 def _players(url: str, n: int) -> list[str]:
@@ -108,11 +99,11 @@ def _check(db_url: str, seen: list[str]) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one-commit", "split-commits"])
-def test_kill_9_loses_nothing(database, split):
+def test_kill_9_loses_nothing(database, split, tmp_path):
     seen: list[str] = []
     tokens: list[str] = []
     for cycle, kill_after in enumerate((40, 150)):
-        proc, url = _start(database.url, split)
+        proc, url = _start(database.url, split, tmp_path / f"serve-{cycle}.log")
         try:
             if not tokens:
                 tokens = _players(url, 6)
@@ -122,16 +113,13 @@ def test_kill_9_loses_nothing(database, split):
             target = len(seen) + kill_after
             while len(seen) < target and loader.is_alive():  # kill after N rounds, not a delay
                 time.sleep(0.001)
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+            processes.kill(proc)
             stop.set()
             loader.join()
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            processes.kill(proc)
         # Restart: start-up recovery runs; then the invariants must hold.
-        proc, url = _start(database.url, split)
+        proc, url = _start(database.url, split, tmp_path / f"restart-{cycle}.log")
         try:
             counts = _check(database.url, seen)
             assert counts.get("completed", 0) > 0, counts
@@ -149,5 +137,4 @@ def test_kill_9_loses_nothing(database, split):
                               headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}).json()
             assert audit["ok"], (cycle, audit)
         finally:
-            proc.kill()
-            proc.wait()
+            processes.kill(proc)

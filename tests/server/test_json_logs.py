@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import httpx
 
+from .. import processes
 from .server_util import LiveServer, free_port
 
 
@@ -22,24 +20,15 @@ def test_requests_and_rounds_are_json_lines_with_their_request_id(tmp_path: Path
     port = free_port()
     env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', "SLOTLAB_LOG_FORMAT": "json",
            "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64"}
-    out = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "slotlab"), "serve", "--port",
-                             str(port), "--db", f"sqlite:///{tmp_path / 'logs.db'}"], env=env,
-                            stdout=out, stderr=subprocess.STDOUT)
+    log = tmp_path / "serve.log"
+    proc = processes.start([str(Path(sys.executable).parent / "slotlab"), "serve", "--port",
+                            str(port), "--db", f"sqlite:///{tmp_path / 'logs.db'}"], log, env)
     url = f"http://127.0.0.1:{port}"
     password = "correct horse " + uuid.uuid4().hex[:8]
     answers: dict[str, dict[str, object]] = {}  # request id -> the round it answered
     seeds: list[str] = []
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                httpx.get(f"{url}/health/live", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.3)
+        processes.wait_until_answers(proc, f"{url}/health/live", log)
         with httpx.Client(base_url=url, timeout=30) as c:
             name = f"p{uuid.uuid4().hex[:10]}"
             c.post("/api/players", json={"username": name, "password": password})
@@ -69,9 +58,8 @@ def test_requests_and_rounds_are_json_lines_with_their_request_id(tmp_path: Path
             own = c.get("/api/health")
             assert len(own.headers["x-request-id"]) == 32  # none sent: one is made
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(30)
-    text = (tmp_path / "serve.log").read_text()
+        processes.stop(proc)
+    text = log.read_text()
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]  # every line JSON
     settled = {ln["request_id"]: ln for ln in lines if ln.get("event") == "round_settled"}
     requests = {ln["request_id"]: ln for ln in lines if ln.get("event") == "request"}

@@ -13,14 +13,14 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from .server_util import free_port, make_database, stop_process
+from .. import processes
+from .server_util import free_port, make_database
 
 PAUSE_S = 7  # longer than uvicorn's 5 s default, well under the project's 75 s
 Start = Callable[..., tuple[subprocess.Popen[bytes], int]]
@@ -54,24 +54,17 @@ def serve(tmp_path: Path) -> Iterator[Start]:
         db = make_database("sqlite", tmp_path / str(len(started)))
         port = free_port()
         env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', **settings}
-        proc = subprocess.Popen([sys.executable, "-m", "slotlab.cli", "serve", "--port",
-                                 str(port), "--db", db.url], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        log = tmp_path / f"serve-{len(started)}.log"
+        proc = processes.start([sys.executable, "-m", "slotlab.cli", "serve", "--port",
+                                str(port), "--db", db.url], log, env)
         started.append(proc)
-        deadline = time.monotonic() + 240  # a cold kernel cache compiles the game
-        while True:
-            assert proc.poll() is None, "slotlab serve exited"
-            assert time.monotonic() < deadline, "slotlab serve did not start"
-            try:
-                if _health(http.client.HTTPConnection("127.0.0.1", port, timeout=5)) == 200:
-                    return proc, port
-            except OSError:
-                time.sleep(0.2)
+        processes.wait_until_answers(proc, f"http://127.0.0.1:{port}/api/health", log)
+        return proc, port
 
     yield start
     for proc in started:
         os.kill(proc.pid, signal.SIGCONT)
-        stop_process(proc)
+        processes.stop(proc)
 
 
 def test_a_request_sent_while_the_server_is_paused_is_answered_on_its_connection(

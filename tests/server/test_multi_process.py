@@ -13,7 +13,6 @@ answered once: each key has one round, and every answer to it is the same body.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
+from .. import processes
 from .server_util import (
     ADMIN_TOKEN,
     FAST_HASH,
@@ -56,16 +56,15 @@ def pg(tmp_path: Path) -> Iterator[Database]:
 class Server:
     proc: subprocess.Popen[bytes]
     url: str
+    log: Path
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+        processes.kill(self.proc)
 
 
-def start(db_url: str, split: bool, n: int = 1) -> list[Server]:
+def start(db_url: str, split: bool, logs: Path, n: int = 1) -> list[Server]:
     """``n`` processes of tests/server/serve_subprocess.py on the test games, started together,
-    ticking their periodic jobs often."""
+    ticking their periodic jobs often (their output in ``logs``)."""
     env = {**os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
            "SLOTLAB_SPLIT_ROUND_COMMITS": "true" if split else "false",
            "SLOTLAB_MAINTENANCE_INTERVAL_S": "0.5", "SLOTLAB_OPEN_ROUND_GRACE_S": "2",
@@ -74,31 +73,18 @@ def start(db_url: str, split: bool, n: int = 1) -> list[Server]:
     servers = []
     for _ in range(n):
         port = free_port()
-        proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"), str(port)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        servers.append(Server(proc, f"http://127.0.0.1:{port}"))
-    deadline = time.monotonic() + 90  # start-up, polled: not a timing assumption
+        log = logs / f"serve-{port}.log"
+        proc = processes.start([sys.executable, str(HERE / "serve_subprocess.py"), str(port)],
+                               log, env)
+        servers.append(Server(proc, f"http://127.0.0.1:{port}", log))
     try:
         for srv in servers:
-            while not _healthy(srv.url):
-                if srv.proc.poll() is not None:
-                    raise RuntimeError(srv.proc.stderr.read().decode() if srv.proc.stderr
-                                       else "server died")
-                if time.monotonic() > deadline:
-                    raise RuntimeError("server did not start")
-                time.sleep(0.05)
+            processes.wait_until_answers(srv.proc, f"{srv.url}/api/health", srv.log)
     except BaseException:
         for srv in servers:
             srv.kill()
         raise
     return servers
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/health", timeout=1).status_code == 200
-    except httpx.TransportError:
-        return False
 
 
 def players(url: str, n: int) -> list[str]:
@@ -227,10 +213,10 @@ def _same_answers(load: Load, split: bool) -> int:
     return checked
 
 
-def run_and_kill(pg: Database, *, split: bool, n_players: int, kill_after: int,
+def run_and_kill(pg: Database, logs: Path, *, split: bool, n_players: int, kill_after: int,
                  after_kill: int, restart: bool) -> dict[str, Any]:
     t0 = time.monotonic()
-    a, b = start(pg.url, split, 2)
+    a, b = start(pg.url, split, logs, 2)
     t_started = time.monotonic()
     restarted: Server | None = None
     try:
@@ -263,7 +249,7 @@ def run_and_kill(pg: Database, *, split: bool, n_players: int, kill_after: int,
         waiting = _finish_waiting(b.url, tokens)
         t_load = time.monotonic()
         if restart:  # the killed server comes back: its start-up recovery finds nothing to do
-            (restarted,) = start(pg.url, split)
+            (restarted,) = start(pg.url, split, logs)
         statuses = checked_round_statuses(pg.url)
         assert set(statuses.values()) <= {"completed", "cancelled"}, statuses
         # Every round was answered to the client that asked for it, once per key.
@@ -287,8 +273,8 @@ def run_and_kill(pg: Database, *, split: bool, n_players: int, kill_after: int,
                 srv.kill()
 
 
-def test_two_processes_and_a_kill_9_lose_nothing(pg):
-    out = run_and_kill(pg, split=False, n_players=4, kill_after=40, after_kill=40,
+def test_two_processes_and_a_kill_9_lose_nothing(pg, tmp_path):
+    out = run_and_kill(pg, tmp_path, split=False, n_players=4, kill_after=40, after_kill=40,
                        restart=False)
     print(out)
     assert out["retried_across"] > 0 and out["keys_answered_twice_or_more"] > 0, out
@@ -296,8 +282,8 @@ def test_two_processes_and_a_kill_9_lose_nothing(pg):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("split", [False, True], ids=["one-commit", "split-commits"])
-def test_two_processes_and_a_kill_9_lose_nothing_at_length(pg, split):
-    out = run_and_kill(pg, split=split, n_players=8, kill_after=300, after_kill=300,
+def test_two_processes_and_a_kill_9_lose_nothing_at_length(pg, split, tmp_path):
+    out = run_and_kill(pg, tmp_path, split=split, n_players=8, kill_after=300, after_kill=300,
                        restart=True)
     print(out)
     assert out["retried_across"] > 0 and out["keys_answered_twice_or_more"] > 0, out

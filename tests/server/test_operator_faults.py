@@ -14,14 +14,12 @@ rounds make it, to the cent.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +29,7 @@ from sqlalchemy import create_engine, text
 
 from slotlab.store import normalize_url
 
+from .. import processes
 from ..operator_wallet.conftest import SECRET, signed_post
 from .server_util import ADMIN_TOKEN, FAST_HASH, Database, free_port
 
@@ -39,43 +38,27 @@ START = 100_000
 PASSWORD = "a long pass phrase " + uuid.uuid4().hex[:8]
 
 
-def _wait(url: str, proc: subprocess.Popen[bytes], path: str, ok: Callable[[int], bool]) -> None:
-    deadline = time.monotonic() + 120  # start-up (kernels from the disk cache), polled
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "it died")
-        try:
-            if ok(httpx.post(f"{url}{path}", timeout=1).status_code if path.startswith("/wallet")
-                  else httpx.get(f"{url}{path}", timeout=1).status_code):
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"{url} did not start")
-
-
 class Operator:
     """The reference wallet as its own process, restartable on its port and file."""
 
     def __init__(self, db: Path) -> None:
-        self.db, self.port = db, free_port()
+        self.db, self.port, self.log = db, free_port(), db.with_suffix(".log")
         self.url = f"http://127.0.0.1:{self.port}"
         self.http = httpx.Client(base_url=self.url, timeout=10)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = processes.start(
             [sys.executable, "-m", "slotlab.operator.reference_wallet", "--port", str(self.port),
-             "--db", str(self.db), "--faults"],
-            env={**os.environ, "SLOTLAB_OPERATOR_SECRET": SECRET},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _wait(self.url, self.proc, "/wallet/balance", lambda status: status == 401)
+             "--db", str(self.db), "--faults"], self.log,
+            {**os.environ, "SLOTLAB_OPERATOR_SECRET": SECRET})
+        # Any answer (a GET of its POST-only route): it serves.
+        processes.wait_until_answers(self.proc, f"{self.url}/wallet/balance", self.log,
+                                     lambda _: True)
 
     def kill(self) -> None:
         assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        processes.kill(self.proc)
 
     def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         r = signed_post(self.http, path, payload)
@@ -86,8 +69,8 @@ class Operator:
 class GameServer:
     """slotlab in operator-wallet mode as its own process, restartable."""
 
-    def __init__(self, db_url: str, operator_url: str) -> None:
-        self.db_url = db_url
+    def __init__(self, db_url: str, operator_url: str, log: Path) -> None:
+        self.db_url, self.log = db_url, log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
@@ -102,20 +85,17 @@ class GameServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "serve_subprocess.py"),
-                                      str(self.port)], env=self.env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _wait(self.url, self.proc, "/api/health", lambda status: status == 200)
+        self.proc = processes.start([sys.executable, str(HERE / "serve_subprocess.py"),
+                                     str(self.port)], self.log, self.env)
+        processes.wait_until_answers(self.proc, f"{self.url}/api/health", self.log)
 
     def kill(self) -> None:
         assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        processes.kill(self.proc)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
+        if self.proc is not None:
+            processes.stop(self.proc)
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None
               ) -> dict[str, Any]:
@@ -272,7 +252,7 @@ def test_exactly_once_through_operator_faults_and_kills(database: Database, tmp_
                                                         seconds: int) -> None:
     operator = Operator(tmp_path / "operator.db")
     operator.start()
-    game = GameServer(database.url, operator.url)
+    game = GameServer(database.url, operator.url, tmp_path / "serve.log")
     game.start()
     try:
         players = _register(game, operator, 6)

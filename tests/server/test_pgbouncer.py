@@ -105,11 +105,12 @@ def _play(urls: list[str], token: str, rounds: int, errors: list[str]) -> None:
             c.close()
 
 
-def test_two_servers_play_through_pgbouncer(bouncer_url, monkeypatch):
+def test_two_servers_play_through_pgbouncer(bouncer_url, monkeypatch, tmp_path):
     monkeypatch.setenv("SLOTLAB_DB_POOLER", "pgbouncer")
     servers: list[Server] = []
     try:
-        servers = [*start_server(bouncer_url, split=False), *start_server(bouncer_url, split=True)]
+        servers = [*start_server(bouncer_url, False, tmp_path),
+                   *start_server(bouncer_url, True, tmp_path)]
         tokens = players(servers[0].url, 4)
         errors: list[str] = []
         urls = [srv.url for srv in servers]

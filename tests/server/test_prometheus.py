@@ -20,7 +20,8 @@ import httpx
 import pytest
 import yaml
 
-from .server_util import ADMIN_TOKEN, PG_URL, free_port, make_database, stop_process
+from .. import processes
+from .server_util import ADMIN_TOKEN, PG_URL, free_port, make_database
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMETHEUS = shutil.which("prometheus")
@@ -50,24 +51,15 @@ def slotlab_server(tmp_path: Path) -> Iterator[str]:
     env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
            "SLOTLAB_ARGON2_TIME_COST": "1", "SLOTLAB_ARGON2_MEMORY_KIB": "64",
            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "slotlab"), "serve", "--port",
-                             str(port), "--workers", workers, "--db", db.url], env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
+    log = tmp_path / "serve.log"
+    proc = processes.start([str(Path(sys.executable).parent / "slotlab"), "serve", "--port",
+                            str(port), "--workers", workers, "--db", db.url], log, env)
     url = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-        try:
-            return httpx.get(f"{url}/health/ready", timeout=5).status_code == 200
-        except httpx.TransportError:
-            return False
-
     try:
-        _wait("the server's start", answers)
+        processes.wait_until_answers(proc, f"{url}/health/ready", log)
         yield url
     finally:
-        stop_process(proc)
+        processes.stop(proc)
         db.cleanup()
 
 
@@ -85,25 +77,16 @@ def prometheus(tmp_path: Path, slotlab_server: str) -> Iterator[str]:
     shutil.copy(ROOT / "deploy" / "slotlab-alerts.yml", folder / "slotlab-alerts.yml")
     (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
     port = free_port()
-    log = (folder / "prometheus.log").open("wb")
-    proc = subprocess.Popen([PROMETHEUS, f"--config.file={folder / 'prometheus.yml'}",
-                             f"--storage.tsdb.path={folder / 'data'}",
-                             f"--web.listen-address=127.0.0.1:{port}"],
-                            stdout=log, stderr=subprocess.STDOUT)
+    log = folder / "prometheus.log"
+    proc = processes.start([PROMETHEUS, f"--config.file={folder / 'prometheus.yml'}",
+                            f"--storage.tsdb.path={folder / 'data'}",
+                            f"--web.listen-address=127.0.0.1:{port}"], log)
     url = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert proc.poll() is None, (folder / "prometheus.log").read_text()
-        try:
-            return httpx.get(f"{url}/-/ready", timeout=5).status_code == 200
-        except httpx.TransportError:
-            return False
-
     try:
-        _wait("Prometheus' start", ready, 60)
+        processes.wait_until_answers(proc, f"{url}/-/ready", log, within_s=60)
         yield url
     finally:
-        stop_process(proc)
+        processes.stop(proc)
 
 
 def _player(url: str) -> dict[str, str]:

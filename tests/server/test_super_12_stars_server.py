@@ -35,6 +35,7 @@ from slotlab.games import find_game
 from slotlab.rounds import RoundResult
 from slotlab.server.services import rounds
 
+from .. import processes
 from .server_util import ADMIN_TOKEN, FAST_HASH, free_port, key
 
 GAME = "super-12-stars"
@@ -159,26 +160,17 @@ def test_frenzy_completed_at_random_after_the_timeout(make_server, game, monkeyp
 # kill -9 between the debit and the settlement of a free-spins round
 
 
-def _start(db_url: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+def _start(db_url: str, log: Path, **env: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     environ = {**os.environ, "SLOTLAB_DATABASE_URL": db_url, "SLOTLAB_ADMIN_TOKEN": ADMIN_TOKEN,
                "SLOTLAB_SPLIT_ROUND_COMMITS": "true",
                "SLOTLAB_ARGON2_TIME_COST": str(FAST_HASH["argon2_time_cost"]),
                "SLOTLAB_ARGON2_MEMORY_KIB": str(FAST_HASH["argon2_memory_kib"]), **env}
-    proc = subprocess.Popen([sys.executable, str(HERE / "serve_forced.py"), str(port)],
-                            env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = processes.start([sys.executable, str(HERE / "serve_forced.py"), str(port)], log,
+                           environ)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(12000):  # wait for start-up (up to ~2 min), polling
-        if proc.poll() is not None:
-            raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died")
-        try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    processes.wait_until_answers(proc, f"{url}/api/health", log)
+    return proc, url
 
 
 @pytest.fixture
@@ -186,15 +178,15 @@ def stop_all() -> Iterator[list[subprocess.Popen[bytes]]]:
     procs: list[subprocess.Popen[bytes]] = []
     yield procs
     for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        processes.kill(p)
 
 
-def test_free_spins_round_killed_between_debit_and_settlement(database, game, stop_all):
+def test_free_spins_round_killed_between_debit_and_settlement(database, game, stop_all,
+                                                              tmp_path):
     bet = game.bets()[0]
     seed = find_seed(game, bet, free_spins)
-    proc, url = _start(database.url, SLOTLAB_TEST_SEED=seed.hex(), SLOTLAB_TEST_KILL_ON_PLAY="1")
+    proc, url = _start(database.url, tmp_path / "killed.log", SLOTLAB_TEST_SEED=seed.hex(),
+                       SLOTLAB_TEST_KILL_ON_PLAY="1")
     stop_all.append(proc)
     name, password = f"fs{time.monotonic_ns() % 10**9}", "pass word 1"
     with httpx.Client(base_url=url, timeout=30) as c:
@@ -208,7 +200,7 @@ def test_free_spins_round_killed_between_debit_and_settlement(database, game, st
             c.post(f"/api/games/{GAME}/rounds", json={"bet": bet}, headers=headers)
     assert proc.wait(timeout=30) == -signal.SIGKILL
     # Restart (no hooks): the start-up recovery plays the round from its recorded seed.
-    proc, url = _start(database.url)
+    proc, url = _start(database.url, tmp_path / "restarted.log")
     stop_all.append(proc)
     with httpx.Client(base_url=url, timeout=30) as c:
         back = c.post("/api/sessions", json={"username": name, "password": password}).json()

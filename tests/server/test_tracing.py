@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
-import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +23,7 @@ import pytest
 
 from slotlab.server.settings import Settings
 
+from .. import processes
 from .server_games import make_test_games
 from .server_util import (
     FAST_HASH,
@@ -127,23 +126,13 @@ def _serve_and_play(tmp_path: Path, tracing: dict[str, str]
     port = free_port()
     env = {**os.environ, **MANY_PLAYERS_ENV, **tracing, "SLOTLAB_GAMES": '["classic-3x3"]',
            **{f"SLOTLAB_{k.upper()}": str(v) for k, v in FAST_HASH.items()}}
-    out = tmp_path / "stdout"
-    with out.open("wb") as stdout:
-        proc = subprocess.Popen([sys.executable, "-m", "slotlab.cli", "serve", "--port",
-                                 str(port), "--db", f"sqlite:///{tmp_path / 'slotlab.db'}"],
-                                env=env, stdout=stdout, stderr=subprocess.PIPE)
+    out, log = tmp_path / "stdout", tmp_path / "stderr"
+    proc = processes.start([sys.executable, "-m", "slotlab.cli", "serve", "--port", str(port),
+                            "--db", f"sqlite:///{tmp_path / 'slotlab.db'}"], log, env,
+                           stdout=out)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the server did not start"
-            try:
-                if httpx.get(f"{url}/health/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
+        processes.wait_until_answers(proc, f"{url}/health/ready", log)
         with httpx.Client(base_url=url, timeout=30) as c:
             creds = {"username": "tracer1", "password": PASSWORD}
             assert c.post("/api/players", json=creds).status_code == 201
@@ -163,9 +152,7 @@ def _serve_and_play(tmp_path: Path, tracing: dict[str, str]
         os.kill(proc.pid, signal.SIGINT)  # the provider's shutdown exports what is queued
         assert proc.wait(60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        processes.kill(proc)
     return r.json(), settled_by, token, out.read_text()
 
 

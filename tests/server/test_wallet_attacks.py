@@ -5,9 +5,7 @@ each movement happens once, and the operator's ledger and slotlab's rounds agree
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from .. import processes
 from ..operator_wallet.conftest import SECRET, WalletServer, free_port
 from .server_util import LiveServer, key
 
@@ -25,38 +24,28 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Proxy:
-    def __init__(self, upstream: str, attack: str) -> None:
+    def __init__(self, upstream: str, attack: str, log: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
+        self.proc = processes.start(
             [sys.executable, "-m", "tests.operator_wallet.mitm_proxy", "--port", str(self.port),
-             "--upstream", upstream, "--attack", attack],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while True:  # start-up: wait until it listens
-            try:
-                self.report()
-                return
-            except httpx.TransportError:
-                assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
-                assert time.monotonic() < deadline, "the proxy did not start"
-                time.sleep(0.1)
+             "--upstream", upstream, "--attack", attack], log, cwd=ROOT)
+        processes.wait_until_answers(self.proc, f"{self.url}/_mitm", log)
 
     def report(self) -> dict[str, Any]:
         return dict(httpx.get(f"{self.url}/_mitm", timeout=5).json())
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+        processes.stop(self.proc)
 
 
 @pytest.fixture
-def attacked(make_server: Callable[..., LiveServer], wallet_server: WalletServer
-             ) -> Iterator[Callable[[str], tuple[LiveServer, Proxy]]]:
+def attacked(make_server: Callable[..., LiveServer], wallet_server: WalletServer,
+             tmp_path: Path) -> Iterator[Callable[[str], tuple[LiveServer, Proxy]]]:
     proxies: list[Proxy] = []
 
     def start(attack: str) -> tuple[LiveServer, Proxy]:
-        proxy = Proxy(wallet_server.url, attack)
+        proxy = Proxy(wallet_server.url, attack, tmp_path / f"proxy-{len(proxies)}.log")
         proxies.append(proxy)
         srv = make_server(wallet_mode="operator", operator_wallet_url=proxy.url,
                           operator_wallet_secret=SECRET, operator_wallet_timeout_s=5.0,

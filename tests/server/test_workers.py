@@ -15,6 +15,7 @@ import pytest
 
 from slotlab.server.main import WorkersError, check_workers
 
+from .. import processes
 from .server_util import MANY_PLAYERS_ENV, PG_URL, free_port, make_database
 
 
@@ -74,15 +75,16 @@ def test_two_workers_serve_one_port_and_a_killed_one_is_replaced(tmp_path: Path)
     port = free_port()
     env = {**os.environ, "SLOTLAB_GAMES": '["classic-3x3"]', "SLOTLAB_ARGON2_TIME_COST": "1",
            "SLOTLAB_ARGON2_MEMORY_KIB": "64", **MANY_PLAYERS_ENV}
-    proc = subprocess.Popen([sys.executable, "-m", "slotlab.cli", "serve", "--workers", "2",
-                             "--port", str(port), "--db", db.url], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "serve.log"
+    proc = processes.start([sys.executable, "-m", "slotlab.cli", "serve", "--workers", "2",
+                            "--port", str(port), "--db", db.url], log, env)
     url = f"http://127.0.0.1:{port}"
     started: set[int] = set()
     try:
-        deadline = time.monotonic() + 240  # a cold kernel cache compiles the game (minutes)
-        while len(_workers(proc.pid)) < 2 or not _answers(url):
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        processes.wait_until_answers(proc, f"{url}/api/health", log)
+        deadline = time.monotonic() + processes.START_S
+        while len(_workers(proc.pid)) < 2:  # one answers: the other may still be loading
+            assert proc.poll() is None, processes.output(log)
             assert time.monotonic() < deadline, "the workers did not start"
             time.sleep(0.1)
         first = _workers(proc.pid)
@@ -118,9 +120,7 @@ def test_two_workers_serve_one_port_and_a_killed_one_is_replaced(tmp_path: Path)
         assert proc.wait(60) == 0
         assert not [p for p in started if _alive(p)], "a worker outlived the supervisor"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        processes.kill(proc)
         for pid in started:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
