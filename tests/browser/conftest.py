@@ -50,7 +50,7 @@ def gb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def page(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(90_000)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.js_errors = errors  # type: ignore[attr-defined]
@@ -68,7 +68,7 @@ def phone(browser: Any) -> Iterator[Any]:
         device_scale_factor=2,
     )
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(90_000)
     yield pg
     ctx.close()
 
@@ -78,7 +78,7 @@ def checked_page(browser: Any, options: dict[str, Any]) -> Iterator[Any]:
     errors on it fail the test."""
     ctx = browser.new_context(**options)
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+    pg.set_default_timeout(90_000)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg

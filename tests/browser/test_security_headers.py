@@ -50,7 +50,7 @@ def new_player(browser: Any, server: Any) -> Iterator[tuple[Any, list[str]]]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(90_000)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         console = watched(page)
