@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,8 @@ def standard(events: Any) -> Any:
     return json.loads(json.dumps(events, default=plain))
 
 
-def per_round_us(decode: Any, rounds: list[list[Any]], repeats: int) -> float:
+def per_round_us(decode: Callable[[Any], Any], rounds: list[list[Any]], repeats: int
+                 ) -> float:
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()

@@ -55,8 +55,7 @@ def wait_until_answers(proc: subprocess.Popen[bytes], url: str, log: Path,
         except httpx.TransportError:
             pass
         if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
+            kill(proc)
             pytest.fail(f"{url}: no answer within {within_s} s:\n{output(log)}")
         time.sleep(0.1)
 
