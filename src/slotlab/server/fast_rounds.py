@@ -330,6 +330,18 @@ class FastRoundPath:
         if package is not None:
             self.packages.pop((who.player_id, package.id), None)
 
+    def passed(self, why: str, who: Auth, run: autoplay_runs.RunUse | None,
+               package: FreeRoundPackage | None, token: str | None = None) -> None:
+        """A round start whose write was tried here, left to the general path: counted under
+        ``why``, this process's copies of its run and package dropped (the general path reads
+        them anew) and, given the ``token`` of a session whose write was refused (it may have
+        ended), the session's copy too."""
+        self.stats[why] += 1
+        self.forget_run(who, run)
+        self.forget_package(who, package)
+        if token is not None:
+            auth_service.forget(self.ctx, token)
+
     async def write(self, who: Auth, entry: GameEntry, credits: int, bet: int, key: str,
                     request_hash: str, seed: Seed, result: RoundResult,
                     package: FreeRoundPackage | None, run: autoplay_runs.RunUse | None,
@@ -775,18 +787,13 @@ class FastRounds:
         except Exception:
             log.warning("fast round write failed; the general path takes the round",
                         exc_info=True)
-            path.stats["passed:failed"] += 1
-            path.forget_run(who, run)
-            path.forget_package(who, package)
+            path.passed("passed:failed", who, run, package)
             return played
         if isinstance(written, Refused | Stored):  # nothing moved: run and package as they were
             answered = await _answer_unwritten(path, who, req, write, written, send)
             return False if answered else played
         if written is None:
-            path.stats["passed:refused"] += 1
-            path.forget_run(who, run)
-            path.forget_package(who, package)
-            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
+            path.passed("passed:refused", who, run, package, req.token)
             return played
         path.stats["served"] += 1
         _seen(ctx, req.token, write)
@@ -916,18 +923,13 @@ class FastRounds:
         except Exception:
             log.warning("free round write failed; the general path takes the round",
                         exc_info=True)
-            path.stats["passed:failed"] += 1
-            path.forget_run(who, run)
-            path.forget_package(who, package)
+            path.passed("passed:failed", who, run, package)
             return None
         if isinstance(written, Refused | Stored):  # too soon for the pace, or a retry
             answered = await _answer_unwritten(path, who, req, write, written, send)
             return False if answered else None
         if written is None:
-            path.stats["passed:refused"] += 1
-            path.forget_run(who, run)
-            path.forget_package(who, package)
-            auth_service.forget(ctx, req.token)  # the session may have ended: read it anew
+            path.passed("passed:refused", who, run, package, req.token)
             return None
         path.stats["served"] += 1
         path.remember_run(who, run, write)
