@@ -12,7 +12,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import Connection, create_engine, select, text
 
 from slotlab.server.app import create_app
 from slotlab.server.services import auth as auth_service
@@ -165,6 +166,38 @@ def set_round(srv: LiveServer, rid: str, **values: Any) -> None:
         assert r is not None
         for k, v in values.items():
             setattr(r, k, v)
+
+
+@contextmanager
+def player_rows(db_url: str, player: str
+                ) -> Iterator[tuple[Connection, int, Callable[[Any], str]]]:
+    """A connection to read what the player's rounds wrote, the player's id, and ``clean``: a
+    value as text with the player's round ids written R0, R1, ... in the order played, so that
+    two runs of the same rounds (two paths, two databases) compare equal."""
+    engine = create_engine(normalize_url(db_url))
+    try:
+        with engine.connect() as c:
+            pid = c.execute(text("SELECT id FROM players WHERE username = :u"), {"u": player}
+                            ).scalar_one()
+            rids = [r for (r,) in c.execute(text(
+                "SELECT id FROM rounds WHERE player_id = :p ORDER BY seq"), {"p": pid})]
+
+            def clean(value: Any) -> str:
+                out = str(value)
+                for i, rid in enumerate(rids):
+                    out = out.replace(rid, f"R{i}")
+                return out
+
+            yield c, pid, clean
+    finally:
+        engine.dispose()
+
+
+def autoplay_figures(c: Connection, player_id: int) -> list[tuple[Any, ...]]:
+    """The player's autoplay runs as their rounds left them."""
+    return [tuple(r) for r in c.execute(text(
+        "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
+        "FROM autoplay_runs WHERE player_id = :p"), {"p": player_id})]
 
 
 def spied_write(real: Callable[..., Awaitable[tuple[Any, Any]]], calls: list[Any],

@@ -35,8 +35,10 @@ from .server_util import (
     Database,
     LiveServer,
     ServerClock,
+    autoplay_figures,
     generic_plan,
     key,
+    player_rows,
     server_settings,
     stored_last_seen,
 )
@@ -55,53 +57,36 @@ def served(srv: LiveServer) -> Counter[str]:
 
 def rows(db_url: str, player: str) -> dict[str, Any]:
     """Everything the player's rounds wrote, with ids, times and round ids taken out."""
-    engine = create_engine(normalize_url(db_url))
-    try:
-        with engine.connect() as c:
-            pid = c.execute(text("SELECT id FROM players WHERE username = :u"), {"u": player}
-                            ).scalar_one()
-            rids = [r for (r,) in c.execute(text(
-                "SELECT id FROM rounds WHERE player_id = :p ORDER BY seq"), {"p": pid})]
-
-            def clean(value: Any) -> Any:
-                out = str(value)
-                for i, rid in enumerate(rids):
-                    out = out.replace(rid, f"R{i}")
-                return out
-
-            # The chain digest covers the round's ids and times (its place, chain_seq, stays).
-            skip = {"seq", "id", "player_id", "created_at", "updated_at", "completed_at",
-                    "chain_digest"}
-            round_rows = [{k: v for k, v in r._mapping.items() if k not in skip}
-                          for r in c.execute(text(
-                              "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
-                              {"p": pid})]
-            raw = c.execute(text(
-                "SELECT awaiting::text FROM rounds WHERE player_id = :p" if "postgres" in db_url
-                else "SELECT awaiting FROM rounds WHERE player_id = :p"), {"p": pid}).all()
-            ledger = [(k, a, b, clean(ref)) for k, a, b, ref in c.execute(text(
-                "SELECT e.kind, e.amount, e.balance_after, e.ref FROM ledger_entries e "
-                "JOIN wallets w ON w.id = e.wallet_id WHERE w.player_id = :p ORDER BY e.id"),
-                {"p": pid})]
-            keys = []
-            for req_hash, rid, status, response in c.execute(text(
-                    "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
-                    "WHERE owner = :o"), {"o": f"p:{pid}"}):
-                body = response if isinstance(response, dict) else json.loads(response)
-                body = {k: v for k, v in body.items() if k not in ("created_at", "completed_at")}
-                # A choice's request names its round in its path: its hash differs per database.
-                keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
-                             clean(sorted(body.items()))))
-            pools = [(clean(r), k, a, v) for r, k, a, v in c.execute(text(
-                "SELECT e.round_id, e.kind, e.amount_micro, e.value_after_micro "
-                "FROM jackpot_entries e WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
-            balance = c.execute(text("SELECT balance FROM wallets WHERE player_id = :p"),
-                                {"p": pid}).scalar_one()
-            runs = [tuple(r) for r in c.execute(text(
-                "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
-                "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
-    finally:
-        engine.dispose()
+    with player_rows(db_url, player) as (c, pid, clean):
+        # The chain digest covers the round's ids and times (its place, chain_seq, stays).
+        skip = {"seq", "id", "player_id", "created_at", "updated_at", "completed_at",
+                "chain_digest"}
+        round_rows = [{k: v for k, v in r._mapping.items() if k not in skip}
+                      for r in c.execute(text(
+                          "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
+                          {"p": pid})]
+        raw = c.execute(text(
+            "SELECT awaiting::text FROM rounds WHERE player_id = :p" if "postgres" in db_url
+            else "SELECT awaiting FROM rounds WHERE player_id = :p"), {"p": pid}).all()
+        ledger = [(k, a, b, clean(ref)) for k, a, b, ref in c.execute(text(
+            "SELECT e.kind, e.amount, e.balance_after, e.ref FROM ledger_entries e "
+            "JOIN wallets w ON w.id = e.wallet_id WHERE w.player_id = :p ORDER BY e.id"),
+            {"p": pid})]
+        keys = []
+        for req_hash, rid, status, response in c.execute(text(
+                "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
+                "WHERE owner = :o"), {"o": f"p:{pid}"}):
+            body = response if isinstance(response, dict) else json.loads(response)
+            body = {k: v for k, v in body.items() if k not in ("created_at", "completed_at")}
+            # A choice's request names its round in its path: its hash differs per database.
+            keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
+                         clean(sorted(body.items()))))
+        pools = [(clean(r), k, a, v) for r, k, a, v in c.execute(text(
+            "SELECT e.round_id, e.kind, e.amount_micro, e.value_after_micro "
+            "FROM jackpot_entries e WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
+        balance = c.execute(text("SELECT balance FROM wallets WHERE player_id = :p"),
+                            {"p": pid}).scalar_one()
+        runs = autoplay_figures(c, pid)
     return {"rounds": round_rows, "awaiting_raw": raw, "ledger": ledger, "keys": sorted(keys),
             "pools": pools, "balance": balance, "runs": runs}
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from slotlab.fairness import derive
 from slotlab.ledger.operator_rounds import COMPLETE_SQL, SETTLE_SQL, PostgresOperatorRounds
@@ -24,7 +24,6 @@ from slotlab.server import fast_rounds, operator_rounds
 from slotlab.server.operator_rounds import OperatorRounds
 from slotlab.server.services import auth as auth_service
 from slotlab.server.services import rounds
-from slotlab.store import normalize_url
 from slotlab.store.operator_wallet import debit_txid
 
 from ..async_util import run
@@ -33,8 +32,10 @@ from .server_util import (
     Database,
     LiveServer,
     ServerClock,
+    autoplay_figures,
     generic_plan,
     key,
+    player_rows,
     server_settings,
     stored_last_seen,
 )
@@ -177,64 +178,50 @@ def test_provably_fair_operator_rounds_take_the_batched_path_and_verify(make_ser
 
 def _rows(db_url: str, player: str) -> dict[str, Any]:
     """The player's rounds, operations and keys, with ids, times and round ids taken out."""
-    engine = create_engine(normalize_url(db_url))
-    try:
-        with engine.connect() as c:
-            pid = c.execute(text("SELECT id FROM players WHERE username = :u"), {"u": player}
-                            ).scalar_one()
-            rids = [r for (r,) in c.execute(text(
-                "SELECT id FROM rounds WHERE player_id = :p ORDER BY seq"), {"p": pid})]
+    with player_rows(db_url, player) as (c, pid, clean_ids):
+        def clean(value: Any) -> str:
+            return clean_ids(value).replace(player, "P")
 
-            def clean(value: Any) -> str:
-                out = str(value)
-                for i, rid in enumerate(rids):
-                    out = out.replace(rid, f"R{i}")
-                return out.replace(player, "P")
-
-            times = {"created_at", "updated_at", "completed_at", "next_attempt_at",
-                     "keep_until", "timestamp"}
-            # A round's chain digest covers its id and times: the chain's own tests check it.
-            round_rows = [clean(sorted((k, v) for k, v in r._mapping.items()
-                                       if k not in {"seq", "id", "player_id", "chain_digest",
-                                                    *times}))
-                          for r in c.execute(text(
-                              "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
-                              {"p": pid})]
-            ops = []
-            for r in c.execute(text("SELECT * FROM operator_wallet_ops WHERE player_id = :u "
-                                    "ORDER BY transaction_id"), {"u": player}):
-                m = dict(r._mapping)
-                response = m.pop("response")
-                body = response if isinstance(response, dict) or response is None \
-                    else json.loads(response)
-                m["response"] = None if body is None else sorted(  # the operator's own id
-                    (k, v) for k, v in body.items()                 # is its counter's
-                    if k not in times and k != "operator_transaction_id")
-                m["keep_until"] = m["keep_until"] is not None
-                m["next_attempt_at"] = m["next_attempt_at"] is not None
-                ops.append(clean(sorted((k, v) for k, v in m.items()
-                                        if k not in {"id", "created_at", "updated_at",
-                                                     "completed_at"})))
-            keys = []
-            for req_hash, rid, status, response in c.execute(text(
-                    "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
-                    "WHERE owner = :o"), {"o": f"p:{pid}"}):
-                body = response if isinstance(response, dict) else json.loads(response)
-                # A choice's request names its round in its path: its hash differs per database.
-                # JSON objects are unordered (PostgreSQL's jsonb orders a merged answer's keys).
-                keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
-                             clean(json.dumps({k: v for k, v in body.items() if k not in times},
-                                              sort_keys=True))))
-            runs = [tuple(r) for r in c.execute(text(
-                "SELECT status, stop_reason, rounds_played, total_bet, total_win, best_win "
-                "FROM autoplay_runs WHERE player_id = :p"), {"p": pid})]
-            pools = [(p.game_id, p.tier, p.kind, p.amount_micro, p.value_after_micro,
-                      clean(p.round_id)) for p in c.execute(text(
-                "SELECT p.game_id, p.tier, e.kind, e.amount_micro, e.value_after_micro, "
-                "e.round_id FROM jackpot_entries e JOIN jackpot_pools p ON p.id = e.pool_id "
-                "WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
-    finally:
-        engine.dispose()
+        times = {"created_at", "updated_at", "completed_at", "next_attempt_at",
+                 "keep_until", "timestamp"}
+        # A round's chain digest covers its id and times: the chain's own tests check it.
+        round_rows = [clean(sorted((k, v) for k, v in r._mapping.items()
+                                   if k not in {"seq", "id", "player_id", "chain_digest",
+                                                *times}))
+                      for r in c.execute(text(
+                          "SELECT * FROM rounds WHERE player_id = :p ORDER BY seq"),
+                          {"p": pid})]
+        ops = []
+        for r in c.execute(text("SELECT * FROM operator_wallet_ops WHERE player_id = :u "
+                                "ORDER BY transaction_id"), {"u": player}):
+            m = dict(r._mapping)
+            response = m.pop("response")
+            body = response if isinstance(response, dict) or response is None \
+                else json.loads(response)
+            m["response"] = None if body is None else sorted(  # the operator's own id
+                (k, v) for k, v in body.items()                 # is its counter's
+                if k not in times and k != "operator_transaction_id")
+            m["keep_until"] = m["keep_until"] is not None
+            m["next_attempt_at"] = m["next_attempt_at"] is not None
+            ops.append(clean(sorted((k, v) for k, v in m.items()
+                                    if k not in {"id", "created_at", "updated_at",
+                                                 "completed_at"})))
+        keys = []
+        for req_hash, rid, status, response in c.execute(text(
+                "SELECT request_hash, round_id, status_code, response FROM idempotency_keys "
+                "WHERE owner = :o"), {"o": f"p:{pid}"}):
+            body = response if isinstance(response, dict) else json.loads(response)
+            # A choice's request names its round in its path: its hash differs per database.
+            # JSON objects are unordered (PostgreSQL's jsonb orders a merged answer's keys).
+            keys.append((req_hash if status == 201 else "a choice", clean(rid), status,
+                         clean(json.dumps({k: v for k, v in body.items() if k not in times},
+                                          sort_keys=True))))
+        runs = autoplay_figures(c, pid)
+        pools = [(p.game_id, p.tier, p.kind, p.amount_micro, p.value_after_micro,
+                  clean(p.round_id)) for p in c.execute(text(
+            "SELECT p.game_id, p.tier, e.kind, e.amount_micro, e.value_after_micro, "
+            "e.round_id FROM jackpot_entries e JOIN jackpot_pools p ON p.id = e.pool_id "
+            "WHERE e.round_id IS NOT NULL ORDER BY e.id"))]
     return {"rounds": round_rows, "ops": sorted(ops), "keys": sorted(keys), "runs": runs,
             "pools": pools}
 
