@@ -15,6 +15,9 @@ from .servers import Server, running
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
+# A page's default wait (a selector, a click): CI runs on a loaded machine have taken more than
+# 30 s to show the lobby after a registration; a test's explicit waits say their own.
+PAGE_WAIT_MS = 90_000
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -50,7 +53,7 @@ def gb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def page(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = ctx.new_page()
-    pg.set_default_timeout(90_000)
+    pg.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.js_errors = errors  # type: ignore[attr-defined]
@@ -68,7 +71,7 @@ def phone(browser: Any) -> Iterator[Any]:
         device_scale_factor=2,
     )
     pg = ctx.new_page()
-    pg.set_default_timeout(90_000)
+    pg.set_default_timeout(PAGE_WAIT_MS)
     yield pg
     ctx.close()
 
@@ -78,7 +81,7 @@ def checked_page(browser: Any, options: dict[str, Any]) -> Iterator[Any]:
     errors on it fail the test."""
     ctx = browser.new_context(**options)
     pg = ctx.new_page()
-    pg.set_default_timeout(90_000)
+    pg.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import SIZES, checked_page, shot
+from .conftest import PAGE_WAIT_MS, SIZES, checked_page, shot
 from .test_client import api, last_window, loses, minor, money, reels_window, register, wins
 
 pytestmark = pytest.mark.browser
@@ -257,11 +257,11 @@ def test_autoplay_stops_when_another_window_settles_its_round(browser: Any, serv
     tab_a = ctx.new_page()
     tab_a.on("pageerror", lambda e: errors.append(str(e)))
     try:
-        tab_a.set_default_timeout(90_000)
+        tab_a.set_default_timeout(PAGE_WAIT_MS)
         register(tab_a, server)
         tab_b = ctx.new_page()
         tab_b.on("pageerror", lambda e: errors.append(str(e)))
-        tab_b.set_default_timeout(90_000)
+        tab_b.set_default_timeout(PAGE_WAIT_MS)
         tab_b.goto(server.url + "/#/lobby")
         tab_b.wait_for_selector("[data-testid=lobby]")
         go_to_game(tab_a, "fruit-5x3")

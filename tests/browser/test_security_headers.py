@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import unique
+from .conftest import PAGE_WAIT_MS, unique
 
 pytestmark = pytest.mark.browser
 PASSWORD = "correct-horse-battery"
@@ -61,7 +61,7 @@ def new_player(browser: Any, server: Any) -> Iterator[tuple[Any, list[str]]]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
-        page.set_default_timeout(90_000)
+        page.set_default_timeout(PAGE_WAIT_MS)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         console = watched(page)
